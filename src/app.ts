@@ -1,0 +1,73 @@
+// The HTTP application: cross-cutting hooks, one error handler, and every feature
+// module. No listen here, so tests drive it through app.handle().
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import { config } from './config'
+import { assertSupportedVersion, readClientInfo } from './lib/client'
+import { AppError } from './lib/errors'
+import { log } from './lib/log'
+import { requestDuration } from './lib/metrics'
+import { limitIp } from './lib/rate-limit'
+import { healthModule } from './modules/health'
+import { sessionsModule } from './modules/sessions'
+
+const startedAt = new WeakMap<Request, number>()
+
+function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
+	return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || server?.requestIP(request)?.address || 'local'
+}
+
+function validationMessage(error: { all?: { path?: string; message: string; summary?: string }[]; message: string }, where: string) {
+	const first = error.all?.[0]
+	if (!first) return `Invalid ${where}`
+	const field = first.path ? first.path.replace(/^\//, '').replaceAll('/', '.') : where
+	return `Invalid ${where}: ${field ? `${field} ` : ''}${first.summary ?? first.message}`.trim()
+}
+
+export const app = new Elysia()
+	.onRequest(async ({ request, server }) => {
+		startedAt.set(request, performance.now())
+		const length = Number(request.headers.get('content-length') ?? 0)
+		if (length > config.MAX_BODY_BYTES) throw new AppError(413, `Request body larger than ${config.MAX_BODY_BYTES} bytes`)
+		assertSupportedVersion(readClientInfo(request.headers))
+		if (!new URL(request.url).pathname.match(/^\/(health|ready|metrics)$/)) await limitIp(clientIp(request, server))
+	})
+	.onError(({ error, code, set, request }) => {
+		if (error instanceof AppError) {
+			set.status = error.status
+			Object.assign(set.headers, error.headers)
+			return { success: false, error_message: error.message }
+		}
+		switch (code) {
+			case 'VALIDATION':
+				set.status = 400
+				return { success: false, error_message: validationMessage(error, error.type) }
+			case 'PARSE':
+				set.status = 400
+				return { success: false, error_message: 'Malformed request body' }
+			case 'NOT_FOUND':
+				set.status = 404
+				return { success: false, error_message: 'Route not found' }
+		}
+		const status = (error as { status?: number }).status
+		if (typeof status === 'number' && status >= 400 && status < 500) {
+			set.status = status
+			return { success: false, error_message: (error as Error).message || 'Bad request' }
+		}
+		log.error({ err: error, url: request.url }, 'unhandled error')
+		set.status = 500
+		return { success: false, error_message: 'Internal server error' }
+	})
+	.onAfterResponse(({ request, route, set }) => {
+		const start = startedAt.get(request)
+		if (start === undefined) return
+		const seconds = (performance.now() - start) / 1000
+		const status = String(set.status ?? 200)
+		requestDuration.observe({ method: request.method, route: route || 'unmatched', status }, seconds)
+		log.info({ method: request.method, route, status: Number(status), ms: Math.round(seconds * 1000) }, 'request')
+	})
+	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
+	.use(healthModule)
+	.use(sessionsModule)
+
+export type App = typeof app

@@ -1,0 +1,42 @@
+// Process entry: prepare the database, then serve HTTP and/or run the worker
+// (ROLE=api|worker|all), and shut down gracefully on SIGTERM/SIGINT.
+import { config } from './config'
+import { ensureDatabase, sql } from './lib/db'
+import { log } from './lib/log'
+import { migrate } from './lib/migrate'
+import { redis } from './lib/redis'
+import { ensureDemoProject } from './modules/projects/demo'
+import { startWorker } from './worker'
+
+await ensureDatabase(config.DATABASE_URL)
+await migrate((msg) => log.info(msg))
+await ensureDemoProject()
+
+const stops: (() => Promise<void>)[] = []
+
+if (config.ROLE !== 'worker') {
+	const { app } = await import('./app')
+	app.listen({ port: config.PORT, maxRequestBodySize: config.MAX_BODY_BYTES })
+	log.info({ port: config.PORT }, 'api listening')
+	stops.push(async () => {
+		await app.stop()
+	})
+}
+if (config.ROLE !== 'api') {
+	stops.push(await startWorker())
+	log.info('worker started')
+}
+
+let stopping = false
+async function shutdown(signal: string) {
+	if (stopping) return
+	stopping = true
+	log.info({ signal }, 'shutting down')
+	// API first (stop accepting, finish in-flight requests), then the worker's claimed jobs.
+	for (const stop of stops) await stop()
+	await sql.end({ timeout: 5 })
+	redis.disconnect()
+	process.exit(0)
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -1,0 +1,106 @@
+// Sessions: initiate (find or create the user), refresh with rotation and reuse
+// detection, logout.
+import { config } from '../../config'
+import { randomToken, sha256 } from '../../lib/crypto'
+import { sql, type Db } from '../../lib/db'
+import { unauthorized } from '../../lib/errors'
+import { newId, newUuid } from '../../lib/ids'
+import { signAccessToken } from '../../lib/tokens'
+import { recordEvent } from '../../events/outbox'
+import { communityForApiKey, presentCommunity } from '../projects/service'
+import { findCommunity } from '../projects/repo'
+import { presentUser, presentUserForWebhook } from '../users/present'
+import { findUserById, findUserByUniqueId, insertUser, updateProfile, type UserRow } from '../users/repo'
+import { insertRefreshToken, lockRefreshToken, markRotated, revokeAllForUser, revokeFamily } from './repo'
+
+export interface InitiateInput {
+	apiKey: string | null
+	userUniqueId: string
+	userName?: string
+	imageUrl?: string
+	isGuest?: boolean
+	tokenExpiryMinutes?: number
+}
+
+export async function issueTokens(db: Db, user: UserRow, familyId = newId(), minutes?: number) {
+	const access_token = await signAccessToken(
+		{ sub: user.uuid, uid: user.id, cid: user.community_id, role: user.role },
+		minutes,
+	)
+	const refresh_token = `rt_${randomToken(32)}`
+	const expires_at = new Date(Date.now() + config.REFRESH_TOKEN_DAYS * 86_400_000)
+	await insertRefreshToken(db, { token_hash: sha256(refresh_token), family_id: familyId, user_id: user.id, expires_at })
+	return { access_token, refresh_token }
+}
+
+async function findOrCreateUser(communityId: number, input: InitiateInput): Promise<UserRow> {
+	const existing = await findUserByUniqueId(sql, communityId, input.userUniqueId)
+	if (existing) {
+		if (input.userName && (input.userName !== existing.name || (input.imageUrl && input.imageUrl !== existing.image_url))) {
+			await updateProfile(sql, existing.id, input.userName, input.imageUrl)
+			return { ...existing, name: input.userName, image_url: input.imageUrl ?? existing.image_url }
+		}
+		return existing
+	}
+	const created = await sql.begin(async (tx) => {
+		const user = await insertUser(tx, {
+			uuid: newUuid(),
+			community_id: communityId,
+			user_unique_id: input.userUniqueId,
+			name: input.userName ?? input.userUniqueId,
+			image_url: input.imageUrl ?? '',
+			is_guest: input.isGuest ?? false,
+			role: 'member',
+		})
+		if (user) {
+			await recordEvent(tx, { communityId, event: 'profile.created', data: { user: presentUserForWebhook(user) } })
+		}
+		return user
+	})
+	// A concurrent first call created the same user; use theirs.
+	return created ?? ((await findUserByUniqueId(sql, communityId, input.userUniqueId)) as UserRow)
+}
+
+export async function initiateSession(input: InitiateInput) {
+	const community = await communityForApiKey(input.apiKey)
+	const user = await findOrCreateUser(community.id, input)
+	const tokens = await issueTokens(sql, user, newId(), input.tokenExpiryMinutes)
+	return { ...tokens, user: presentUser(user), community: presentCommunity(community) }
+}
+
+export async function describeSession(userId: number) {
+	const user = await findUserById(sql, userId)
+	if (!user || user.is_deleted) throw unauthorized('User no longer exists')
+	const community = await findCommunity(sql, user.community_id)
+	return { user: presentUser(user), community: community ? presentCommunity(community) : null }
+}
+
+type RefreshOutcome = { ok: true; tokens: { access_token: string; refresh_token: string } } | { ok: false; reason: string }
+
+export async function refreshSession(refreshToken: string | null) {
+	if (!refreshToken) throw unauthorized('Missing refresh token')
+	// The outcome is decided inside the transaction but thrown after it, so that a
+	// revoked family stays revoked (a throw inside would roll the revocation back).
+	const outcome = await sql.begin(async (tx): Promise<RefreshOutcome> => {
+		const row = await lockRefreshToken(tx, sha256(refreshToken))
+		if (!row) return { ok: false, reason: 'Invalid refresh token' }
+		if (row.revoked_at) return { ok: false, reason: 'Refresh token revoked' }
+		if (row.rotated_at) {
+			await revokeFamily(tx, row.family_id)
+			return { ok: false, reason: 'Refresh token reused; session revoked' }
+		}
+		if (row.expires_at.getTime() < Date.now()) return { ok: false, reason: 'Refresh token expired' }
+		const user = await findUserById(tx, row.user_id)
+		if (!user || user.is_deleted) return { ok: false, reason: 'User no longer exists' }
+		await markRotated(tx, row.token_hash)
+		return { ok: true, tokens: await issueTokens(tx, user, row.family_id) }
+	})
+	if (!outcome.ok) throw unauthorized(outcome.reason)
+	return outcome.tokens
+}
+
+export async function logout(userId: number, refreshToken: string | undefined): Promise<void> {
+	if (!refreshToken) return revokeAllForUser(sql, userId)
+	const row = await lockRefreshToken(sql, sha256(refreshToken))
+	if (row && row.user_id === userId) await revokeFamily(sql, row.family_id)
+}

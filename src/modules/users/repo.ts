@@ -1,0 +1,91 @@
+// Users of a community: members, CMs and dashboard owners.
+import type { Db } from '../../lib/db'
+import type { Role } from '../../lib/tokens'
+
+export interface UserRow {
+	id: number
+	uuid: string
+	community_id: number
+	user_unique_id: string
+	name: string
+	image_url: string
+	custom_title: string
+	is_guest: boolean
+	is_deleted: boolean
+	role: Role
+	last_active_at: Date
+	created_at: Date
+}
+
+const columns = [
+	'id', 'uuid', 'community_id', 'user_unique_id', 'name', 'image_url', 'custom_title',
+	'is_guest', 'is_deleted', 'role', 'last_active_at', 'created_at',
+]
+
+export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`select ${db(columns)} from users where id = ${id}`
+	return row ?? null
+}
+
+export async function findUserByUuid(db: Db, communityId: number, uuid: string): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`
+		select ${db(columns)} from users where community_id = ${communityId} and uuid = ${uuid}`
+	return row ?? null
+}
+
+export async function findUserByUniqueId(db: Db, communityId: number, uniqueId: string): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`
+		select ${db(columns)} from users where community_id = ${communityId} and user_unique_id = ${uniqueId}`
+	return row ?? null
+}
+
+export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
+	if (ids.length === 0) return []
+	return db<UserRow[]>`select ${db(columns)} from users where id = any(${ids}::int[])`
+}
+
+export async function findUsersByUuids(db: Db, communityId: number, uuids: string[]): Promise<UserRow[]> {
+	if (uuids.length === 0) return []
+	return db<UserRow[]>`
+		select ${db(columns)} from users where community_id = ${communityId} and uuid = any(${uuids}::uuid[])`
+}
+
+export interface NewUser {
+	uuid: string
+	community_id: number
+	user_unique_id: string
+	name: string
+	image_url: string
+	is_guest: boolean
+	role: Role
+	country_code?: string | null
+	mobile_no?: string | null
+}
+
+/** Inserts the user, or returns null when the unique id is already taken (a concurrent first call). */
+export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`
+		insert into users (uuid, community_id, user_unique_id, name, image_url, is_guest, role, country_code, mobile_no)
+		values (${user.uuid}, ${user.community_id}, ${user.user_unique_id}, ${user.name}, ${user.image_url},
+			${user.is_guest}, ${user.role}, ${user.country_code ?? null}, ${user.mobile_no ?? null})
+		on conflict (community_id, user_unique_id) do nothing
+		returning ${db(columns)}`
+	return row ?? null
+}
+
+export async function updateProfile(db: Db, id: number, name: string, imageUrl: string | undefined): Promise<void> {
+	await db`
+		update users set name = ${name}, image_url = coalesce(${imageUrl ?? null}, image_url), last_active_at = now()
+		where id = ${id}`
+}
+
+export async function setRole(db: Db, id: number, role: Role): Promise<void> {
+	await db`update users set role = ${role} where id = ${id}`
+}
+
+export async function findOwnerByMobile(db: Db, countryCode: string, mobileNo: string): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`
+		select ${db(columns)} from users
+		where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`
+	return row ?? null
+}

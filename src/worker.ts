@@ -1,0 +1,28 @@
+// The worker: background loops and croner schedules. Each part registers here and
+// returns a stop function that finishes its in-flight work.
+import { Cron } from 'croner'
+import { jobs } from './jobs'
+import { log } from './lib/log'
+
+export type Stop = () => Promise<void>
+
+/** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
+const loops: (() => Stop)[] = []
+
+export async function startWorker(): Promise<Stop> {
+	const crons = jobs.map(
+		(job) =>
+			new Cron(job.pattern, { name: job.name, protect: true }, async () => {
+				try {
+					await job.run()
+				} catch (error) {
+					log.error({ err: error, job: job.name }, 'job failed')
+				}
+			}),
+	)
+	const stops = loops.map((start) => start())
+	return async () => {
+		for (const cron of crons) cron.stop()
+		await Promise.all(stops.map((stop) => stop()))
+	}
+}

@@ -1,0 +1,21 @@
+// Test environment: its own database and Redis db, short webhook retry schedule,
+// loopback webhooks allowed. Set before anything imports src/config.ts; each value
+// can be overridden from the environment (helpers working in parallel use their own).
+process.env.NODE_ENV = 'test'
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/plaza_test'
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1'
+process.env.DATA_DIR ??= '.data/test'
+process.env.WEBHOOK_RETRY_SCHEDULE_MS ??= '200,400,800'
+process.env.WEBHOOK_TIMEOUT_MS ??= '1500'
+process.env.WEBHOOK_ALLOWED_CIDRS ??= '127.0.0.0/8,::1/128'
+process.env.RATE_LIMIT_PER_MINUTE ??= '100000'
+process.env.RATE_LIMIT_IP_PER_MINUTE ??= '1000000'
+process.env.MIN_VERSION_CODES ??= 'an:120'
+
+const { ensureDatabase } = await import('../../src/lib/db')
+const { migrate } = await import('../../src/lib/migrate')
+const { config } = await import('../../src/config')
+await ensureDatabase(config.DATABASE_URL)
+await migrate()
+
+export {}
