@@ -10,6 +10,7 @@ import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { healthModule } from './modules/health'
 import { sessionsModule } from './modules/sessions'
+import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
 
@@ -69,5 +70,6 @@ export const app = new Elysia()
 	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
 	.use(healthModule)
 	.use(sessionsModule)
+	.use(widgetsModule)
 
 export type App = typeof app
