@@ -1,5 +1,6 @@
 // Users of a community: members, CMs and dashboard owners.
 import type { Db } from '../../lib/db'
+import { isUuid } from '../../lib/ids'
 import type { Role } from '../../lib/tokens'
 
 export interface UserRow {
@@ -28,6 +29,8 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | null> 
 }
 
 export async function findUserByUuid(db: Db, communityId: number, uuid: string): Promise<UserRow | null> {
+	// Not a uuid: no such user (Postgres would reject the cast with an error).
+	if (!isUuid(uuid)) return null
 	const [row] = await db<UserRow[]>`
 		select ${db(columns)} from users where community_id = ${communityId} and uuid = ${uuid}`
 	return row ?? null
@@ -45,9 +48,10 @@ export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> 
 }
 
 export async function findUsersByUuids(db: Db, communityId: number, uuids: string[]): Promise<UserRow[]> {
-	if (uuids.length === 0) return []
+	const valid = uuids.filter(isUuid)
+	if (valid.length === 0) return []
 	return db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and uuid = any(${uuids}::uuid[])`
+		select ${db(columns)} from users where community_id = ${communityId} and uuid = any(${valid}::uuid[])`
 }
 
 export interface NewUser {
