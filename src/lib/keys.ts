@@ -6,4 +6,28 @@ export const keys = {
 	rateLimit: (scope: 'ip' | 'user', id: string, window: number) => `rl:{${scope}${id}}:${window}`,
 	otp: (phone: string) => `otp:{m${phone}}:code`,
 	otpSends: (phone: string) => `otp:{m${phone}}:sends`,
+	// community settings cache (connections work)
+	settings: (communityId: number) => `settings:{c${communityId}}`,
+	// connection feed (fan-out on write); `connLive` marks a feed kept up to date,
+	// expiring after 7 days without a read (then fan-out skips it, next read rebuilds)
+	connFeed: (userId: number) => `feed:{u${userId}}:conn`,
+	connLive: (userId: number) => `feed:{u${userId}}:conn:live`,
+	// personalised feed: ranked candidates, recompute metadata and affinities
+	persFeed: (userId: number) => `feed:{u${userId}}:pers`,
+	persMeta: (userId: number) => `feed:{u${userId}}:pers:meta`,
+	feedSeen: (userId: number) => `feed:{u${userId}}:seen`,
+	// universal feed engine (timelines): ZSETs scored by created_at, all in the
+	// community's slot so a feed read never crosses slots
+	universalFeed: (communityId: number) => `feed:{c${communityId}}:universal`,
+	topicFeed: (communityId: number, topicId: string) => `feed:{c${communityId}}:topic:${topicId}`,
+	widgetFeed: (communityId: number, widgetId: string) => `feed:{c${communityId}}:widget:${widgetId}`,
+	// post and user caches (JSON strings, read with one MGET), topic/widget catalog
+	postCache: (communityId: number, postId: string) => `post:{c${communityId}}:${postId}`,
+	userCache: (communityId: number, userId: number) => `user:{c${communityId}}:${userId}`,
+	catalog: (communityId: number) => `catalog:{c${communityId}}`,
+	// per-viewer sets loaded lazily from Postgres (a sentinel member marks "loaded")
+	viewerFlags: (userId: number, kind: 'liked' | 'saved') => `flags:{u${userId}}:${kind}`,
+	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
+	fanoutWake: () => 'fanout:{q}:wake',
+	recomputeQueue: () => 'recompute:{q}:users',
 }

@@ -1,0 +1,178 @@
+// The Redis post, user and per-viewer caches, and the CONTRACT other modules call
+// after they change what a feed shows. Postgres stays the source of truth; call
+// these AFTER the transaction commits (a cache filled from an uncommitted read
+// would be stale):
+//
+//   forgetPosts(communityId, postIds)      counters/pin/text changed (like, comment,
+//                                           save count, pin, seen): the next read
+//                                           refills the post from Postgres.
+//   setViewerFlag(userId, postId, 'liked' | 'saved', on)
+//                                           the viewer's is_liked / is_saved changed.
+//   topicsChanged(communityId, topicIds)   a topic was enabled, disabled or deleted:
+//                                           re-places its posts in every feed at once.
+//   forgetBlocks(userIds)                  a block between users was added/removed.
+//   forgetUsers(communityId, userIds)      a user's name/image/deleted state changed.
+//   refreshPosts(communityId, postIds)     a post's row, topics or widgets changed:
+//                                           refills the cache and re-places it in feeds.
+//
+// None of these throw on a Redis failure: a failed invalidation is logged, and the
+// caches expire (TTL) so they converge on Postgres anyway.
+import { sql } from '../lib/db'
+import { keys } from '../lib/keys'
+import { log } from '../lib/log'
+import { redis } from '../lib/redis'
+import { indexPost } from './index-post'
+import {
+	blockedUserIds,
+	type CachedPost,
+	type CachedUser,
+	likedPostIds,
+	loadPosts,
+	loadUsers,
+	postIdsInTopics,
+	savedPostIds,
+	topicStates,
+} from './repo'
+
+const POST_TTL_SECONDS = 600
+const USER_TTL_SECONDS = 600
+const VIEWER_TTL_SECONDS = 86_400
+/** Member present in a lazily loaded set once it holds everything Postgres has. */
+export const LOADED = '.'
+
+async function quietly(what: string, work: () => Promise<unknown>): Promise<void> {
+	try {
+		await work()
+	} catch (error) {
+		log.error({ err: error, what }, 'feed cache update failed')
+	}
+}
+
+export async function forgetPosts(communityId: number, postIds: string[]): Promise<void> {
+	if (postIds.length === 0) return
+	await quietly('forgetPosts', () => redis.del(...postIds.map((id) => keys.postCache(communityId, id))))
+}
+
+export async function forgetUsers(communityId: number, userIds: number[]): Promise<void> {
+	if (userIds.length === 0) return
+	await quietly('forgetUsers', () => redis.del(...userIds.map((id) => keys.userCache(communityId, id))))
+}
+
+export async function forgetBlocks(userIds: number[]): Promise<void> {
+	await quietly('forgetBlocks', () => Promise.all(userIds.map((id) => redis.del(keys.viewerBlocks(id)))))
+}
+
+/** Adds or removes one post in the viewer's liked/saved set; a set not loaded yet is filled from Postgres later. */
+export async function setViewerFlag(userId: number, postId: string, kind: 'liked' | 'saved', on: boolean): Promise<void> {
+	const key = keys.viewerFlags(userId, kind)
+	await quietly('setViewerFlag', async () => {
+		if (on) await redis.multi().sadd(key, postId).expire(key, VIEWER_TTL_SECONDS).exec()
+		else await redis.srem(key, postId)
+	})
+}
+
+/** Refills the cache of these posts from Postgres and re-places them in every feed. */
+export async function refreshPosts(communityId: number, postIds: string[], formerTopicIds: string[] = [], formerWidgetIds: string[] = []): Promise<void> {
+	await quietly('refreshPosts', async () => {
+		for (let i = 0; i < postIds.length; i += 500) {
+			const posts = await loadPosts(sql, communityId, postIds.slice(i, i + 500))
+			await storePosts(posts)
+			await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
+		}
+	})
+}
+
+export async function topicsChanged(communityId: number, topicIds: string[]): Promise<void> {
+	if (topicIds.length === 0) return
+	await quietly('topicsChanged', async () => {
+		// Posts of a deleted topic are only known to its sorted set now.
+		const listed = await Promise.all(topicIds.map((id) => redis.zrange(keys.topicFeed(communityId, id), 0, -1)))
+		const fromDb = await postIdsInTopics(sql, topicIds)
+		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
+		const postIds = [...new Set([...listed.flat(), ...fromDb])]
+		const stillThere = new Set((await topicStates(sql, communityId, topicIds)).map((t) => t.id))
+		const gone = topicIds.filter((id) => !stillThere.has(id))
+		if (gone.length > 0) await redis.del(...gone.map((id) => keys.topicFeed(communityId, id)))
+		await refreshPosts(communityId, postIds)
+	})
+}
+
+export async function storePosts(posts: CachedPost[]): Promise<void> {
+	if (posts.length === 0) return
+	const pipeline = redis.multi()
+	for (const post of posts) pipeline.set(keys.postCache(post.community_id, post.id), JSON.stringify(post), 'EX', POST_TTL_SECONDS)
+	await pipeline.exec()
+}
+
+/** Posts by id from the cache, missing ones from Postgres (and then cached). Unknown ids are left out. */
+export async function getPosts(communityId: number, ids: string[]): Promise<Map<string, CachedPost>> {
+	const found = new Map<string, CachedPost>()
+	if (ids.length === 0) return found
+	const cached = await redis.mget(...ids.map((id) => keys.postCache(communityId, id)))
+	const missing: string[] = []
+	ids.forEach((id, i) => {
+		const raw = cached[i]
+		if (raw) found.set(id, JSON.parse(raw))
+		else missing.push(id)
+	})
+	if (missing.length > 0) {
+		const loaded = await loadPosts(sql, communityId, missing)
+		for (const post of loaded) found.set(post.id, post)
+		await quietly('fill posts', () => storePosts(loaded))
+	}
+	return found
+}
+
+export async function getUsers(communityId: number, ids: number[]): Promise<Map<number, CachedUser>> {
+	const found = new Map<number, CachedUser>()
+	if (ids.length === 0) return found
+	const cached = await redis.mget(...ids.map((id) => keys.userCache(communityId, id)))
+	const missing: number[] = []
+	ids.forEach((id, i) => {
+		const raw = cached[i]
+		if (raw) found.set(id, JSON.parse(raw))
+		else missing.push(id)
+	})
+	if (missing.length > 0) {
+		const loaded = await loadUsers(sql, communityId, missing)
+		for (const user of loaded) found.set(user.id, user)
+		await quietly('fill users', async () => {
+			const pipeline = redis.multi()
+			for (const user of loaded) pipeline.set(keys.userCache(communityId, user.id), JSON.stringify(user), 'EX', USER_TTL_SECONDS)
+			await pipeline.exec()
+		})
+	}
+	return found
+}
+
+async function loadSet(key: string, load: () => Promise<(string | number)[]>): Promise<void> {
+	const members = await load()
+	await redis.multi().sadd(key, LOADED, ...members.map(String)).expire(key, VIEWER_TTL_SECONDS).exec()
+}
+
+/** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
+export async function viewerFlags(userId: number, postIds: string[]): Promise<{ liked: Set<string>; saved: Set<string> }> {
+	const read = (kind: 'liked' | 'saved') => redis.smismember(keys.viewerFlags(userId, kind), LOADED, ...postIds)
+	let [liked, saved] = await Promise.all([read('liked'), read('saved')])
+	if (!liked[0]) {
+		await loadSet(keys.viewerFlags(userId, 'liked'), () => likedPostIds(sql, userId))
+		liked = await read('liked')
+	}
+	if (!saved[0]) {
+		await loadSet(keys.viewerFlags(userId, 'saved'), () => savedPostIds(sql, userId))
+		saved = await read('saved')
+	}
+	const pick = (answers: number[]) => new Set(postIds.filter((_, i) => answers[i + 1] === 1))
+	return { liked: pick(liked), saved: pick(saved) }
+}
+
+/** User ids hidden from the viewer by a block in either direction. */
+export async function viewerBlocks(userId: number): Promise<Set<number>> {
+	const key = keys.viewerBlocks(userId)
+	let members = await redis.smembers(key)
+	if (!members.includes(LOADED)) {
+		await loadSet(key, () => blockedUserIds(sql, userId))
+		members = await redis.smembers(key)
+	}
+	return new Set(members.filter((m) => m !== LOADED).map(Number))
+}

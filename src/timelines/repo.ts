@@ -1,0 +1,106 @@
+// SQL of the feed engine: what the Redis caches and sorted sets are filled from.
+// Postgres is the source of truth; everything read here can be rebuilt at any time.
+import type { Db } from '../lib/db'
+
+export type Visibility = 'public' | 'connections' | 'private'
+
+/** A post as cached in Redis: the row, its topic and widget links, and whether all its topics are disabled. */
+export interface CachedPost {
+	id: string
+	community_id: number
+	user_id: number
+	heading: string
+	text: string
+	attachments: unknown[]
+	visibility: Visibility
+	is_pinned: boolean
+	is_edited: boolean
+	is_deleted: boolean
+	likes_count: number
+	comments_count: number
+	post_shared_count: number
+	impressions_count: number
+	reach_count: number
+	created_at: number
+	updated_at: number
+	topic_ids: string[]
+	widget_ids: string[]
+	tagged_user_ids: number[]
+	/** True when the post has topics and every one of them is disabled. */
+	hidden: boolean
+}
+
+export interface CachedUser {
+	id: number
+	uuid: string
+	community_id: number
+	user_unique_id: string
+	name: string
+	image_url: string
+	custom_title: string
+	is_guest: boolean
+	is_deleted: boolean
+}
+
+// bigint columns are cast to float8 so they arrive as numbers (epoch ms fit exactly).
+export async function loadPosts(db: Db, communityId: number, ids: string[]): Promise<CachedPost[]> {
+	if (ids.length === 0) return []
+	return db<CachedPost[]>`
+		select p.id, p.community_id, p.user_id, p.heading, p.text, p.attachments, p.visibility,
+			p.is_pinned, p.is_edited, p.is_deleted, p.likes_count, p.comments_count, p.post_shared_count,
+			p.impressions_count::float8 as impressions_count, p.reach_count,
+			p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
+			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids,
+			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw where pw.post_id = p.id), '{}') as widget_ids,
+			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
+			(exists (select 1 from post_topics pt where pt.post_id = p.id)
+				and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id
+					where pt.post_id = p.id and t.is_enabled)) as hidden
+		from posts p
+		where p.community_id = ${communityId} and p.id = any(${ids}::text[])`
+}
+
+export async function loadUsers(db: Db, communityId: number, ids: number[]): Promise<CachedUser[]> {
+	if (ids.length === 0) return []
+	return db<CachedUser[]>`
+		select id, uuid, community_id, user_unique_id, name, image_url, custom_title, is_guest, is_deleted
+		from users where community_id = ${communityId} and id = any(${ids}::int[])`
+}
+
+export async function likedPostIds(db: Db, userId: number): Promise<string[]> {
+	const rows = await db<{ post_id: string }[]>`select post_id from post_likes where user_id = ${userId}`
+	return rows.map((r) => r.post_id)
+}
+
+export async function savedPostIds(db: Db, userId: number): Promise<string[]> {
+	const rows = await db<{ post_id: string }[]>`select post_id from post_saves where user_id = ${userId}`
+	return rows.map((r) => r.post_id)
+}
+
+/** Users hidden from `userId` in either direction: those it blocked and those who blocked it. */
+export async function blockedUserIds(db: Db, userId: number): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`
+		select blocked_id as id from blocks where blocker_id = ${userId}
+		union
+		select blocker_id as id from blocks where blocked_id = ${userId}`
+	return rows.map((r) => r.id)
+}
+
+export async function postIdsInTopics(db: Db, topicIds: string[]): Promise<string[]> {
+	if (topicIds.length === 0) return []
+	const rows = await db<{ post_id: string }[]>`
+		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
+	return rows.map((r) => r.post_id)
+}
+
+export async function topicStates(db: Db, communityId: number, ids: string[]): Promise<{ id: string; is_enabled: boolean }[]> {
+	if (ids.length === 0) return []
+	return db`select id, is_enabled from topics where community_id = ${communityId} and id = any(${ids}::text[])`
+}
+
+export async function existingWidgetIds(db: Db, communityId: number, ids: string[]): Promise<string[]> {
+	if (ids.length === 0) return []
+	const rows = await db<{ id: string }[]>`
+		select id from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
+	return rows.map((r) => r.id)
+}
