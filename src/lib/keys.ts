@@ -30,4 +30,8 @@ export const keys = {
 	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
 	fanoutWake: () => 'fanout:{q}:wake',
 	recomputeQueue: () => 'recompute:{q}:users',
+	// webhook delivery schedule: due deliveries scored by due time, claimed ones by
+	// lease deadline (one tag, so the claim script touches a single slot)
+	webhookDue: () => 'webhooks:{wh}:due',
+	webhookInflight: () => 'webhooks:{wh}:inflight',
 }
