@@ -3,20 +3,19 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { config } from './config'
-import { assertSupportedVersion, readClientInfo } from './lib/client'
+import { assertSupportedVersion, clientIp, readClientInfo } from './lib/client'
 import { AppError } from './lib/errors'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
+import { dashboardModule } from './modules/dashboard'
 import { healthModule } from './modules/health'
+import { membersModule } from './modules/members'
+import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
 import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
-
-function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
-	return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || server?.requestIP(request)?.address || 'local'
-}
 
 function validationMessage(error: { all?: { path?: string; message: string; summary?: string }[]; message: string }, where: string) {
 	const first = error.all?.[0]
@@ -70,6 +69,9 @@ export const app = new Elysia()
 	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
 	.use(healthModule)
 	.use(sessionsModule)
+	.use(dashboardModule)
+	.use(membersModule)
+	.use(projectsModule)
 	.use(widgetsModule)
 
 export type App = typeof app

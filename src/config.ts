@@ -23,7 +23,9 @@ const Schema = T.Object({
 	REFRESH_TOKEN_DAYS: T.Integer({ minimum: 1, default: 30 }),
 	OTP_SENDER: T.Union([T.Literal('log'), T.Literal('webhook')], { default: 'log' }),
 	OTP_WEBHOOK_URL: T.Optional(T.String({ pattern: '^https?://' })),
-	OTP_TEST_NUMBERS: T.String({ default: '' }),
+	OTP_TEST_NUMBERS: T.String({ pattern: '^(\\+?\\d{1,4}-\\d{4,15}:\\d{6}(,\\+?\\d{1,4}-\\d{4,15}:\\d{6})*)?$', default: '' }),
+	OTP_TTL_SECONDS: T.Integer({ minimum: 1, default: 300 }),
+	OTP_RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 30 }),
 	WEBHOOK_RETRY_SCHEDULE_MS: T.String({ pattern: '^\\d+,\\d+,\\d+$', default: '1000,60000,3600000' }),
 	WEBHOOK_TIMEOUT_MS: T.Integer({ minimum: 1, default: 60000 }),
 	WEBHOOK_ALLOWED_CIDRS: T.String({ default: '' }),
@@ -53,7 +55,12 @@ function readEnv(): Env {
 		for (const e of errors) console.error(`config: ${e.path.slice(1)} ${e.message}`)
 		process.exit(1)
 	}
-	return withDefaults as Env
+	const env = withDefaults as Env
+	if (env.OTP_SENDER === 'webhook' && !env.OTP_WEBHOOK_URL) {
+		console.error('config: OTP_WEBHOOK_URL is required when OTP_SENDER=webhook')
+		process.exit(1)
+	}
+	return env
 }
 
 // Development keeps generated secrets in DATA_DIR so tokens survive restarts;

@@ -28,3 +28,10 @@ export function assertSupportedVersion(client: ClientInfo): void {
 		throw new AppError(426, 'Please update the app')
 	}
 }
+
+type RequestIpServer = { requestIP(request: Request): { address: string } | null } | null
+
+/** The caller's address: the first x-forwarded-for hop (set by the load balancer), else the socket. */
+export function clientIp(request: Request, server: RequestIpServer): string {
+	return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || server?.requestIP(request)?.address || 'local'
+}

@@ -1,10 +1,22 @@
-// Creating projects (operator script, demo bootstrap) and resolving API keys.
-import { sha256, randomToken } from '../../lib/crypto'
+// Creating projects (operator script, demo bootstrap), resolving API keys, and the
+// project's push-provider credentials (sealed at rest, the private key never shown).
+import { createPrivateKey } from 'node:crypto'
+import { decrypt, encrypt, randomToken, sha256 } from '../../lib/crypto'
 import { sql } from '../../lib/db'
-import { unauthorized } from '../../lib/errors'
+import { badRequest, conflict, forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
+import { requireRole, type Session } from '../auth/plugin'
 import { insertUser } from '../users/repo'
-import { type CommunityRow, findCommunityByApiKeyHash, insertCommunity, insertProject } from './repo'
+import { type ServiceAccount, ServiceAccountFile } from './model'
+import {
+	type CommunityRow,
+	findCommunityByApiKeyHash,
+	findPushCredentials,
+	insertCommunity,
+	insertProject,
+	type PushCredentialRow,
+	upsertPushCredentials,
+} from './repo'
 
 export interface CreatedProject {
 	api_key: string
@@ -19,7 +31,7 @@ export async function createProject(input: {
 }): Promise<CreatedProject> {
 	const apiKey = `plz_${randomToken(24)}`
 	const projectId = newId()
-	return sql.begin(async (tx) => {
+	const created = sql.begin(async (tx) => {
 		await insertProject(tx, projectId, input.name, sha256(apiKey))
 		const community = await insertCommunity(tx, projectId, input.name)
 		await insertUser(tx, {
@@ -35,6 +47,13 @@ export async function createProject(input: {
 		})
 		return { api_key: apiKey, community_id: community.id, project_id: projectId }
 	})
+	// An owner number logs in to exactly one project (the OTP login finds it by number).
+	return created.catch((error) => {
+		if ((error as { constraint_name?: string }).constraint_name === 'users_owner_mobile') {
+			throw conflict(`The number ${input.ownerCountryCode}-${input.ownerMobile} already owns a project`)
+		}
+		throw error
+	})
 }
 
 export async function communityForApiKey(apiKey: string | undefined | null): Promise<CommunityRow> {
@@ -45,3 +64,65 @@ export async function communityForApiKey(apiKey: string | undefined | null): Pro
 }
 
 export const presentCommunity = (community: CommunityRow) => ({ id: community.id, name: community.name })
+
+/** The dashboard routes need the owner's token, the project's own API key and `x-platform-type: dashboard`. */
+export async function assertDashboardProject(session: Session, apiKey: string | undefined, platformType: string | undefined) {
+	if (platformType?.trim().toLowerCase() !== 'dashboard') throw badRequest('x-platform-type must be dashboard')
+	await requireRole(session, 'owner')
+	const community = await communityForApiKey(apiKey)
+	if (community.id !== session.communityId) throw forbidden('The x-api-key does not belong to your project')
+	return community
+}
+
+function assertServiceAccount(file: ServiceAccount): ServiceAccount {
+	if (file.type !== 'service_account') throw badRequest('push_service_account_file.type must be service_account')
+	// Keys pasted with escaped newlines are common; a PEM needs real ones.
+	const privateKey = file.private_key.includes('\\n') ? file.private_key.replaceAll('\\n', '\n') : file.private_key
+	try {
+		createPrivateKey({ key: privateKey, format: 'pem' })
+	} catch {
+		throw badRequest('push_service_account_file.private_key is not a valid PEM private key')
+	}
+	for (const name of ['auth_uri', 'token_uri', 'auth_provider_x509_cert_url', 'client_x509_cert_url'] as const) {
+		if (!URL.canParse(file[name]) || !/^https?:$/.test(new URL(file[name]).protocol)) {
+			throw badRequest(`push_service_account_file.${name} must be an http(s) URL`)
+		}
+	}
+	return { ...file, private_key: privateKey }
+}
+
+const presentPushCredentials = (row: PushCredentialRow | null) =>
+	row && {
+		project_id: row.provider_project_id,
+		client_email: row.client_email,
+		private_key_id: row.private_key_id,
+		updated_at: row.updated_at.getTime(),
+	}
+
+/** Stores the file sealed with AES-256-GCM; only non-secret fields stay readable. */
+export async function savePushCredentials(community: CommunityRow, file: ServiceAccount) {
+	const valid = assertServiceAccount(file)
+	const pick: Record<string, string> = {}
+	for (const name of Object.keys(ServiceAccountFile.properties)) pick[name] = valid[name as keyof ServiceAccount]
+	await upsertPushCredentials(sql, community.project_id, {
+		provider_project_id: valid.project_id,
+		client_email: valid.client_email,
+		private_key_id: valid.private_key_id,
+		sealed_file: encrypt(JSON.stringify(pick)),
+	})
+	return describeProject(community)
+}
+
+export async function describeProject(community: CommunityRow) {
+	const row = await findPushCredentials(sql, community.project_id)
+	return {
+		project: { id: community.project_id, name: community.name, community_id: community.id },
+		push_service_account_file: presentPushCredentials(row),
+	}
+}
+
+/** The decrypted service account of a project, for sending pushes; null when none is stored. */
+export async function loadServiceAccount(projectId: string): Promise<ServiceAccount | null> {
+	const row = await findPushCredentials(sql, projectId)
+	return row ? (JSON.parse(decrypt(row.sealed_file)) as ServiceAccount) : null
+}

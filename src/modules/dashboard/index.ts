@@ -1,0 +1,31 @@
+// Dashboard login routes: GET /otp/generate and GET /otp/verify. Both sit behind a
+// stricter per-IP limit than the rest of the API, on top of the per-number limits.
+import { Elysia } from 'elysia'
+import { config } from '../../config'
+import { clientIp } from '../../lib/client'
+import { limit } from '../../lib/rate-limit'
+import { OtpGenerateQuery, OtpVerifyQuery } from './model'
+import { generateOtp, verifyOtp } from './service'
+
+const otpLimit = (request: Request, server: Parameters<typeof clientIp>[1]) =>
+	limit('ip', `otp:${clientIp(request, server)}`, config.OTP_RATE_LIMIT_PER_MINUTE)
+
+export const dashboardModule = new Elysia({ name: 'dashboard' })
+	.get(
+		'/otp/generate',
+		async ({ query }) => ({ success: true, error_message: null, data: await generateOtp(query) }),
+		{
+			query: OtpGenerateQuery,
+			beforeHandle: ({ request, server }) => otpLimit(request, server),
+			detail: { summary: 'Send a one-time password to a registered owner number', tags: ['dashboard'] },
+		},
+	)
+	.get(
+		'/otp/verify',
+		async ({ query }) => ({ success: true, error_message: null, data: await verifyOtp(query) }),
+		{
+			query: OtpVerifyQuery,
+			beforeHandle: ({ request, server }) => otpLimit(request, server),
+			detail: { summary: 'Exchange the code for the owner auth_token and refresh_token', tags: ['dashboard'] },
+		},
+	)
