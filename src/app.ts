@@ -9,10 +9,14 @@ import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { dashboardModule } from './modules/dashboard'
+import { blocksModule } from './modules/blocks'
+import { connectionsModule } from './modules/connections'
 import { healthModule } from './modules/health'
 import { membersModule } from './modules/members'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
+import { settingsModule } from './modules/settings'
+import { topicsModule } from './modules/topics'
 import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
@@ -69,9 +73,13 @@ export const app = new Elysia()
 	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
 	.use(healthModule)
 	.use(sessionsModule)
+	.use(settingsModule)
+	.use(connectionsModule)
+	.use(blocksModule)
 	.use(dashboardModule)
 	.use(membersModule)
 	.use(projectsModule)
 	.use(widgetsModule)
+	.use(topicsModule)
 
 export type App = typeof app

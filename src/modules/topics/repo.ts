@@ -1,0 +1,150 @@
+// Topics: SQL only. NOTE for every writer of post_topics / posts.is_deleted:
+// topics.post_count is kept exact by triggers (migrations/0005_engagement.sql);
+// application code never updates it.
+import type { Db } from '../../lib/db'
+
+export interface TopicRow {
+	id: string
+	community_id: number
+	name: string
+	priority: number
+	is_searchable: boolean
+	parent_id: string | null
+	level: number
+	is_enabled: boolean
+	metadata: Record<string, unknown>
+	post_count: number
+	created_at: number
+	updated_at: number
+	parent_name?: string | null
+}
+
+const insertColumns = [
+	'id', 'community_id', 'name', 'priority', 'is_searchable', 'parent_id', 'level', 'is_enabled', 'metadata',
+	'created_at', 'updated_at',
+]
+
+export interface NewTopic {
+	id: string
+	community_id: number
+	name: string
+	priority: number
+	is_searchable: boolean
+	parent_id: string | null
+	level: number
+	is_enabled: boolean
+	metadata: Record<string, unknown>
+	created_at: number
+}
+
+export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow[]> {
+	if (topics.length === 0) return []
+	const rows = topics.map((t) => ({ ...t, metadata: db.json(t.metadata as never), updated_at: t.created_at }))
+	return db<TopicRow[]>`
+		insert into topics ${db(rows as never, insertColumns as never)}
+		returning *, created_at::float8 as created_at, updated_at::float8 as updated_at`
+}
+
+export async function findTopic(db: Db, communityId: number, id: string): Promise<TopicRow | null> {
+	const [row] = await db<TopicRow[]>`
+		select *, created_at::float8 as created_at, updated_at::float8 as updated_at
+		from topics where community_id = ${communityId} and id = ${id}`
+	return row ?? null
+}
+
+/** Topics of the community among `ids` (any state), with their parent's name. */
+export async function findTopicsByIds(db: Db, communityId: number, ids: string[]): Promise<TopicRow[]> {
+	if (ids.length === 0) return []
+	return db<TopicRow[]>`
+		select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
+		from topics t left join topics p on p.id = t.parent_id
+		where t.community_id = ${communityId} and t.id = any(${ids}::text[])`
+}
+
+/** Enabled topics of the community among `ids`: the only topics a post may be tagged with. */
+export async function findEnabledTopics(db: Db, communityId: number, ids: string[]): Promise<TopicRow[]> {
+	const rows = await findTopicsByIds(db, communityId, ids)
+	return rows.filter((t) => t.is_enabled)
+}
+
+/** Names (lower-cased) already used under each parent ('' = root) among `parents`. */
+export async function takenNames(db: Db, communityId: number, parents: string[]): Promise<Set<string>> {
+	const rows = await db<{ parent: string; name: string }[]>`
+		select coalesce(parent_id, '') as parent, lower(name) as name from topics
+		where community_id = ${communityId} and coalesce(parent_id, '') = any(${parents}::text[])`
+	return new Set(rows.map((r) => `${r.parent}\u0000${r.name}`))
+}
+
+export type TopicOrder = 'priority' | 'name' | 'created_at' | 'post_count'
+
+export interface TopicFilter {
+	isEnabled?: boolean
+	nameLike?: string
+	minPosts?: number
+	parentIds?: string[]
+	order: TopicOrder
+	limit: number
+	offset: number
+}
+
+const orderBy = {
+	priority: 'priority desc, lower(name) asc, id asc',
+	name: 'lower(name) asc, id asc',
+	created_at: 'topics.created_at desc, id desc',
+	post_count: 'post_count desc, lower(name) asc, id asc',
+} satisfies Record<TopicOrder, string>
+
+export async function listTopics(db: Db, communityId: number, f: TopicFilter): Promise<{ rows: TopicRow[]; total: number }> {
+	const conditions = [db`community_id = ${communityId}`]
+	if (f.isEnabled !== undefined) conditions.push(db`is_enabled = ${f.isEnabled}`)
+	if (f.nameLike !== undefined) conditions.push(db`name ilike ${f.nameLike}`)
+	if (f.minPosts !== undefined) conditions.push(db`post_count >= ${f.minPosts}`)
+	if (f.parentIds !== undefined) conditions.push(db`coalesce(parent_id, '') = any(${f.parentIds}::text[])`)
+	const where = conditions.reduce((acc, c) => db`${acc} and ${c}`)
+	const rows = await db<(TopicRow & { total: number })[]>`
+		select *, created_at::float8 as created_at, updated_at::float8 as updated_at, count(*) over ()::int as total
+		from topics where ${where}
+		order by ${db.unsafe(orderBy[f.order])} limit ${f.limit} offset ${f.offset}`
+	if (rows.length === 0 && f.offset > 0) {
+		const [{ total }] = await db<{ total: number }[]>`select count(*)::int as total from topics where ${where}`
+		return { rows, total: total ?? 0 }
+	}
+	return { rows, total: rows[0]?.total ?? 0 }
+}
+
+export interface TopicChanges {
+	name?: string
+	is_enabled?: boolean
+	priority?: number
+	is_searchable?: boolean
+	metadata?: Record<string, unknown>
+}
+
+export async function updateTopic(db: Db, communityId: number, id: string, c: TopicChanges): Promise<TopicRow | null> {
+	const set: Record<string, unknown> = { updated_at: Date.now() }
+	for (const [key, value] of Object.entries(c)) {
+		if (value !== undefined) set[key] = key === 'metadata' ? db.json(value as never) : value
+	}
+	const [row] = await db<TopicRow[]>`
+		update topics set ${db(set)} where community_id = ${communityId} and id = ${id}
+		returning *, created_at::float8 as created_at, updated_at::float8 as updated_at`
+	return row ?? null
+}
+
+/** Deletes the topics and, by cascade, their descendants; returns every id removed and the posts that lost a topic. */
+export async function deleteTopicsTree(db: Db, communityId: number, ids: string[]): Promise<{ topicIds: string[]; postIds: string[] }> {
+	if (ids.length === 0) return { topicIds: [], postIds: [] }
+	const rows = await db<{ id: string }[]>`
+		with recursive tree as (
+			select id from topics where community_id = ${communityId} and id = any(${ids}::text[])
+			union
+			select t.id from topics t join tree on t.parent_id = tree.id
+		)
+		select id from tree`
+	const topicIds = rows.map((r) => r.id)
+	if (topicIds.length === 0) return { topicIds, postIds: [] }
+	const posts = await db<{ post_id: string }[]>`
+		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
+	await db`delete from topics where id = any(${topicIds}::text[])`
+	return { topicIds, postIds: posts.map((p) => p.post_id) }
+}

@@ -1,0 +1,201 @@
+// Topics: creation (both body forms), listing with every filter, edit, enable and
+// disable, and deletion of whole subtrees. Names are unique per parent, ignoring case.
+import { sql } from '../../lib/db'
+import { badRequest, notFound } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import type { Session } from '../auth/plugin'
+import { topicsChanged } from './feeds'
+import { presentTopic } from './present'
+import {
+	deleteTopicsTree,
+	findTopic,
+	findTopicsByIds,
+	insertTopics,
+	listTopics,
+	type NewTopic,
+	type TopicOrder,
+	takenNames,
+	updateTopic,
+} from './repo'
+
+export interface TopicInput {
+	name?: unknown
+	priority?: unknown
+	is_searchable?: unknown
+	parent_id?: unknown
+	is_enabled?: unknown
+	metadata?: unknown
+}
+
+const NAME_MAX = 100
+
+function topicName(value: unknown): string {
+	if (typeof value !== 'string' || value.trim() === '') throw badRequest('Topic name is required')
+	const name = value.trim()
+	if (name.length > NAME_MAX) throw badRequest(`Topic name longer than ${NAME_MAX} characters`)
+	return name
+}
+
+/** Booleans arrive as strings from one migration sample: "true"/"false" are accepted. */
+export function flexibleBoolean(field: string, value: unknown, fallback?: boolean): boolean | undefined {
+	if (value === undefined || value === null) return fallback
+	if (typeof value === 'boolean') return value
+	if (value === 'true' || value === 'false') return value === 'true'
+	throw badRequest(`${field} must be a boolean`)
+}
+
+function priorityOf(value: unknown, fallback?: number): number | undefined {
+	if (value === undefined || value === null) return fallback
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+	if (typeof number !== 'number' || !Number.isFinite(number)) throw badRequest('priority must be a number')
+	return number
+}
+
+function metadataOf(value: unknown, fallback?: Record<string, unknown>): Record<string, unknown> | undefined {
+	if (value === undefined || value === null) return fallback
+	if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('metadata must be an object')
+	return value as Record<string, unknown>
+}
+
+function parentIdOf(value: unknown): string | null {
+	if (value === undefined || value === null || value === '') return null
+	if (typeof value !== 'string') throw badRequest('parent_id must be a string')
+	return value
+}
+
+async function resolveParents(communityId: number, parentIds: string[]) {
+	const parents = new Map((await findTopicsByIds(sql, communityId, parentIds)).map((t) => [t.id, t]))
+	for (const id of parentIds) if (!parents.has(id)) throw badRequest(`Parent topic ${id} not found`)
+	return parents
+}
+
+export async function createTopics(session: Session, names: unknown[] | undefined, topics: TopicInput[] | undefined) {
+	const inputs: TopicInput[] = [...(names ?? []).map((name) => ({ name })), ...(topics ?? [])]
+	if (inputs.length === 0) throw badRequest('names or topics is required')
+	const now = Date.now()
+	const parentIds = [...new Set(inputs.map((i) => parentIdOf(i.parent_id)).filter((p): p is string => p !== null))]
+	const parents = await resolveParents(session.communityId, parentIds)
+	const taken = await takenNames(sql, session.communityId, ['', ...parentIds])
+	const rows: NewTopic[] = inputs.map((input) => {
+		const name = topicName(input.name)
+		const parentId = parentIdOf(input.parent_id)
+		const key = `${parentId ?? ''}\u0000${name.toLowerCase()}`
+		if (taken.has(key)) throw badRequest(`Topic ${name} already exists`)
+		taken.add(key)
+		return {
+			id: newId(),
+			community_id: session.communityId,
+			name,
+			priority: priorityOf(input.priority, 0) as number,
+			is_searchable: flexibleBoolean('is_searchable', input.is_searchable, true) as boolean,
+			parent_id: parentId,
+			level: parentId ? (parents.get(parentId)?.level ?? 0) + 1 : 0,
+			is_enabled: flexibleBoolean('is_enabled', input.is_enabled, true) as boolean,
+			metadata: metadataOf(input.metadata, {}) as Record<string, unknown>,
+			created_at: now,
+		}
+	})
+	const created = await insertUnique(() => sql.begin((tx) => insertTopics(tx, rows)))
+	const byId = new Map(created.map((t) => [t.id, t]))
+	return { topics: rows.map((r) => presentTopic(byId.get(r.id)!)) }
+}
+
+/** A concurrent request may take a name between our check and insert: still a 400. */
+async function insertUnique<T>(run: () => Promise<T>): Promise<T> {
+	try {
+		return await run()
+	} catch (error) {
+		if ((error as { code?: string }).code === '23505') throw badRequest('Topic name already exists under this parent')
+		throw error
+	}
+}
+
+export interface TopicListQuery {
+	page?: number
+	page_size?: number
+	is_enabled?: string
+	search_type?: string
+	search?: string
+	min_posts?: number
+	parent_ids?: string
+	topics_order_by?: string
+}
+
+const orders: TopicOrder[] = ['priority', 'name', 'created_at', 'post_count']
+
+/** A query array: comma list (`a,b`) or JSON array (`["a","b"]`); '' stands for root. */
+export function parseIdList(field: string, raw: string): string[] {
+	const text = raw.trim()
+	if (text.startsWith('[')) {
+		let parsed: unknown
+		try {
+			parsed = JSON.parse(text)
+		} catch {
+			throw badRequest(`${field} must be a comma list or a JSON array`)
+		}
+		if (!Array.isArray(parsed) || parsed.some((v) => typeof v !== 'string')) {
+			throw badRequest(`${field} must be an array of strings`)
+		}
+		return parsed as string[]
+	}
+	return text.split(',').map((v) => v.trim())
+}
+
+const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export async function listCommunityTopics(session: Session, q: TopicListQuery) {
+	const page = Math.floor(q.page ?? 1)
+	const pageSize = Math.min(Math.floor(q.page_size ?? 10), 100)
+	const order = (q.topics_order_by ?? 'priority') as TopicOrder
+	if (!orders.includes(order)) throw badRequest(`topics_order_by must be one of ${orders.join(', ')}`)
+	const searchType = q.search_type ?? 'name'
+	if (searchType !== 'name') throw badRequest('search_type must be name')
+	const search = q.search?.trim()
+	const { rows, total } = await listTopics(sql, session.communityId, {
+		isEnabled: flexibleBoolean('is_enabled', q.is_enabled),
+		nameLike: search ? `%${escapeLike(search)}%` : undefined,
+		minPosts: q.min_posts,
+		parentIds: q.parent_ids === undefined ? undefined : parseIdList('parent_ids', q.parent_ids),
+		order,
+		limit: pageSize,
+		offset: (page - 1) * pageSize,
+	})
+	return { page, page_size: pageSize, total, topics: rows.map(presentTopic) }
+}
+
+export async function editTopic(session: Session, topicId: string, input: TopicInput) {
+	const current = await findTopic(sql, session.communityId, topicId)
+	if (!current) throw notFound('Topic')
+	const name = input.name === undefined ? undefined : topicName(input.name)
+	if (name !== undefined && name.toLowerCase() !== current.name.toLowerCase()) {
+		const taken = await takenNames(sql, session.communityId, [current.parent_id ?? ''])
+		if (taken.has(`${current.parent_id ?? ''}\u0000${name.toLowerCase()}`)) throw badRequest(`Topic ${name} already exists`)
+	}
+	const isEnabled = flexibleBoolean('is_enabled', input.is_enabled)
+	const updated = await insertUnique(() =>
+		updateTopic(sql, session.communityId, topicId, {
+			name,
+			is_enabled: isEnabled,
+			priority: priorityOf(input.priority),
+			is_searchable: flexibleBoolean('is_searchable', input.is_searchable),
+			metadata: metadataOf(input.metadata),
+		}),
+	)
+	if (!updated) throw notFound('Topic')
+	if (isEnabled !== undefined && isEnabled !== current.is_enabled) {
+		await topicsChanged(session.communityId, [topicId], isEnabled ? 'enabled' : 'disabled', [])
+	}
+	return { topic: presentTopic(updated) }
+}
+
+export async function deleteTopics(session: Session, topicIds: string[]) {
+	if (topicIds.length === 0) throw badRequest('topic_ids is required')
+	const removed = await sql.begin((tx) => deleteTopicsTree(tx, session.communityId, [...new Set(topicIds)]))
+	const gone = new Set(removed.topicIds)
+	const deleted = removed.topicIds.map((id) => ({ topic_id: id, status: 'deleted' }))
+	const failed = [...new Set(topicIds)]
+		.filter((id) => !gone.has(id))
+		.map((id) => ({ topic_id: id, status: 'failed', reason: 'Topic not found' }))
+	if (gone.size > 0) await topicsChanged(session.communityId, removed.topicIds, 'deleted', removed.postIds)
+	return { deleted, failed }
+}
