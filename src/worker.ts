@@ -3,11 +3,12 @@
 import { Cron } from 'croner'
 import { jobs } from './jobs'
 import { log } from './lib/log'
+import { startFanOutConsumer } from './timelines/fanout'
 
 export type Stop = () => Promise<void>
 
 /** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
-const loops: (() => Stop)[] = []
+const loops: (() => Stop)[] = [() => startFanOutConsumer()]
 
 export async function startWorker(): Promise<Stop> {
 	const crons = jobs.map(

@@ -1,0 +1,114 @@
+// SQL of connection requests and connections. A connection row (user_id,
+// connection_id) means user_id sees connection_id's posts.
+import type { Db } from '../../lib/db'
+import type { ConnectionType } from './model'
+
+export interface RequestRow {
+	request_by: number
+	request_to: number
+	connection_type: ConnectionType
+	created_at: number
+	updated_at: number
+}
+
+export interface ConnectionRow {
+	user_id: number
+	connection_id: number
+	connection_type: ConnectionType
+	created_at: number
+}
+
+export async function findRequest(db: Db, by: number, to: number): Promise<RequestRow | null> {
+	const [row] = await db<RequestRow[]>`
+		select request_by, request_to, connection_type, created_at::float8 as created_at, updated_at::float8 as updated_at
+		from connection_requests where request_by = ${by} and request_to = ${to}`
+	return row ?? null
+}
+
+/** Inserts the request; false when one already exists (duplicates are refused, not merged). */
+export async function insertRequest(db: Db, communityId: number, by: number, to: number, type: ConnectionType, now: number) {
+	const rows = await db`
+		insert into connection_requests (community_id, request_by, request_to, connection_type, created_at, updated_at)
+		values (${communityId}, ${by}, ${to}, ${type}, ${now}, ${now})
+		on conflict do nothing returning 1`
+	return rows.length === 1
+}
+
+export async function deleteRequest(db: Db, by: number, to: number): Promise<boolean> {
+	const rows = await db`delete from connection_requests where request_by = ${by} and request_to = ${to} returning 1`
+	return rows.length === 1
+}
+
+export async function deleteRequestsBetween(db: Db, a: number, b: number): Promise<number> {
+	const rows = await db`
+		delete from connection_requests
+		where (request_by = ${a} and request_to = ${b}) or (request_by = ${b} and request_to = ${a}) returning 1`
+	return rows.length
+}
+
+export async function isConnected(db: Db, userId: number, connectionId: number): Promise<boolean> {
+	const [row] = await db`select 1 from connections where user_id = ${userId} and connection_id = ${connectionId}`
+	return Boolean(row)
+}
+
+/** Inserts the (follower → followed) rows; existing rows are kept. */
+export async function insertConnections(
+	db: Db,
+	communityId: number,
+	pairs: [number, number][],
+	type: ConnectionType,
+	now: number,
+): Promise<void> {
+	for (const [userId, connectionId] of pairs) {
+		await db`
+			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
+			values (${communityId}, ${userId}, ${connectionId}, ${type}, ${now})
+			on conflict do nothing`
+	}
+}
+
+export async function deleteConnectionsBetween(db: Db, a: number, b: number): Promise<number> {
+	const rows = await db`
+		delete from connections
+		where (user_id = ${a} and connection_id = ${b}) or (user_id = ${b} and connection_id = ${a}) returning 1`
+	return rows.length
+}
+
+/**
+ * The member's accepted connections: rows where the member follows someone, plus
+ * one_way rows where someone follows the member (a two_way pair is listed once, from
+ * the member's side).
+ */
+export async function listAccepted(db: Db, memberId: number, limit: number, offset: number) {
+	const rows = await db<(ConnectionRow & { total: number })[]>`
+		select user_id, connection_id, connection_type, created_at::float8 as created_at, count(*) over ()::int as total
+		from connections
+		where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')
+		order by created_at desc, user_id, connection_id
+		limit ${limit} offset ${offset}`
+	return { rows, total: rows[0]?.total ?? (await countAccepted(db, memberId)) }
+}
+
+async function countAccepted(db: Db, memberId: number): Promise<number> {
+	const [row] = await db`
+		select count(*)::int as n from connections
+		where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')`
+	return row.n
+}
+
+export async function listPending(db: Db, memberId: number, limit: number, offset: number) {
+	const rows = await db<(RequestRow & { total: number })[]>`
+		select request_by, request_to, connection_type, created_at::float8 as created_at,
+			updated_at::float8 as updated_at, count(*) over ()::int as total
+		from connection_requests
+		where request_to = ${memberId} or request_by = ${memberId}
+		order by created_at desc, request_by, request_to
+		limit ${limit} offset ${offset}`
+	return { rows, total: rows[0]?.total ?? (await countPending(db, memberId)) }
+}
+
+async function countPending(db: Db, memberId: number): Promise<number> {
+	const [row] = await db`
+		select count(*)::int as n from connection_requests where request_to = ${memberId} or request_by = ${memberId}`
+	return row.n
+}

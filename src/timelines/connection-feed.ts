@@ -1,0 +1,84 @@
+// The connection feed engine: `feed:{u<id>}:conn` holds the newest posts (score
+// created_at, at most 1,000) of everyone the user follows. Fan-out writes into it
+// only while `feed:{u<id>}:conn:live` exists; the marker lives 7 days from the last
+// read, so inactive users cost nothing and are rebuilt from Postgres on return.
+import { sql } from '../lib/db'
+import { keys } from '../lib/keys'
+import { log } from '../lib/log'
+import { redis } from '../lib/redis'
+import { connectionFeedFromDb, type FeedEntry, markFeedRead, postIdsOfAuthor, recentPostsOfAuthor } from './graph-repo'
+
+export const CONN_FEED_MAX = 1000
+export const MERGE_RECENT = 200
+export const LIVE_SECONDS = 7 * 86_400
+
+// ZADD then trim, only into a live feed: one round trip per follower, one slot ({u<id>}).
+redis.defineCommand('connFeedAdd', {
+	numberOfKeys: 2,
+	lua: `if redis.call('exists', KEYS[1]) == 0 then return 0 end
+redis.call('zadd', KEYS[2], ARGV[1], ARGV[2])
+if redis.call('zcard', KEYS[2]) > tonumber(ARGV[3]) then redis.call('zremrangebyrank', KEYS[2], 0, -tonumber(ARGV[3]) - 1) end
+return 1`,
+})
+
+type AddCommand = (live: string, feed: string, score: number, postId: string, max: number) => unknown
+export interface ConnFeedPipeline {
+	connFeedAdd: AddCommand
+}
+
+/** Queues the add of one post to one follower's feed on a pipeline. */
+export function queueAdd(pipeline: unknown, followerId: number, postId: string, score: number): void {
+	;(pipeline as ConnFeedPipeline).connFeedAdd(keys.connLive(followerId), keys.connFeed(followerId), score, postId, CONN_FEED_MAX)
+}
+
+async function addEntries(userId: number, entries: FeedEntry[]): Promise<void> {
+	if (entries.length === 0) return
+	const feed = keys.connFeed(userId)
+	const args = entries.flatMap((e) => [e.created_at, e.id])
+	await redis.multi().zadd(feed, ...args).zremrangebyrank(feed, 0, -CONN_FEED_MAX - 1).exec()
+}
+
+/** A new connection: the follower's live feed gets the author's recent posts now. */
+export async function followAuthor(followerId: number, authorId: number): Promise<void> {
+	try {
+		if (!(await redis.exists(keys.connLive(followerId)))) return
+		await addEntries(followerId, await recentPostsOfAuthor(sql, authorId, MERGE_RECENT))
+	} catch (error) {
+		// The feed is derived: dropping its marker makes the next read rebuild it.
+		log.error({ err: error, followerId, authorId }, 'connection feed merge failed')
+		await redis.del(keys.connLive(followerId)).catch(() => {})
+	}
+}
+
+/** A removed connection or a block: the author's posts leave the follower's feed. */
+export async function unfollowAuthor(followerId: number, authorId: number): Promise<void> {
+	try {
+		const ids = await redis.zrange(keys.connFeed(followerId), 0, -1)
+		const theirs = await postIdsOfAuthor(sql, authorId, ids)
+		if (theirs.length > 0) await redis.zrem(keys.connFeed(followerId), ...theirs)
+	} catch (error) {
+		log.error({ err: error, followerId, authorId }, 'connection feed removal failed')
+		await redis.del(keys.connLive(followerId), keys.connFeed(followerId)).catch(() => {})
+	}
+}
+
+/**
+ * Marks the feed live for 7 more days and rebuilds it from Postgres when it was not
+ * (new or inactive user). The marker is set before reading Postgres, so a fan-out
+ * running meanwhile writes into the new feed instead of being skipped.
+ */
+export async function ensureLiveFeed(userId: number, communityId: number): Promise<void> {
+	const previous = await redis.set(keys.connLive(userId), '1', 'EX', LIVE_SECONDS, 'GET')
+	if (previous !== null) return
+	await redis.del(keys.connFeed(userId))
+	await addEntries(userId, await connectionFeedFromDb(sql, userId, CONN_FEED_MAX))
+	await markFeedRead(sql, userId, communityId, Date.now())
+}
+
+/** A page of post ids, newest first, and the feed size. */
+export async function readConnectionFeed(userId: number, communityId: number, offset: number, limit: number) {
+	await ensureLiveFeed(userId, communityId)
+	const feed = keys.connFeed(userId)
+	const [ids, total] = await Promise.all([redis.zrevrange(feed, offset, offset + limit - 1), redis.zcard(feed)])
+	return { ids, total }
+}

@@ -1,0 +1,138 @@
+// Fan-out on write: a worker loop that adds each new post to the connection feed of
+// every follower of its author (and removes deleted posts). Jobs are Postgres rows
+// written in the post's own transaction (`enqueueFanOut`), claimed with a lease,
+// checkpointed after every batch, and retried after a crash or an error; ZADD and
+// ZREM are idempotent by member, so a replayed batch never adds a post twice.
+import { Histogram } from 'prom-client'
+import { type Db, sql } from '../lib/db'
+import { keys } from '../lib/keys'
+import { log } from '../lib/log'
+import { registry } from '../lib/metrics'
+import { redis } from '../lib/redis'
+import { queueAdd } from './connection-feed'
+import {
+	checkpointFanOutJob,
+	claimFanOutJob,
+	type FanOutJob,
+	failFanOutJob,
+	finishFanOutJob,
+	followersAfter,
+	insertFanOutJob,
+} from './graph-repo'
+
+const BATCH = 5000
+const LEASE_SECONDS = 30
+const MAX_ATTEMPTS = 10
+const IDLE_POLL_MS = 1000
+
+const fanOutLag = new Histogram({
+	name: 'feed_fanout_lag_seconds',
+	help: 'Time from enqueue of a fan-out job until every follower feed holds the post',
+	buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+	registers: [registry],
+})
+
+export interface FanOutPost {
+	id: string
+	community_id: number
+	user_id: number
+	visibility: string
+	created_at: number
+	is_deleted?: boolean
+}
+
+/** Call inside the transaction that creates a post: its connection fan-out is then as durable as the post. */
+export async function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
+	if (post.is_deleted || (post.visibility !== 'public' && post.visibility !== 'connections')) return
+	await insertFanOutJob(tx, { community_id: post.community_id, kind: 'add', post_id: post.id, author_id: post.user_id, score: post.created_at })
+}
+
+/** Call inside the transaction that deletes a post (or hides it from connections). */
+export async function enqueueFanOutRemoval(tx: Db, post: FanOutPost): Promise<void> {
+	await insertFanOutJob(tx, { community_id: post.community_id, kind: 'remove', post_id: post.id, author_id: post.user_id, score: post.created_at })
+}
+
+async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
+	const pipeline = redis.pipeline()
+	for (const follower of followers) {
+		if (job.kind === 'add') queueAdd(pipeline, follower, job.post_id, job.score)
+		else pipeline.zrem(keys.connFeed(follower), job.post_id)
+	}
+	const results = await pipeline.exec()
+	const failed = results?.find(([error]) => error)
+	if (failed) throw failed[0]
+}
+
+/** Runs one job from its checkpoint to the end. */
+export async function processFanOutJob(job: FanOutJob): Promise<void> {
+	const started = performance.now()
+	let cursor = job.cursor
+	let next = followersAfter(sql, job.author_id, cursor, BATCH)
+	for (;;) {
+		const followers = await next
+		if (followers.length === 0) break
+		cursor = followers[followers.length - 1]
+		// Read the next batch from Postgres while Redis takes this one.
+		next = followers.length === BATCH ? followersAfter(sql, job.author_id, cursor, BATCH) : Promise.resolve([])
+		await runBatch(job, followers)
+		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
+	}
+	await finishFanOutJob(sql, job.id)
+	fanOutLag.observe((performance.now() - started) / 1000)
+}
+
+/** Claims and runs jobs until none is due; returns how many ran. */
+export async function drainFanOut(): Promise<number> {
+	let ran = 0
+	for (;;) {
+		const job = await claimFanOutJob(sql, LEASE_SECONDS)
+		if (!job) return ran
+		try {
+			await processFanOutJob(job)
+		} catch (error) {
+			const giveUp = job.attempts >= MAX_ATTEMPTS
+			log.error({ err: error, jobId: job.id, attempts: job.attempts, giveUp }, 'fan-out job failed')
+			await failFanOutJob(sql, job.id, String(error), Math.min(2 ** job.attempts, 300), giveUp)
+		}
+		ran++
+	}
+}
+
+/** The worker loop: woken by NOTIFY at commit, polling every second for expired leases and retries. */
+export function startFanOutConsumer(concurrency = 2): () => Promise<void> {
+	let running = true
+	const sleepers = new Set<() => void>()
+	const nudge = () => {
+		for (const wake of sleepers) wake()
+	}
+	const listening = sql.listen('fanout', nudge).catch((error) => {
+		log.error({ err: error }, 'fan-out LISTEN failed; polling only')
+		return null
+	})
+	const runner = async () => {
+		while (running) {
+			try {
+				if ((await drainFanOut()) > 0) continue
+			} catch (error) {
+				log.error({ err: error }, 'fan-out loop error')
+			}
+			if (!running) break
+			await new Promise<void>((resolve) => {
+				const wake = () => {
+					clearTimeout(timer)
+					sleepers.delete(wake)
+					resolve()
+				}
+				const timer = setTimeout(wake, IDLE_POLL_MS)
+				sleepers.add(wake)
+			})
+		}
+	}
+	const runners = Array.from({ length: concurrency }, runner)
+	return async () => {
+		running = false
+		nudge()
+		await Promise.all(runners)
+		await (await listening)?.unlisten()
+	}
+}

@@ -1,0 +1,104 @@
+// SQL of the connection feed engine: followers of an author, posts of the people a
+// user follows, and the durable fan-out job queue.
+import type { Db } from '../lib/db'
+
+/** Posts that may enter connection feeds: undeleted and shared with connections. */
+export interface FeedEntry {
+	id: string
+	created_at: number
+}
+
+export async function followersAfter(db: Db, authorId: number, afterUserId: number, limit: number): Promise<number[]> {
+	const rows = await db<{ user_id: number }[]>`
+		select user_id from connections
+		where connection_id = ${authorId} and user_id > ${afterUserId}
+		order by user_id limit ${limit}`
+	return rows.map((r) => r.user_id)
+}
+
+export async function recentPostsOfAuthor(db: Db, authorId: number, limit: number): Promise<FeedEntry[]> {
+	return db<FeedEntry[]>`
+		select id, created_at::float8 as created_at from posts
+		where user_id = ${authorId} and not is_deleted and visibility in ('public', 'connections')
+		order by created_at desc limit ${limit}`
+}
+
+export async function postIdsOfAuthor(db: Db, authorId: number, ids: string[]): Promise<string[]> {
+	if (ids.length === 0) return []
+	const rows = await db<{ id: string }[]>`select id from posts where user_id = ${authorId} and id = any(${ids}::text[])`
+	return rows.map((r) => r.id)
+}
+
+/** The newest posts of everyone the user follows: a connection feed rebuilt from the source of truth. */
+export async function connectionFeedFromDb(db: Db, userId: number, limit: number, offset = 0): Promise<FeedEntry[]> {
+	return db<FeedEntry[]>`
+		select p.id, p.created_at::float8 as created_at
+		from connections c
+		join lateral (
+			select id, created_at from posts
+			where user_id = c.connection_id and not is_deleted and visibility in ('public', 'connections')
+			order by created_at desc limit ${limit + offset}
+		) p on true
+		where c.user_id = ${userId}
+		order by p.created_at desc, p.id desc limit ${limit} offset ${offset}`
+}
+
+export interface FanOutJob {
+	id: string
+	community_id: number
+	kind: 'add' | 'remove'
+	post_id: string
+	author_id: number
+	score: number
+	cursor: number
+	attempts: number
+}
+
+export async function insertFanOutJob(db: Db, job: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>): Promise<void> {
+	await db`
+		insert into fanout_jobs (community_id, kind, post_id, author_id, score)
+		values (${job.community_id}, ${job.kind}, ${job.post_id}, ${job.author_id}, ${job.score})`
+	// Delivered at commit, so the worker wakes only for jobs it can see.
+	await db`select pg_notify('fanout', '')`
+}
+
+/** Claims the oldest due job with a lease; a crashed worker's job is due again when its lease ends. */
+export async function claimFanOutJob(db: Db, leaseSeconds: number): Promise<FanOutJob | null> {
+	const [row] = await db<FanOutJob[]>`
+		update fanout_jobs set lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
+		where id = (
+			select id from fanout_jobs
+			where done_at is null and (lease_until is null or lease_until < now())
+			order by id limit 1 for update skip locked)
+		returning id::text, community_id, kind, post_id, author_id, score::float8 as score, cursor, attempts`
+	return row ?? null
+}
+
+/** Records progress and extends the lease; false when the lease was lost to another worker. */
+export async function checkpointFanOutJob(db: Db, id: string, cursor: number, leaseSeconds: number): Promise<void> {
+	await db`
+		update fanout_jobs set cursor = greatest(cursor, ${cursor}), lease_until = now() + make_interval(secs => ${leaseSeconds})
+		where id = ${id}`
+}
+
+export async function finishFanOutJob(db: Db, id: string): Promise<void> {
+	await db`update fanout_jobs set done_at = now(), lease_until = null where id = ${id}`
+}
+
+export async function failFanOutJob(db: Db, id: string, error: string, retryInSeconds: number, give_up: boolean): Promise<void> {
+	await db`
+		update fanout_jobs set last_error = ${error}, lease_until = now() + make_interval(secs => ${retryInSeconds}),
+			done_at = ${give_up ? db`now()` : null}
+		where id = ${id}`
+}
+
+export async function pendingFanOutJobs(db: Db): Promise<number> {
+	const [row] = await db`select count(*)::int as n from fanout_jobs where done_at is null`
+	return row.n
+}
+
+export async function markFeedRead(db: Db, userId: number, communityId: number, now: number): Promise<void> {
+	await db`
+		insert into feed_activity (user_id, community_id, last_read_at) values (${userId}, ${communityId}, ${now})
+		on conflict (user_id) do update set last_read_at = excluded.last_read_at`
+}
