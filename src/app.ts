@@ -11,8 +11,10 @@ import { limitIp } from './lib/rate-limit'
 import { dashboardModule } from './modules/dashboard'
 import { blocksModule } from './modules/blocks'
 import { connectionsModule } from './modules/connections'
+import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { membersModule } from './modules/members'
+import { postsModule } from './modules/posts'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
 import { settingsModule } from './modules/settings'
@@ -81,5 +83,7 @@ export const app = new Elysia()
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)
+	.use(postsModule)
+	.use(feedsModule)
 
 export type App = typeof app

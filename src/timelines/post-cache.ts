@@ -94,6 +94,8 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 		const gone = topicIds.filter((id) => !stillThere.has(id))
 		if (gone.length > 0) await redis.del(...gone.map((id) => keys.topicFeed(communityId, id)))
 		await refreshPosts(communityId, postIds)
+		// Again: a read racing the change may have re-filled the old state meanwhile.
+		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
 	})
 }
 

@@ -1,0 +1,37 @@
+// Feed query parameters: paging (defaults 1/20, page_size capped at 100), an optional
+// cursor, and id lists given as a comma list or a JSON array.
+import { t } from 'elysia'
+import { badRequest } from '../../lib/errors'
+
+export const MAX_PAGE_SIZE = 100
+const MAX_IDS = 50
+
+const IdList = t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Array(t.String({ maxLength: 100 }))]))
+
+export const FeedQuery = t.Object({
+	page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
+	page_size: t.Optional(t.Integer({ minimum: 1 })),
+	cursor: t.Optional(t.String({ maxLength: 200 })),
+	topic_ids: IdList,
+	widget_ids: IdList,
+})
+
+/** `a,b`, `["a","b"]` or a repeated parameter → distinct ids. */
+export function parseIdList(name: string, raw: string | string[] | undefined): string[] {
+	if (raw === undefined) return []
+	let items: unknown[] = Array.isArray(raw) ? raw : []
+	if (typeof raw === 'string') {
+		const trimmed = raw.trim()
+		if (trimmed.startsWith('[')) {
+			try {
+				items = JSON.parse(trimmed)
+			} catch {
+				throw badRequest(`${name} must be a comma-separated list or a JSON array`)
+			}
+			if (!Array.isArray(items)) throw badRequest(`${name} must be a comma-separated list or a JSON array`)
+		} else items = trimmed.split(',')
+	}
+	const ids = [...new Set(items.map((item) => String(item).trim()).filter(Boolean))]
+	if (ids.length > MAX_IDS) throw badRequest(`${name} may name at most ${MAX_IDS} ids`)
+	return ids
+}

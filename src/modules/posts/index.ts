@@ -1,0 +1,49 @@
+// Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post.
+import { Elysia, t } from 'elysia'
+import { authPlugin } from '../auth/plugin'
+import { CreatePostBody, DeletePostBody, EditPostBody, PageQuery, PostParams } from './model'
+import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
+
+const ok = <T>(data: T) => ({ success: true as const, error_message: null, data })
+const MAX_PAGE_SIZE = 100
+
+export const postsModule = new Elysia({ name: 'posts' })
+	.use(authPlugin)
+	.post('/feed/post', async ({ session, body }) => ok(await createPost(session, body)), {
+		auth: 'member',
+		body: CreatePostBody,
+		detail: { summary: 'Create a post (text, heading, back-dated created_at, topics, attachments)', tags: ['posts'] },
+	})
+	.get('/feed/post/:post_id', async ({ session, params }) => ok(await getPost(session, params.post_id)), {
+		auth: 'member',
+		params: PostParams,
+		detail: { summary: 'One post with its users, topics and widgets', tags: ['posts'] },
+	})
+	.put('/feed/post/:post_id', async ({ session, params, body }) => ok(await editPost(session, params.post_id, body)), {
+		auth: 'member',
+		params: PostParams,
+		body: EditPostBody,
+		detail: { summary: 'Edit a post (author only); marks it is_edited', tags: ['posts'] },
+	})
+	.delete(
+		'/feed/post/:post_id',
+		async ({ session, params, body }) =>
+			ok(await deletePost(session, params.post_id, body?.delete_reason ?? body?.reason ?? null)),
+		{
+			auth: 'member',
+			params: PostParams,
+			body: DeletePostBody,
+			detail: { summary: 'Soft-delete a post (author or CM); it leaves every feed at once', tags: ['posts'] },
+		},
+	)
+	.get(
+		'/feed/user/:uuid/post',
+		async ({ session, params, query }) =>
+			ok(await listUserPosts(session, params.uuid, query.page ?? 1, Math.min(query.page_size ?? 20, MAX_PAGE_SIZE))),
+		{
+			auth: 'member',
+			params: t.Object({ uuid: t.String({ maxLength: 100 }) }),
+			query: PageQuery,
+			detail: { summary: "A user's posts, newest first", tags: ['posts'] },
+		},
+	)

@@ -1,0 +1,50 @@
+// Request schemas of the post routes. Extra fields are ignored (clients send
+// temp_id, is_anonymous, camelCase twins), limits give 400 rather than a giant row.
+import { t } from 'elysia'
+
+export const MAX_TEXT = 10_000
+export const MAX_HEADING = 300
+
+export const Attachment = t.Object({
+	attachment_type: t.Integer({ minimum: 1, maximum: 100 }),
+	attachment_meta: t.Optional(t.Record(t.String(), t.Any())),
+})
+
+export type AttachmentInput = typeof Attachment.static
+
+const Visibility = t.Union([t.Literal('public'), t.Literal('connections'), t.Literal('private')])
+
+export const CreatePostBody = t.Object({
+	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
+	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
+	created_at: t.Optional(t.Integer({ minimum: 0 })),
+	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
+	attachments: t.Optional(t.Array(Attachment, { maxItems: 20 })),
+	visibility: t.Optional(Visibility),
+})
+
+export type CreatePostInput = typeof CreatePostBody.static
+
+export const EditPostBody = t.Object({
+	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
+	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
+	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
+	attachments: t.Optional(t.Array(Attachment, { maxItems: 20 })),
+	visibility: t.Optional(Visibility),
+})
+
+export type EditPostInput = typeof EditPostBody.static
+
+export const DeletePostBody = t.Optional(
+	t.Object({
+		delete_reason: t.Optional(t.String({ maxLength: 1000 })),
+		reason: t.Optional(t.String({ maxLength: 1000 })),
+	}),
+)
+
+export const PostParams = t.Object({ post_id: t.String({ maxLength: 64 }) })
+
+export const PageQuery = t.Object({
+	page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
+	page_size: t.Optional(t.Integer({ minimum: 1 })),
+})

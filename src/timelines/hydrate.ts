@@ -1,0 +1,73 @@
+// Turning post ids into the feed response for one viewer in a constant number of
+// Redis round trips: posts, viewer flags and blocks together, then the authors.
+// Reusable by every feed (universal, connection, personalised, user lists).
+import { getPosts, getUsers, viewerBlocks, viewerFlags } from './post-cache'
+import { type FeedPost, type FeedUser, presentFeedPost, presentFeedUser, type Viewer } from './present'
+import type { CachedPost, Visibility } from './repo'
+
+export interface VisibilityRules {
+	/** Visibilities shown to viewers other than the author (and CMs for private). Default: public only. */
+	visibilities?: Visibility[]
+	/** Keep posts whose topics are all disabled (a user's own post list does). */
+	keepHidden?: boolean
+}
+
+/** Whether the viewer may see the post in a feed built with these rules (blocks aside). */
+export function mayShow(post: CachedPost, viewer: Viewer, rules: VisibilityRules = {}): boolean {
+	if (post.is_deleted || post.community_id !== viewer.communityId) return false
+	if (post.hidden && !rules.keepHidden) return false
+	if (post.user_id === viewer.userId) return true
+	if (post.visibility === 'private') return viewer.isCm && (rules.visibilities ?? ['public']).includes('private')
+	return (rules.visibilities ?? ['public']).includes(post.visibility)
+}
+
+export interface Candidates {
+	posts: CachedPost[]
+	liked: Set<string>
+	saved: Set<string>
+}
+
+/** The posts of `ids` the viewer may see, in the order given (one round trip). */
+export async function loadCandidates(
+	viewer: Viewer,
+	ids: string[],
+	rules: VisibilityRules = {},
+	knownBlocks?: Set<number>,
+): Promise<Candidates> {
+	const [found, flags, blocked] = await Promise.all([
+		getPosts(viewer.communityId, ids),
+		viewerFlags(viewer.userId, ids),
+		knownBlocks ?? viewerBlocks(viewer.userId),
+	])
+	const posts: CachedPost[] = []
+	for (const id of ids) {
+		const post = found.get(id)
+		if (post && mayShow(post, viewer, rules) && !blocked.has(post.user_id)) posts.push(post)
+	}
+	return { posts, liked: flags.liked, saved: flags.saved }
+}
+
+export interface Hydrated {
+	posts: FeedPost[]
+	users: Record<string, FeedUser>
+}
+
+/** Presents candidates: fetches their authors (one round trip) and builds the users map keyed by uuid. */
+export async function present(viewer: Viewer, candidates: Candidates): Promise<Hydrated> {
+	const authorIds = [...new Set(candidates.posts.map((p) => p.user_id))]
+	const authors = await getUsers(viewer.communityId, authorIds)
+	const users: Record<string, FeedUser> = {}
+	for (const author of authors.values()) users[author.uuid] = presentFeedUser(author)
+	const posts = candidates.posts.map((post) =>
+		presentFeedPost(post, authors.get(post.user_id), viewer, {
+			isLiked: candidates.liked.has(post.id),
+			isSaved: candidates.saved.has(post.id),
+		}),
+	)
+	return { posts, users }
+}
+
+/** Post ids → `{ posts, users }` for the viewer, leaving out what it may not see. */
+export async function hydratePosts(viewer: Viewer, ids: string[], rules: VisibilityRules = {}): Promise<Hydrated> {
+	return present(viewer, await loadCandidates(viewer, ids, rules))
+}

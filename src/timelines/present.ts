@@ -1,0 +1,95 @@
+// The feed-response form of a post (SPEC "Post in feed responses" + DESIGN 3/5) with
+// the viewer's flags and menu, and of a user (the users map, keyed by uuid).
+import type { CachedPost, CachedUser } from './repo'
+
+export interface Viewer {
+	userId: number
+	communityId: number
+	isCm: boolean
+}
+
+/** The viewer of a request's session (structurally: no import of the auth module here). */
+export function viewerFromSession(session: { userId: number; communityId: number; role: string }): Viewer {
+	return { userId: session.userId, communityId: session.communityId, isCm: session.role === 'cm' || session.role === 'owner' }
+}
+
+export interface MenuItem {
+	id: number
+	title: string
+}
+
+const Menu = {
+	delete: { id: 1, title: 'Delete' },
+	pin: { id: 2, title: 'Pin' },
+	unpin: { id: 3, title: 'Unpin' },
+	report: { id: 4, title: 'Report' },
+	edit: { id: 5, title: 'Edit' },
+} as const
+
+/** Author: delete, pin/unpin, edit. CM: delete, pin/unpin, report. Anyone else: report. */
+export function postMenu(post: Pick<CachedPost, 'user_id' | 'is_pinned'>, viewer: Viewer): MenuItem[] {
+	const isAuthor = post.user_id === viewer.userId
+	const items: MenuItem[] = []
+	if (isAuthor || viewer.isCm) items.push(Menu.delete, post.is_pinned ? Menu.unpin : Menu.pin)
+	if (!isAuthor) items.push(Menu.report)
+	if (isAuthor) items.push(Menu.edit)
+	return items
+}
+
+export function presentFeedUser(user: CachedUser) {
+	return {
+		id: user.id,
+		name: user.name,
+		image_url: user.image_url,
+		user_unique_id: user.user_unique_id,
+		uuid: user.uuid,
+		custom_title: user.custom_title,
+		sdk_client_info: {
+			community: user.community_id,
+			user: user.id,
+			user_unique_id: user.user_unique_id,
+			uuid: user.uuid,
+		},
+		is_guest: user.is_guest,
+		is_deleted: user.is_deleted,
+	}
+}
+
+export type FeedUser = ReturnType<typeof presentFeedUser>
+
+export interface ViewerState {
+	isLiked: boolean
+	isSaved: boolean
+}
+
+export function presentFeedPost(post: CachedPost, author: CachedUser | undefined, viewer: Viewer, state: ViewerState) {
+	const uuid = author?.uuid ?? ''
+	return {
+		_id: post.id,
+		id: post.id,
+		heading: post.heading,
+		text: post.text,
+		attachments: post.attachments,
+		community_id: post.community_id,
+		user_id: uuid,
+		uuid,
+		visibility: post.visibility,
+		topics: post.topic_ids,
+		widget_ids: post.widget_ids,
+		is_pinned: post.is_pinned,
+		is_liked: state.isLiked,
+		is_saved: state.isSaved,
+		is_edited: post.is_edited,
+		is_deleted: post.is_deleted,
+		likes_count: post.likes_count,
+		comments_count: post.comments_count,
+		post_shared_count: post.post_shared_count,
+		impressions_count: post.impressions_count,
+		reach_count: post.reach_count,
+		menu_items: postMenu(post, viewer),
+		created_at: post.created_at,
+		updated_at: post.updated_at,
+	}
+}
+
+export type FeedPost = ReturnType<typeof presentFeedPost>

@@ -1,0 +1,112 @@
+// Reading a page of the universal feed (optionally by topics and/or widgets) from
+// the community's sorted sets. Several sets are merged here in the application
+// (never ZUNION across keys): the top N of each set, merged, is the top N of the
+// union. Topic AND widget filters: candidates from the topic sets, kept when a widget
+// set holds them (ZMSCORE). Per-viewer blocks are applied on the candidates; when
+// they thin a page out, N doubles and the sets are read again.
+import { badRequest } from '../lib/errors'
+import { keys } from '../lib/keys'
+import { redis } from '../lib/redis'
+import { resolveFilters } from './catalog'
+import { type Hydrated, loadCandidates, present } from './hydrate'
+import { getPosts, viewerBlocks } from './post-cache'
+import type { Viewer } from './present'
+
+export interface FeedQuery {
+	topicIds: string[]
+	widgetIds: string[]
+	page: number
+	pageSize: number
+	cursor?: string
+}
+
+export interface FeedPage extends Hydrated {
+	next_cursor: string | null
+}
+
+interface Entry {
+	id: string
+	score: number
+}
+
+export function encodeCursor(entry: Entry): string {
+	return Buffer.from(`${entry.score}:${entry.id}`).toString('base64url')
+}
+
+export function decodeCursor(cursor: string): Entry {
+	const [score, id] = Buffer.from(cursor, 'base64url').toString().split(':')
+	if (!id || !/^-?\d+(\.\d+)?$/.test(score ?? '')) throw badRequest('Invalid cursor')
+	return { score: Number(score), id }
+}
+
+/** Feed order: newest first; equal times by id, descending (as ZREVRANGE orders ties). */
+const before = (a: Entry, b: Entry) => a.score > b.score || (a.score === b.score && a.id > b.id)
+
+async function readTop(key: string, bound: Entry | null, n: number): Promise<Entry[]> {
+	const raw = await redis.zrevrangebyscore(key, bound ? bound.score : '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, n)
+	const entries: Entry[] = []
+	for (let i = 0; i < raw.length; i += 2) entries.push({ id: raw[i] as string, score: Number(raw[i + 1]) })
+	return entries
+}
+
+function mergeAfter(lists: Entry[][], bound: Entry | null): Entry[] {
+	const seen = new Set<string>()
+	const merged: Entry[] = []
+	for (const entry of lists.flat()) {
+		if (seen.has(entry.id) || (bound && !before(bound, entry))) continue
+		seen.add(entry.id)
+		merged.push(entry)
+	}
+	return merged.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+}
+
+async function inAnyOf(checkKeys: string[], entries: Entry[]): Promise<Entry[]> {
+	if (checkKeys.length === 0 || entries.length === 0) return entries
+	const ids = entries.map((e) => e.id)
+	const answers = await Promise.all(checkKeys.map((key) => redis.zmscore(key, ...ids)))
+	return entries.filter((_, i) => answers.some((scores) => scores[i] !== null))
+}
+
+export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<FeedPage> {
+	const c = viewer.communityId
+	const bound = query.cursor ? decodeCursor(query.cursor) : null
+	const offset = bound ? 0 : (query.page - 1) * query.pageSize
+	const want = offset + query.pageSize + 1
+	const requestedTopicKeys = query.topicIds.map((id) => keys.topicFeed(c, id))
+	const requestedWidgetKeys = query.widgetIds.map((id) => keys.widgetFeed(c, id))
+	const firstSources = requestedTopicKeys.length > 0 ? requestedTopicKeys : requestedWidgetKeys.length > 0 ? requestedWidgetKeys : [keys.universalFeed(c)]
+	// The filters, blocks and the first read of the sets go out together (one round trip).
+	const [filters, blocked, firstLists] = await Promise.all([
+		resolveFilters(c, query.topicIds, query.widgetIds),
+		viewerBlocks(viewer.userId),
+		Promise.all(firstSources.map((key) => readTop(key, bound, want))),
+	])
+	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0) return { posts: [], users: {}, next_cursor: null }
+	const enabled = new Set(filters.enabledTopicIds.map((id) => keys.topicFeed(c, id)))
+	const sources = requestedTopicKeys.length > 0 ? firstSources.filter((key) => enabled.has(key)) : firstSources
+	const checks = requestedTopicKeys.length > 0 ? requestedWidgetKeys : []
+
+	let n = want
+	let lists = firstLists.filter((_, i) => sources.includes(firstSources[i] as string))
+	let visible: Entry[] = []
+	for (;;) {
+		const merged = await inAnyOf(checks, mergeAfter(lists, bound))
+		visible = blocked.size === 0 ? merged : await withoutBlocked(c, merged, blocked)
+		const exhausted = lists.every((list) => list.length < n)
+		if (visible.length >= want || exhausted) break
+		n *= 2
+		lists = await Promise.all(sources.map((key) => readTop(key, bound, n)))
+	}
+	const page = visible.slice(offset, offset + query.pageSize)
+	const hydrated = await present(viewer, await loadCandidates(viewer, page.map((e) => e.id), {}, blocked))
+	const last = page.at(-1)
+	return { ...hydrated, next_cursor: visible.length > offset + query.pageSize && last ? encodeCursor(last) : null }
+}
+
+async function withoutBlocked(communityId: number, entries: Entry[], blocked: Set<number>): Promise<Entry[]> {
+	const posts = await getPosts(communityId, entries.map((e) => e.id))
+	return entries.filter((e) => {
+		const post = posts.get(e.id)
+		return post !== undefined && !blocked.has(post.user_id)
+	})
+}
