@@ -11,7 +11,8 @@ import { type Hydrated, hydratePosts, type VisibilityRules } from '../../timelin
 import { refreshPosts, viewerBlocks } from '../../timelines/post-cache'
 import { type Viewer, viewerFromSession } from '../../timelines/present'
 import type { Visibility } from '../../timelines/repo'
-import { isCm, type Session } from '../auth/plugin'
+import type { Session } from '../auth/plugin'
+import { findCurrentRole } from '../auth/repo'
 import { isConnected } from '../connections/repo'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
@@ -41,7 +42,11 @@ import { taggedUuids } from './tags'
 const FUTURE_SLACK_MS = 5 * 60_000
 const ALL: Visibility[] = ['public', 'connections', 'private']
 
-const viewerOf = (session: Session): Viewer => viewerFromSession(session)
+/** The viewer with its role as stored now (a CM grant applies without a new token). */
+async function viewerOf(session: Session): Promise<Viewer> {
+	const role = (await findCurrentRole(sql, session.userId)) ?? session.role
+	return viewerFromSession({ ...session, role })
+}
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
@@ -99,7 +104,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		await tagUsers(tx, c, id, [input.heading ?? '', text])
 	})
 	await refreshPosts(c, [id])
-	return postResponse(viewerOf(session), id, { visibilities: ALL, keepHidden: true })
+	return postResponse(await viewerOf(session), id, { visibilities: ALL, keepHidden: true })
 }
 
 /** `{post, users, topics, widgets}` for one post, or 404 when the viewer may not see it. */
@@ -134,7 +139,7 @@ async function livePost(communityId: number, postId: string, lock = false, db: D
 }
 
 export async function getPost(session: Session, postId: string) {
-	const viewer = viewerOf(session)
+	const viewer = await viewerOf(session)
 	const post = await livePost(viewer.communityId, postId)
 	return postResponse(viewer, postId, { visibilities: await visibilitiesFor(viewer, post.user_id), keepHidden: true })
 }
@@ -172,14 +177,15 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		return { topics: formerTopics, widgets: formerWidgets }
 	})
 	await refreshPosts(c, [postId], former.topics, former.widgets)
-	return postResponse(viewerOf(session), postId, { visibilities: ALL, keepHidden: true })
+	return postResponse(await viewerOf(session), postId, { visibilities: ALL, keepHidden: true })
 }
 
 export async function deletePost(session: Session, postId: string, reason: string | null) {
 	const c = session.communityId
+	const viewer = await viewerOf(session)
 	await sql.begin(async (tx) => {
 		const post = await livePost(c, postId, true, tx)
-		if (post.user_id !== session.userId && !isCm(session)) throw forbidden()
+		if (post.user_id !== session.userId && !viewer.isCm) throw forbidden()
 		await softDeletePost(tx, postId, session.userId, reason, Date.now())
 		await enqueueFanOutRemoval(tx, { id: postId, community_id: c, user_id: post.user_id, visibility: post.visibility, created_at: post.created_at })
 	})
@@ -188,7 +194,7 @@ export async function deletePost(session: Session, postId: string, reason: strin
 }
 
 export async function listUserPosts(session: Session, uuid: string, page: number, pageSize: number) {
-	const viewer = viewerOf(session)
+	const viewer = await viewerOf(session)
 	const author = isUuid(uuid) ? await findUserByUuid(sql, viewer.communityId, uuid) : null
 	if (!author) throw notFound('User')
 	if ((await viewerBlocks(viewer.userId)).has(author.id)) return { posts: [], users: {}, total_count: 0 }
