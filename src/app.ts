@@ -19,6 +19,7 @@ import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
 import { settingsModule } from './modules/settings'
 import { topicsModule } from './modules/topics'
+import { webhooksModule } from './modules/webhooks'
 import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
@@ -85,5 +86,6 @@ export const app = new Elysia()
 	.use(topicsModule)
 	.use(postsModule)
 	.use(feedsModule)
+	.use(webhooksModule)
 
 export type App = typeof app

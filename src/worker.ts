@@ -2,13 +2,14 @@
 // returns a stop function that finishes its in-flight work.
 import { Cron } from 'croner'
 import { jobs } from './jobs'
+import { startDelivery } from './events/engine'
 import { log } from './lib/log'
 import { startFanOutConsumer } from './timelines/fanout'
 
 export type Stop = () => Promise<void>
 
 /** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
-const loops: (() => Stop)[] = [() => startFanOutConsumer()]
+const loops: (() => Stop)[] = [() => startDelivery(), () => startFanOutConsumer()]
 
 export async function startWorker(): Promise<Stop> {
 	const crons = jobs.map(

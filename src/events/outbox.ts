@@ -1,5 +1,11 @@
 // The outbox: an event is a row written in the same transaction as the change that
-// caused it, so no event is lost to a crash between the change and its delivery.
+// caused it, together with one delivery row per active webhook of its type, so no
+// event is lost to a crash between the change and its delivery.
+//
+// Scheduling after commit needs nothing from callers: the same statement calls
+// pg_notify, which Postgres delivers only when (and if) the transaction commits. The
+// worker's relay (events/relay.ts) listens, moves the fresh rows into the Redis
+// schedule, and also sweeps for rows whose notification it missed.
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 
@@ -12,10 +18,24 @@ export interface NewEvent {
 	data: unknown
 }
 
+export const deliveriesChannel = 'webhook_deliveries'
+
+/** Writes the event and its deliveries inside `tx`; returns the event id. */
 export async function recordEvent(tx: Db, input: NewEvent): Promise<string> {
 	const id = newId()
+	const now = Date.now()
 	await tx`
-		insert into events (id, community_id, event, source, data, created_at)
-		values (${id}, ${input.communityId}, ${input.event}, ${input.source ?? 'feed'}, ${tx.json(input.data as never)}, ${Date.now()})`
+		with event as (
+			insert into events (id, community_id, event, source, data, created_at)
+			values (${id}, ${input.communityId}, ${input.event}, ${input.source ?? 'feed'}, ${tx.json(input.data as never)}, ${now})
+			returning id
+		), deliveries as (
+			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
+			select w.id, event.id, w.community_id, ${now}, ${now}, ${now}
+			from webhooks w, event
+			where w.community_id = ${input.communityId} and w.webhook_type = ${input.event} and w.is_active
+			returning 1
+		)
+		select pg_notify(${deliveriesChannel}, '') from (select 1 from deliveries limit 1) any_delivery`
 	return id
 }

@@ -1,0 +1,149 @@
+// SQL of the delivery engine: moving fresh deliveries into the schedule, loading what
+// an attempt needs, and recording each attempt's outcome. Outcome writes are guarded
+// by (status = 'pending', attempt = n - 1), so if two workers ever raced on one
+// attempt only the first record counts.
+import type { Sql } from 'postgres'
+import type { Db } from '../lib/db'
+import { newId } from '../lib/ids'
+
+export interface ScheduledRow {
+	id: string
+	webhook_id: string
+	due_at: number
+}
+
+/** Marks up to `limit` unscheduled pending deliveries as queued and returns them. */
+export function takeUnqueued(db: Db, limit: number) {
+	return db<ScheduledRow[]>`
+		update webhook_deliveries set queued = true, updated_at = ${Date.now()}
+		where id in (
+			select id from webhook_deliveries where status = 'pending' and not queued
+			order by id limit ${limit} for update skip locked)
+		returning id, webhook_id, due_at::float8 as due_at`
+}
+
+/** Pending deliveries already handed to Redis, in id order after `afterId`. */
+export function queuedPendingPage(db: Db, afterId: string, limit: number) {
+	return db<(ScheduledRow & { updated_at: number })[]>`
+		select id, webhook_id, due_at::float8 as due_at, updated_at::float8 as updated_at
+		from webhook_deliveries
+		where status = 'pending' and queued and id > ${afterId}
+		order by id limit ${limit}`
+}
+
+export interface AttemptRow {
+	id: string
+	webhook_id: string
+	event_id: string
+	status: string
+	attempt: number
+	url: string
+	sealed_secret: string
+	is_active: boolean
+	event: string
+	source: string
+	data: string
+	event_created_at: number
+}
+
+export function loadForAttempt(db: Db, ids: string[]) {
+	return db<AttemptRow[]>`
+		select d.id, d.webhook_id, d.event_id, d.status, d.attempt, w.url, w.sealed_secret, w.is_active,
+			e.event, e.source, e.data::text as data, e.created_at::float8 as event_created_at
+		from webhook_deliveries d
+		join webhooks w on w.id = d.webhook_id
+		join events e on e.id = d.event_id
+		where d.id in ${db(ids)}`
+}
+
+export interface Outcome {
+	deliveryId: string
+	webhookId: string
+	eventId: string
+	event: string
+	attempt: number
+	ok: boolean
+	statusCode: number | null
+	durationMs: number
+	error: string | null
+}
+
+function attemptValues(outcome: Outcome, now: number) {
+	return {
+		id: newId(),
+		delivery_id: outcome.deliveryId,
+		webhook_id: outcome.webhookId,
+		event_id: outcome.eventId,
+		event: outcome.event,
+		attempt: outcome.attempt,
+		status: outcome.ok ? 'delivered' : 'failed',
+		status_code: outcome.statusCode,
+		duration_ms: outcome.durationMs,
+		error: outcome.error,
+		created_at: now,
+	}
+}
+
+/**
+ * Records a delivered attempt, or a failed one with its retry due at `retryAt`.
+ * A failure for a webhook that was deactivated meanwhile discards the delivery.
+ * Returns the delivery's new status, or null when another worker recorded it first.
+ */
+export async function recordAttempt(db: Db, outcome: Outcome, retryAt: number | null): Promise<string | null> {
+	const now = Date.now()
+	const next = outcome.ok ? 'delivered' : 'pending'
+	const a = attemptValues(outcome, now)
+	const rows = await db`
+		with updated as (
+			update webhook_deliveries d
+			set attempt = ${outcome.attempt}, updated_at = ${now}, due_at = ${retryAt ?? now},
+				status = case when ${next}::text = 'pending' and not w.is_active then 'discarded' else ${next}::text end
+			from webhooks w
+			where d.id = ${outcome.deliveryId} and w.id = d.webhook_id
+				and d.status = 'pending' and d.attempt = ${outcome.attempt - 1}
+			returning d.id, d.status
+		), logged as (
+			insert into webhook_attempts (id, delivery_id, webhook_id, event_id, event, attempt, status, status_code, duration_ms, error, created_at)
+			select ${a.id}, ${a.delivery_id}, ${a.webhook_id}, ${a.event_id}, ${a.event}, ${a.attempt}::int, ${a.status},
+				${a.status_code}::int, ${a.duration_ms}::int, ${a.error}::text, ${a.created_at}::bigint
+			from updated
+		)
+		select status from updated`
+	return rows.length === 0 ? null : (rows[0].status as string)
+}
+
+/**
+ * The last retry failed: log it, fail the delivery, deactivate the webhook with the
+ * reason, and discard its other pending deliveries. Returns the discarded ids, or
+ * null when another worker recorded this attempt first.
+ */
+export function recordExhausted(sql: Sql, outcome: Outcome, reason: string) {
+	const now = Date.now()
+	return sql.begin(async (tx) => {
+		const [failed] = await tx`
+			update webhook_deliveries set status = 'failed', attempt = ${outcome.attempt}, updated_at = ${now}
+			where id = ${outcome.deliveryId} and status = 'pending' and attempt = ${outcome.attempt - 1}
+			returning id`
+		if (!failed) return null
+		await tx`insert into webhook_attempts ${tx(attemptValues(outcome, now))}`
+		await tx`
+			update webhooks set is_active = false, deactivated_at = ${now}, deactivation_reason = ${reason}, updated_at = ${now}
+			where id = ${outcome.webhookId} and is_active`
+		return discardPending(tx, outcome.webhookId, now)
+	})
+}
+
+/** Discards every pending delivery of a webhook; returns their Redis members' ids. */
+export async function discardPending(db: Db, webhookId: string, now = Date.now()): Promise<string[]> {
+	const rows = await db`
+		update webhook_deliveries set status = 'discarded', updated_at = ${now}
+		where webhook_id = ${webhookId} and status = 'pending'
+		returning id`
+	return rows.map((r) => r.id as string)
+}
+
+export async function discardDelivery(db: Db, deliveryId: string): Promise<void> {
+	await db`
+		update webhook_deliveries set status = 'discarded', updated_at = ${Date.now()}
+		where id = ${deliveryId} and status = 'pending'`
+}

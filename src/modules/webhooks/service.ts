@@ -1,0 +1,133 @@
+// Webhook registrations (CM or owner): create with a fresh whsec_ secret, list, read,
+// update (reactivation clears the failure state), delete, the attempt log and replay.
+// URLs pass the SSRF check here and again before every delivery (events/deliver.ts).
+import { config } from '../../config'
+import { discardPending } from '../../events/repo'
+import { member, unschedule } from '../../events/queue'
+import { newWebhookSecret } from '../../events/signing'
+import { RefusedUrlError, parseAllowList, parseWebhookUrl, resolveTarget } from '../../events/ssrf'
+import { encrypt } from '../../lib/crypto'
+import { sql } from '../../lib/db'
+import { badRequest, conflict, notFound } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import type { Session } from '../auth/plugin'
+import type { CreateWebhook, DeliveryStatus, UpdateWebhook } from './model'
+import { presentDelivery, presentWebhook } from './present'
+import {
+	countEventsInRange,
+	deleteWebhook,
+	findWebhook,
+	insertReplay,
+	insertWebhook,
+	listDeliveryLog,
+	listWebhooks,
+	updateWebhook,
+	type WebhookChanges,
+	type WebhookRow,
+} from './repo'
+
+const allowList = parseAllowList(config.webhookAllowedCidrs)
+const replayLimit = 10_000
+
+async function checkUrl(raw: string): Promise<string> {
+	try {
+		const url = parseWebhookUrl(raw.trim())
+		await resolveTarget(url, allowList)
+		return url.toString()
+	} catch (error) {
+		if (error instanceof RefusedUrlError) throw badRequest(error.message)
+		throw error
+	}
+}
+
+async function ownWebhook(session: Session, id: string): Promise<WebhookRow> {
+	const hook = await findWebhook(sql, session.communityId, id)
+	if (!hook) throw notFound('Webhook')
+	return hook
+}
+
+export async function createWebhook(session: Session, body: CreateWebhook) {
+	const url = await checkUrl(body.url)
+	const secret = newWebhookSecret()
+	const now = Date.now()
+	const created = await insertWebhook(sql, {
+		id: newId(),
+		community_id: session.communityId,
+		webhook_type: body.webhook_type,
+		url,
+		sealed_secret: encrypt(secret),
+		is_active: body.is_active ?? true,
+		created_at: now,
+	})
+	if (!created) throw conflict(`A ${body.webhook_type} webhook for this url already exists`)
+	return { webhook: { ...presentWebhook(created), secret } }
+}
+
+export async function listCommunityWebhooks(session: Session) {
+	return { webhooks: (await listWebhooks(sql, session.communityId)).map(presentWebhook) }
+}
+
+export async function getWebhook(session: Session, id: string) {
+	return { webhook: presentWebhook(await ownWebhook(session, id)) }
+}
+
+async function forgetPending(webhookId: string, db = sql) {
+	const discarded = await discardPending(db, webhookId)
+	await unschedule(discarded.map((id) => member(webhookId, id)))
+}
+
+export async function editWebhook(session: Session, id: string, body: UpdateWebhook) {
+	const hook = await ownWebhook(session, id)
+	const changes: WebhookChanges = {}
+	if (body.url !== undefined) changes.url = await checkUrl(body.url)
+	if (body.webhook_type !== undefined) changes.webhook_type = body.webhook_type
+	if (body.is_active === true) Object.assign(changes, { is_active: true, deactivated_at: null, deactivation_reason: null })
+	if (body.is_active === false && hook.is_active) {
+		Object.assign(changes, { is_active: false, deactivated_at: Date.now(), deactivation_reason: `Deactivated by ${session.uuid}` })
+	}
+	let updated: WebhookRow | null
+	try {
+		updated = Object.keys(changes).length > 0 ? await updateWebhook(sql, session.communityId, id, changes) : hook
+	} catch (error) {
+		if ((error as { code?: string }).code === '23505') throw conflict('A webhook of this type for this url already exists')
+		throw error
+	}
+	if (!updated) throw notFound('Webhook')
+	// A webhook switched off receives nothing more, as when retries run out.
+	if (changes.is_active === false) await forgetPending(id)
+	return { webhook: presentWebhook(updated) }
+}
+
+export async function removeWebhook(session: Session, id: string) {
+	await ownWebhook(session, id)
+	await forgetPending(id)
+	if (!(await deleteWebhook(sql, session.communityId, id))) throw notFound('Webhook')
+	return { webhook_id: id, deleted: true }
+}
+
+export async function webhookDeliveries(session: Session, id: string, query: { status?: DeliveryStatus; page: number; page_size: number }) {
+	await ownWebhook(session, id)
+	const rows = await listDeliveryLog(sql, id, query.status, query.page_size, (query.page - 1) * query.page_size)
+	let total = rows[0]?.total_count
+	// Past the last page the window function has no row to ride on; count separately.
+	if (total === undefined) total = query.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
+	return { deliveries: rows.map(presentDelivery), total_count: total, page: query.page, page_size: query.page_size }
+}
+
+function instant(value: number | string, field: string): number {
+	const ms = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Date.parse(value)
+	if (!Number.isFinite(ms)) throw badRequest(`${field} must be epoch milliseconds or an ISO 8601 date`)
+	return ms
+}
+
+export async function replayWebhook(session: Session, id: string, body: { since: number | string; until?: number | string }) {
+	const hook = await ownWebhook(session, id)
+	if (!hook.is_active) throw conflict('Webhook is inactive; set is_active to true before replaying')
+	const since = instant(body.since, 'since')
+	const until = body.until === undefined ? Date.now() : instant(body.until, 'until')
+	if (since > until) throw badRequest('since must not be after until')
+	const count = await countEventsInRange(sql, hook, since, until)
+	if (count > replayLimit) throw badRequest(`The range holds ${count} events; replay at most ${replayLimit} at a time`)
+	const replayed = count === 0 ? 0 : await insertReplay(sql, hook, since, until)
+	return { webhook_id: id, replayed, since, until }
+}
