@@ -12,6 +12,7 @@ import { dashboardModule } from './modules/dashboard'
 import { blocksModule } from './modules/blocks'
 import { connectionsModule } from './modules/connections'
 import { feedsModule } from './modules/feeds'
+import { graphFeedsModule } from './modules/graph-feeds'
 import { healthModule } from './modules/health'
 import { membersModule } from './modules/members'
 import { postsModule } from './modules/posts'
@@ -79,6 +80,7 @@ export const app = new Elysia()
 	.use(settingsModule)
 	.use(connectionsModule)
 	.use(blocksModule)
+	.use(graphFeedsModule)
 	.use(dashboardModule)
 	.use(membersModule)
 	.use(projectsModule)

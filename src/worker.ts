@@ -5,11 +5,12 @@ import { jobs } from './jobs'
 import { startDelivery } from './events/engine'
 import { log } from './lib/log'
 import { startFanOutConsumer } from './timelines/fanout'
+import { startRecomputeConsumer } from './timelines/recompute'
 
 export type Stop = () => Promise<void>
 
 /** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
-const loops: (() => Stop)[] = [() => startDelivery(), () => startFanOutConsumer()]
+const loops: (() => Stop)[] = [() => startDelivery(), () => startFanOutConsumer(), () => startRecomputeConsumer()]
 
 export async function startWorker(): Promise<Stop> {
 	const crons = jobs.map(

@@ -1,0 +1,116 @@
+// SQL of the personalised feed: the viewer's affinities and the ranked candidates.
+import type { Db } from '../lib/db'
+
+export interface Candidate {
+	id: string
+	user_id: number
+	created_at: number
+	likes_count: number
+	comments_count: number
+	post_shared_count: number
+	reach_count: number
+	is_pinned: boolean
+	is_connection: boolean
+	topic_ids: string[]
+}
+
+/** Weight per author of the viewer's likes (1) and comments (2) since `since`. */
+export async function authorAffinity(db: Db, userId: number, since: number): Promise<Record<string, number>> {
+	const rows = await db<{ author: number; weight: number }[]>`
+		select author, sum(w)::float8 as weight from (
+			select p.user_id as author, 1 as w from post_likes l join posts p on p.id = l.post_id
+			where l.user_id = ${userId} and l.created_at > ${since} and p.user_id <> ${userId}
+			union all
+			select p.user_id, 2 from comments c join posts p on p.id = c.post_id
+			where c.user_id = ${userId} and c.created_at > ${since} and p.user_id <> ${userId}
+		) x group by author`
+	return Object.fromEntries(rows.map((r) => [String(r.author), r.weight]))
+}
+
+/** Weight per topic of the viewer's likes (1), comments (2) and own posts (2) since `since`. */
+export async function topicAffinity(db: Db, userId: number, since: number): Promise<Record<string, number>> {
+	const rows = await db<{ topic_id: string; weight: number }[]>`
+		select pt.topic_id, sum(w)::float8 as weight from (
+			select l.post_id, 1 as w from post_likes l where l.user_id = ${userId} and l.created_at > ${since}
+			union all
+			select c.post_id, 2 from comments c where c.user_id = ${userId} and c.created_at > ${since}
+			union all
+			select p.id, 2 from posts p where p.user_id = ${userId} and p.created_at > ${since} and not p.is_deleted
+		) x join post_topics pt on pt.post_id = x.post_id group by pt.topic_id`
+	return Object.fromEntries(rows.map((r) => [r.topic_id, r.weight]))
+}
+
+/**
+ * Candidates: the community's recent posts, the recent posts of the people the viewer
+ * follows, and the newest posts of the viewer's favourite topics — each undeleted,
+ * visible to the viewer, not hidden by a block or by all-disabled topics.
+ */
+export async function personalisedCandidates(
+	db: Db,
+	userId: number,
+	communityId: number,
+	since: number,
+	favouriteTopicIds: string[],
+	limit: number,
+): Promise<Candidate[]> {
+	return db<Candidate[]>`
+		with pool as (
+			(select id from posts where community_id = ${communityId} and not is_deleted and created_at > ${since}
+				order by created_at desc limit ${limit})
+			union
+			(select id from posts where user_id in (select connection_id from connections where user_id = ${userId})
+				and not is_deleted order by created_at desc limit ${Math.ceil(limit / 4)})
+			union
+			(select pt.post_id from post_topics pt join posts p3 on p3.id = pt.post_id
+				where pt.topic_id = any(${favouriteTopicIds}::text[]) and not p3.is_deleted
+				order by p3.created_at desc limit ${Math.ceil(limit / 4)})
+		)
+		select p.id, p.user_id, p.created_at::float8 as created_at, p.likes_count, p.comments_count,
+			p.post_shared_count, p.reach_count, p.is_pinned,
+			exists (select 1 from connections c where c.user_id = ${userId} and c.connection_id = p.user_id) as is_connection,
+			coalesce((select array_agg(pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids
+		from posts p join pool on pool.id = p.id
+		where p.community_id = ${communityId}
+			and (p.visibility = 'public' or (p.visibility = 'connections' and (p.user_id = ${userId}
+				or exists (select 1 from connections c where c.user_id = ${userId} and c.connection_id = p.user_id))))
+			and not exists (select 1 from blocks b
+				where (b.blocker_id = ${userId} and b.blocked_id = p.user_id) or (b.blocker_id = p.user_id and b.blocked_id = ${userId}))
+			and not (exists (select 1 from post_topics pt where pt.post_id = p.id)
+				and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id and t.is_enabled))`
+}
+
+export async function enabledTopicIdsByNames(db: Db, communityId: number, names: string[]): Promise<string[]> {
+	if (names.length === 0) return []
+	const rows = await db<{ id: string }[]>`
+		select id from topics
+		where community_id = ${communityId} and is_enabled and lower(name) = any(${names.map((n) => n.toLowerCase())}::text[])`
+	return rows.map((r) => r.id)
+}
+
+export async function postIdsInAnyTopic(db: Db, postIds: string[], topicIds: string[]): Promise<Set<string>> {
+	if (postIds.length === 0 || topicIds.length === 0) return new Set()
+	const rows = await db<{ post_id: string }[]>`
+		select distinct post_id from post_topics
+		where post_id = any(${postIds}::text[]) and topic_id = any(${topicIds}::text[])`
+	return new Set(rows.map((r) => r.post_id))
+}
+
+export async function recordRecompute(db: Db, userId: number, communityId: number, now: number): Promise<void> {
+	await db`
+		insert into feed_activity (user_id, community_id, last_read_at, recomputed_at) values (${userId}, ${communityId}, ${now}, ${now})
+		on conflict (user_id) do update set recomputed_at = excluded.recomputed_at`
+}
+
+/** Users who read a feed since `since` (the recompute job's population), in id batches. */
+export async function activeUsersAfter(db: Db, since: number, afterId: number, limit: number) {
+	return db<{ user_id: number; community_id: number }[]>`
+		select user_id, community_id from feed_activity
+		where last_read_at > ${since} and user_id > ${afterId} order by user_id limit ${limit}`
+}
+
+export async function usersAfter(db: Db, communityId: number | null, afterId: number, limit: number) {
+	return db<{ user_id: number; community_id: number }[]>`
+		select id as user_id, community_id from users
+		where not is_deleted and id > ${afterId} ${communityId === null ? db`` : db`and community_id = ${communityId}`}
+		order by id limit ${limit}`
+}

@@ -1,0 +1,72 @@
+// Recomputing personalised feeds in bulk: the queue behind `should_recompute`, the
+// croner job over users active in the last 24 hours, and scripts/recompute.ts.
+import { sql } from '../lib/db'
+import { keys } from '../lib/keys'
+import { log } from '../lib/log'
+import { redis } from '../lib/redis'
+import { recomputePersonalised } from './personalised'
+import { activeUsersAfter, usersAfter } from './personalised-repo'
+
+const BATCH = 500
+const POLL_MS = 250
+
+type Page = (afterId: number, limit: number) => Promise<{ user_id: number; community_id: number }[]>
+
+async function recomputeAll(page: Page): Promise<number> {
+	let after = 0
+	let done = 0
+	for (;;) {
+		const users = await page(after, BATCH)
+		for (const u of users) {
+			try {
+				await recomputePersonalised(u.user_id, u.community_id)
+				done++
+			} catch (error) {
+				log.error({ err: error, userId: u.user_id }, 'personalised recompute failed')
+			}
+		}
+		if (users.length < BATCH) return done
+		after = users[users.length - 1]!.user_id
+	}
+}
+
+/** Users who read a feed in the last 24 hours (the RECOMPUTE_CRON job). */
+export const recomputeActiveUsers = (now = Date.now()) =>
+	recomputeAll((after, limit) => activeUsersAfter(sql, now - 86_400_000, after, limit))
+
+/** Every user of one community, or of all communities (`null`). */
+export const recomputeCommunity = (communityId: number | null) =>
+	recomputeAll((after, limit) => usersAfter(sql, communityId, after, limit))
+
+/** Takes queued users (`should_recompute=true`) and recomputes them, a few at a time. */
+export async function drainRecomputeQueue(): Promise<number> {
+	const members = (await redis.spop(keys.recomputeQueue(), 50)) as string[]
+	for (const member of members) {
+		const [communityId, userId] = member.split(':').map(Number)
+		try {
+			await recomputePersonalised(userId!, communityId!)
+		} catch (error) {
+			log.error({ err: error, member }, 'queued recompute failed')
+		}
+	}
+	return members.length
+}
+
+export function startRecomputeConsumer(): () => Promise<void> {
+	let running = true
+	const loop = (async () => {
+		while (running) {
+			let n = 0
+			try {
+				n = await drainRecomputeQueue()
+			} catch (error) {
+				log.error({ err: error }, 'recompute queue error')
+			}
+			if (n === 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+		}
+	})()
+	return async () => {
+		running = false
+		await loop
+	}
+}
