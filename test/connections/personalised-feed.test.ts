@@ -1,0 +1,151 @@
+import { describe, expect, test } from 'bun:test'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
+import { drainFanOut } from '../../src/timelines/fanout'
+import { drainRecomputeQueue } from '../../src/timelines/recompute'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { api } from '../support/http'
+import { connect, enableConnections } from './helpers'
+
+// Each test gets its own community: the personalised feed ranks the whole community.
+async function setup(): Promise<{ community: TestCommunity; viewer: TestUser; cm: TestUser }> {
+	const community = await newCommunity('personalised')
+	await enableConnections(community)
+	return { community, viewer: await newUser(community), cm: await newUser(community, { role: 'cm' }) }
+}
+
+async function post(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
+	const reply = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello', ...body } })
+	expect(reply.status).toBe(200)
+	return reply.body.data.post._id
+}
+
+async function read(viewer: TestUser, query = '') {
+	const reply = await api('GET', `/feed/personalised${query}`, { token: viewer.token })
+	expect(reply.status).toBe(200)
+	expect(reply.body.success).toBe(true)
+	return reply.body.data as { posts: any[]; users: Record<string, any>; total_count: number }
+}
+const order = async (viewer: TestUser, query = '') => (await read(viewer, query)).posts.map((p) => p._id)
+
+const hoursAgo = (h: number) => Date.now() - h * 3_600_000
+
+describe('GET /feed/personalised', () => {
+	test('posts carry user, the users map and total_count; defaults page 1 / 20', async () => {
+		const { community, viewer } = await setup()
+		const author = await newUser(community, { name: 'Author' })
+		const ids: string[] = []
+		for (let i = 0; i < 22; i++) ids.push(await post(author, { created_at: hoursAgo(22 - i) }))
+		const data = await read(viewer)
+		expect(data.total_count).toBe(22)
+		expect(data.posts).toHaveLength(20)
+		expect(data.posts[0]).toMatchObject({ _id: ids[21], user_id: author.uuid, is_liked: false, is_saved: false })
+		expect(data.posts[0].user).toMatchObject({ uuid: author.uuid, name: 'Author' })
+		expect(data.posts[0].menu_items).toBeArray()
+		expect(Object.keys(data.users)).toEqual([author.uuid])
+		expect(await order(viewer, '?page=2&page_size=20')).toEqual([ids[1], ids[0]])
+	})
+
+	test('inclusion and exclusion: visibility, connections, blocks, deleted posts, disabled topics', async () => {
+		const { community, viewer, cm } = await setup()
+		const [friend, stranger, blocker, blocked] = await Promise.all([1, 2, 3, 4].map(() => newUser(community)))
+		await connect(viewer, friend)
+		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Soon off'] } })).body.topics[0].id
+		const pub = await post(stranger)
+		const friendsOnly = await post(friend, { visibility: 'connections' })
+		const strangersOnly = await post(stranger, { visibility: 'connections' })
+		const privatePost = await post(stranger, { visibility: 'private' })
+		const fromBlocker = await post(blocker)
+		const fromBlocked = await post(blocked)
+		const deleted = await post(stranger)
+		const inTopic = await post(stranger, { topic_ids: [topic] })
+		await api('PUT', `/user/${blocker.uuid}/block`, { token: blocker.token, body: { uuid: viewer.uuid, shouldBlock: true } })
+		await api('PUT', `/user/${viewer.uuid}/block`, { token: viewer.token, body: { uuid: blocked.uuid, shouldBlock: true } })
+		await api('DELETE', `/feed/post/${deleted}`, { token: stranger.token })
+		await api('PUT', `/feed/topic/${topic}`, { token: cm.token, body: { is_enabled: false } })
+		await drainFanOut()
+		const seen = await order(viewer, '?should_reorder=true')
+		expect(seen.sort()).toEqual([pub, friendsOnly].sort())
+		for (const hidden of [strangersOnly, privatePost, fromBlocker, fromBlocked, deleted, inTopic]) expect(seen).not.toContain(hidden)
+	})
+
+	test('fresh posts appear without a recompute; should_reorder re-ranks after engagement', async () => {
+		const { community, viewer } = await setup()
+		const author = await newUser(community)
+		const older = await post(author, { text: 'older', created_at: hoursAgo(3) })
+		const newer = await post(author, { text: 'newer', created_at: hoursAgo(1) })
+		expect(await order(viewer)).toEqual([newer, older])
+		const computedAt = Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))
+
+		const fresh = await post(author, { text: 'fresh' })
+		expect(await order(viewer)).toEqual([fresh, newer, older])
+		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBe(computedAt)
+
+		const fans = await Promise.all([1, 2, 3, 4, 5, 6].map(() => newUser(community)))
+		for (const fan of fans) expect((await api('PUT', `/feed/post/${older}/like`, { token: fan.token })).status).toBe(200)
+		// Stored scores are kept until a recompute...
+		expect(await order(viewer)).toEqual([fresh, newer, older])
+		// ...which should_reorder runs before reading.
+		const reordered = await order(viewer, '?should_reorder=true')
+		expect(reordered.indexOf(older)).toBeLessThan(reordered.indexOf(newer))
+		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(computedAt)
+		// A deletion shows at once, without a recompute.
+		await api('DELETE', `/feed/post/${fresh}`, { token: author.token })
+		expect(await order(viewer)).not.toContain(fresh)
+	})
+
+	test('should_recompute queues a background recompute and answers at once', async () => {
+		const { community, viewer } = await setup()
+		const author = await newUser(community)
+		await post(author)
+		await read(viewer)
+		const before = Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))
+		await Bun.sleep(5)
+		const data = await read(viewer, '?should_recompute=true')
+		expect(data.posts).toHaveLength(1)
+		expect(await redis.sismember(keys.recomputeQueue(), `${community.communityId}:${viewer.id}`)).toBe(1)
+		await drainRecomputeQueue()
+		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(before)
+	})
+
+	test('connections and author affinity lift posts', async () => {
+		const { community, viewer } = await setup()
+		const [friend, liked, other] = await Promise.all([1, 2, 3].map(() => newUser(community)))
+		await connect(viewer, friend)
+		const likedOld = await post(liked, { created_at: hoursAgo(10) })
+		await api('PUT', `/feed/post/${likedOld}/like`, { token: viewer.token })
+		const a = await post(other, { created_at: hoursAgo(2) })
+		const b = await post(friend, { created_at: hoursAgo(2.5) })
+		const c = await post(liked, { created_at: hoursAgo(2.5) })
+		const ranked = await order(viewer, '?should_reorder=true')
+		expect(ranked.indexOf(b)).toBeLessThan(ranked.indexOf(a))
+		expect(ranked.indexOf(c)).toBeLessThan(ranked.indexOf(a))
+	})
+
+	test('topics filter: comma-separated names, case-insensitive; unknown names give an empty page', async () => {
+		const { community, viewer, cm } = await setup()
+		const author = await newUser(community)
+		const created = await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Cooking', 'Travel', 'Music'] } })
+		const [cooking, travel, music] = created.body.topics.map((t: any) => t.id)
+		const p1 = await post(author, { topic_ids: [cooking] })
+		const p2 = await post(author, { topic_ids: [travel] })
+		await post(author, { topic_ids: [music] })
+		await post(author)
+		expect(await order(viewer, '?topics=cooking')).toEqual([p1])
+		const both = await read(viewer, '?topics=Cooking,%20TRAVEL')
+		expect(both.posts.map((p) => p._id)).toEqual([p2, p1])
+		expect(both.total_count).toBe(2)
+		const none = await read(viewer, '?topics=Nope')
+		expect(none).toMatchObject({ posts: [], total_count: 0 })
+		expect((await read(viewer)).total_count).toBe(4)
+	})
+
+	test('bad query values are 400', async () => {
+		const { viewer } = await setup()
+		for (const q of ['?page=0', '?page_size=1000', '?should_reorder=maybe']) {
+			const reply = await api('GET', `/feed/personalised${q}`, { token: viewer.token })
+			expect(reply.status).toBe(400)
+			expect(reply.body.success).toBe(false)
+		}
+	})
+})
