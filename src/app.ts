@@ -8,9 +8,11 @@ import { AppError } from './lib/errors'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
+import { commentsModule } from './modules/comments'
 import { dashboardModule } from './modules/dashboard'
 import { blocksModule } from './modules/blocks'
 import { connectionsModule } from './modules/connections'
+import { engagementModule } from './modules/engagement'
 import { feedsModule } from './modules/feeds'
 import { graphFeedsModule } from './modules/graph-feeds'
 import { healthModule } from './modules/health'
@@ -87,6 +89,8 @@ export const app = new Elysia()
 	.use(widgetsModule)
 	.use(topicsModule)
 	.use(postsModule)
+	.use(engagementModule)
+	.use(commentsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
 

@@ -1,10 +1,11 @@
-// The feed engine's view of topic changes: disabling, enabling or deleting a topic
-// changes which cached posts are hidden. Kept in one place so the service stays plain.
+// The feed engine's view of topic changes: enabling, disabling or deleting a topic
+// changes which posts every feed shows. Called after the change has committed.
+import { refreshPosts, topicsChanged as replaceTopicPosts } from '../../timelines/post-cache'
+
 export type TopicChange = 'enabled' | 'disabled' | 'deleted'
 
-export async function topicsChanged(
-	_communityId: number,
-	_topicIds: string[],
-	_change: TopicChange,
-	_postIds: string[],
-): Promise<void> {}
+export async function topicsChanged(communityId: number, topicIds: string[], change: TopicChange, postIds: string[]) {
+	await replaceTopicPosts(communityId, topicIds)
+	// A deleted topic's links are gone from Postgres; re-place the posts that had it.
+	if (change === 'deleted' && postIds.length > 0) await refreshPosts(communityId, postIds)
+}

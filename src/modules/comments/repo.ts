@@ -1,0 +1,143 @@
+// Comments and comment likes: SQL only. Counters (posts.comments_count, a parent's
+// comments_count, likes_count) move in the same transaction as the row they count,
+// with atomic updates.
+import type { Db } from '../../lib/db'
+
+export interface CommentRow {
+	id: string
+	community_id: number
+	post_id: string
+	user_id: number
+	uuid: string
+	parent_id: string | null
+	level: number
+	text: string
+	temp_id: string | null
+	likes_count: number
+	comments_count: number
+	is_edited: boolean
+	is_deleted: boolean
+	deleted_by: number | null
+	deleted_by_uuid: string | null
+	delete_reason: string | null
+	created_at: number
+	updated_at: number
+}
+
+const selectComment = (db: Db) => db`
+	c.id, c.community_id, c.post_id, c.user_id, u.uuid::text as uuid, c.parent_id, c.level, c.text, c.temp_id,
+	c.likes_count, c.comments_count, c.is_edited, c.is_deleted, c.deleted_by, d.uuid::text as deleted_by_uuid,
+	c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at
+	from comments c join users u on u.id = c.user_id left join users d on d.id = c.deleted_by`
+
+export interface NewComment {
+	id: string
+	community_id: number
+	post_id: string
+	user_id: number
+	parent_id: string | null
+	level: number
+	text: string
+	temp_id: string | null
+	created_at: number
+}
+
+/** Inserts the comment and counts it on the post (and on its parent for a reply). */
+export async function insertComment(db: Db, c: NewComment): Promise<void> {
+	await db`
+		insert into comments (id, community_id, post_id, user_id, parent_id, level, text, temp_id, created_at, updated_at)
+		values (${c.id}, ${c.community_id}, ${c.post_id}, ${c.user_id}, ${c.parent_id}, ${c.level}, ${c.text},
+			${c.temp_id}, ${c.created_at}, ${c.created_at})`
+	await db`update posts set comments_count = comments_count + 1 where id = ${c.post_id}`
+	if (c.parent_id) await db`update comments set comments_count = comments_count + 1 where id = ${c.parent_id}`
+}
+
+export async function findComment(db: Db, postId: string, commentId: string, lock = false): Promise<CommentRow | null> {
+	const [row] = lock
+		? await db<CommentRow[]>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId} for update of c`
+		: await db<CommentRow[]>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId}`
+	return row ?? null
+}
+
+/**
+ * A page of live comments under a post (parentId null: root comments) or under a
+ * comment, oldest first, leaving out users blocked by or blocking the viewer.
+ */
+export async function childComments(
+	db: Db,
+	postId: string,
+	parentId: string | null,
+	viewerId: number,
+	limit: number,
+	offset: number,
+): Promise<{ rows: CommentRow[]; total: number }> {
+	const where = db`
+		c.post_id = ${postId} and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
+		and not c.is_deleted
+		and not exists (select 1 from blocks b where (b.blocker_id = ${viewerId} and b.blocked_id = c.user_id)
+			or (b.blocker_id = c.user_id and b.blocked_id = ${viewerId}))`
+	const [rows, [count]] = await Promise.all([
+		db<CommentRow[]>`select ${selectComment(db)} where ${where} order by c.created_at, c.id limit ${limit} offset ${offset}`,
+		db<{ total: number }[]>`select count(*)::int as total from comments c where ${where}`,
+	])
+	return { rows, total: count?.total ?? 0 }
+}
+
+export async function likedCommentIds(db: Db, userId: number, commentIds: string[]): Promise<Set<string>> {
+	if (commentIds.length === 0) return new Set()
+	const rows = await db<{ comment_id: string }[]>`
+		select comment_id from comment_likes where user_id = ${userId} and comment_id = any(${commentIds}::text[])`
+	return new Set(rows.map((r) => r.comment_id))
+}
+
+export async function isBlockedBetween(db: Db, a: number, b: number): Promise<boolean> {
+	const rows = await db`
+		select 1 from blocks where (blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a}) limit 1`
+	return rows.length > 0
+}
+
+export async function addCommentLike(db: Db, commentId: string, userId: number, now: number): Promise<boolean> {
+	const inserted = await db`
+		insert into comment_likes (comment_id, user_id, created_at) values (${commentId}, ${userId}, ${now})
+		on conflict do nothing returning comment_id`
+	if (inserted.length === 0) return false
+	await db`update comments set likes_count = likes_count + 1 where id = ${commentId}`
+	return true
+}
+
+export async function removeCommentLike(db: Db, commentId: string, userId: number): Promise<boolean> {
+	const deleted = await db`delete from comment_likes where comment_id = ${commentId} and user_id = ${userId} returning comment_id`
+	if (deleted.length === 0) return false
+	await db`update comments set likes_count = greatest(likes_count - 1, 0) where id = ${commentId}`
+	return true
+}
+
+export async function updateCommentText(db: Db, commentId: string, text: string, now: number): Promise<void> {
+	await db`update comments set text = ${text}, is_edited = true, updated_at = ${now} where id = ${commentId}`
+}
+
+/** Soft delete; the comment stops counting on its post and parent. */
+export async function softDeleteComment(
+	db: Db,
+	comment: Pick<CommentRow, 'id' | 'post_id' | 'parent_id'>,
+	deletedBy: number,
+	reason: string | null,
+	now: number,
+): Promise<void> {
+	await db`
+		update comments set is_deleted = true, deleted_by = ${deletedBy}, delete_reason = ${reason}, updated_at = ${now}
+		where id = ${comment.id}`
+	await db`update posts set comments_count = greatest(comments_count - 1, 0) where id = ${comment.post_id}`
+	if (comment.parent_id) {
+		await db`update comments set comments_count = greatest(comments_count - 1, 0) where id = ${comment.parent_id}`
+	}
+}
+
+/** Records the tagged users; returns those not tagged in this comment before. */
+export async function addCommentTags(db: Db, commentId: string, userIds: number[]): Promise<number[]> {
+	if (userIds.length === 0) return []
+	const rows = await db<{ user_id: number }[]>`
+		insert into comment_tags ${db(userIds.map((user_id) => ({ comment_id: commentId, user_id })))}
+		on conflict do nothing returning user_id`
+	return rows.map((r) => r.user_id)
+}

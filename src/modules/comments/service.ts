@@ -1,0 +1,189 @@
+// Comments: create, reply, read with replies, edit, soft delete, like toggle and
+// likes list. Counters, tags and events commit together with the comment.
+import { sql, type Db } from '../../lib/db'
+import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { isUuid, newId } from '../../lib/ids'
+import { forgetPosts } from '../../timelines/post-cache'
+import type { Session } from '../auth/plugin'
+import { hasCmRights, paging, visiblePost } from '../engagement/access'
+import { commentLikeTarget, likesPage } from '../engagement/repo'
+import { presentLikes } from '../engagement/service'
+import type { PostRow } from '../posts/repo'
+import { taggedUuids } from '../posts/tags'
+import { usersMap } from '../users/present'
+import { findUserById, findUsersByIds, findUsersByUuids } from '../users/repo'
+import { recordCommentEvent } from './events'
+import { type CommentViewer, presentComment } from './present'
+import {
+	addCommentLike,
+	addCommentTags,
+	childComments,
+	type CommentRow,
+	findComment,
+	insertComment,
+	isBlockedBetween,
+	likedCommentIds,
+	removeCommentLike,
+	softDeleteComment,
+	updateCommentText,
+} from './repo'
+
+const TEXT_MAX = 10_000
+
+function commentText(text: string): string {
+	const trimmed = text.trim()
+	if (trimmed === '') throw badRequest('text is required')
+	if (trimmed.length > TEXT_MAX) throw badRequest(`text longer than ${TEXT_MAX} characters`)
+	return trimmed
+}
+
+/** A live comment of the post, visible to the viewer (not blocked either way); 404 otherwise. */
+async function liveComment(db: Db, session: Session, postId: string, commentId: string, lock = false): Promise<CommentRow> {
+	const comment = await findComment(db, postId, commentId, lock)
+	if (!comment || comment.is_deleted) throw notFound('Comment')
+	if (comment.user_id !== session.userId && (await isBlockedBetween(db, session.userId, comment.user_id))) {
+		throw notFound('Comment')
+	}
+	return comment
+}
+
+/** Tags new in `text` for this comment: recorded, and returned for the comment.tagged event. */
+async function tagUsers(db: Db, session: Session, commentId: string, text: string) {
+	const uuids = taggedUuids(text).filter(isUuid)
+	const users = await findUsersByUuids(db, session.communityId, uuids)
+	const fresh = new Set(await addCommentTags(db, commentId, users.map((u) => u.id)))
+	return users.filter((u) => fresh.has(u.id))
+}
+
+async function viewerOf(session: Session, post: PostRow, comments: CommentRow[]): Promise<CommentViewer> {
+	const [isCm, liked] = await Promise.all([
+		hasCmRights(session),
+		likedCommentIds(sql, session.userId, comments.map((c) => c.id)),
+	])
+	return { userId: session.userId, isCm, postAuthorId: post.user_id, liked }
+}
+
+async function usersOf(comments: CommentRow[]) {
+	return usersMap(await findUsersByIds(sql, [...new Set(comments.map((c) => c.user_id))]))
+}
+
+export interface CommentInput {
+	text: string
+	temp_id?: string
+}
+
+export async function addComment(session: Session, postId: string, parentId: string | null, input: CommentInput) {
+	const text = commentText(input.text)
+	const { post, comment, parent } = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		const parent = parentId ? await liveComment(tx, session, post.id, parentId, true) : null
+		const id = newId()
+		await insertComment(tx, {
+			id,
+			community_id: session.communityId,
+			post_id: post.id,
+			user_id: session.userId,
+			parent_id: parent?.id ?? null,
+			level: parent ? parent.level + 1 : 1,
+			text,
+			temp_id: input.temp_id ?? null,
+			created_at: Date.now(),
+		})
+		const tagged = await tagUsers(tx, session, id, text)
+		const comment = (await findComment(tx, post.id, id)) as CommentRow
+		await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
+		if (tagged.length > 0) await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, { tagged_users: tagged })
+		return { post, comment, parent: parent ? ((await findComment(tx, post.id, parent.id)) as CommentRow) : null }
+	})
+	await forgetPosts(session.communityId, [post.id])
+	const shown = parent ? [comment, parent] : [comment]
+	const viewer = await viewerOf(session, post, shown)
+	return {
+		comment: presentComment(comment, viewer, { parent: parent ? presentComment(parent, viewer) : null }),
+		users: await usersOf(shown),
+	}
+}
+
+export async function getComment(session: Session, postId: string, commentId: string, page?: number, pageSize?: number) {
+	const post = await visiblePost(sql, session, postId)
+	const comment = await findComment(sql, post.id, commentId)
+	if (!comment || (comment.user_id !== session.userId && (await isBlockedBetween(sql, session.userId, comment.user_id)))) {
+		throw notFound('Comment')
+	}
+	const p = paging(page, pageSize)
+	const [parent, replies] = await Promise.all([
+		comment.parent_id ? findComment(sql, post.id, comment.parent_id) : null,
+		childComments(sql, post.id, comment.id, session.userId, p.pageSize, p.offset),
+	])
+	const shown = [comment, ...replies.rows, ...(parent ? [parent] : [])]
+	const viewer = await viewerOf(session, post, shown)
+	return {
+		comment: presentComment(comment, viewer, {
+			parent: parent ? presentComment(parent, viewer) : null,
+			replies: replies.rows.map((r) => presentComment(r, viewer)),
+		}),
+		users: await usersOf(shown),
+		total_count: replies.total,
+	}
+}
+
+/** A page of root comments of a post for the viewer (used by GET /feed/post/:post_id). */
+export async function rootComments(session: Session, post: PostRow, page = 1, pageSize = 10) {
+	const p = paging(page, pageSize)
+	const { rows, total } = await childComments(sql, post.id, null, session.userId, p.pageSize, p.offset)
+	const viewer = await viewerOf(session, post, rows)
+	return { replies: rows.map((r) => presentComment(r, viewer)), users: await usersOf(rows), total_count: total }
+}
+
+export async function editComment(session: Session, postId: string, commentId: string, input: CommentInput) {
+	const text = commentText(input.text)
+	const { post, comment } = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		const current = await liveComment(tx, session, post.id, commentId, true)
+		if (current.user_id !== session.userId) throw forbidden()
+		await updateCommentText(tx, current.id, text, Date.now())
+		const tagged = await tagUsers(tx, session, current.id, text)
+		const comment = (await findComment(tx, post.id, current.id)) as CommentRow
+		if (tagged.length > 0) await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, { tagged_users: tagged })
+		return { post, comment }
+	})
+	const viewer = await viewerOf(session, post, [comment])
+	return { comment: presentComment(comment, viewer), users: await usersOf([comment]) }
+}
+
+export async function deleteComment(session: Session, postId: string, commentId: string, reason: string | undefined) {
+	const { post, comment } = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		const current = await liveComment(tx, session, post.id, commentId, true)
+		const allowed = current.user_id === session.userId || post.user_id === session.userId || (await hasCmRights(session, tx))
+		if (!allowed) throw forbidden()
+		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
+		return { post, comment: (await findComment(tx, post.id, current.id)) as CommentRow }
+	})
+	await forgetPosts(session.communityId, [post.id])
+	const viewer = await viewerOf(session, post, [comment])
+	return { comment: presentComment(comment, viewer), users: await usersOf([comment]) }
+}
+
+export async function toggleCommentLike(session: Session, postId: string, commentId: string) {
+	return sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		const comment = await liveComment(tx, session, post.id, commentId)
+		const liked = await addCommentLike(tx, comment.id, session.userId, Date.now())
+		if (!liked) await removeCommentLike(tx, comment.id, session.userId)
+		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
+		if (liked) {
+			const liker = await findUserById(tx, session.userId)
+			await recordCommentEvent(tx, session.communityId, 'comment.react', current, { liked_by_user: liker ?? undefined })
+		}
+		return { is_liked: liked, likes_count: current.likes_count }
+	})
+}
+
+export async function listCommentLikes(session: Session, postId: string, commentId: string, page?: number, pageSize?: number) {
+	const post = await visiblePost(sql, session, postId)
+	const comment = await liveComment(sql, session, post.id, commentId)
+	const p = paging(page, pageSize)
+	const { rows, total } = await likesPage(sql, commentLikeTarget, comment.id, session.userId, p.pageSize, p.offset)
+	return presentLikes(rows, total)
+}

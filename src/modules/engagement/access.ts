@@ -1,0 +1,32 @@
+// Who may engage with a post: it exists in the viewer's community, is not deleted,
+// and is visible to the viewer (private posts: author and CMs). Anything else is 404,
+// so ids of other communities and hidden posts are indistinguishable from unknown ones.
+import { sql, type Db } from '../../lib/db'
+import { notFound } from '../../lib/errors'
+import type { Session } from '../auth/plugin'
+import { findCurrentRole } from '../auth/repo'
+import { findPost, type PostRow } from '../posts/repo'
+
+// Inside a transaction every read goes through `db`: taking a second pool connection
+// while holding one deadlocks the pool under load.
+
+/** The stored role, so a CM grant applies without a new token. */
+export async function hasCmRights(session: Session, db: Db = sql): Promise<boolean> {
+	const role = await findCurrentRole(db, session.userId)
+	return role === 'cm' || role === 'owner'
+}
+
+export async function visiblePost(db: Db, session: Session, postId: string, lock = false): Promise<PostRow> {
+	const post = await findPost(db, session.communityId, postId, lock)
+	if (!post || post.is_deleted) throw notFound('Post')
+	if (post.visibility === 'private' && post.user_id !== session.userId && !(await hasCmRights(session, db))) {
+		throw notFound('Post')
+	}
+	return post
+}
+
+export const paging = (page: number | undefined, pageSize: number | undefined, fallback = 10) => {
+	const size = Math.min(Math.floor(pageSize ?? fallback), 100)
+	const number = Math.floor(page ?? 1)
+	return { page: number, pageSize: size, offset: (number - 1) * size }
+}

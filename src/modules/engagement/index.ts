@@ -1,0 +1,51 @@
+// Post engagement routes: like toggle and likes list, save toggle and saved posts,
+// pin toggle, seen (impressions and reach).
+import { Elysia } from 'elysia'
+import { authPlugin } from '../auth/plugin'
+import { PageQuery, PostParams, SeenBody, UserParams } from './model'
+import { listPostLikes, listSavedPosts, markSeen, togglePostLike, togglePostPin, togglePostSave } from './service'
+
+const ok = <T>(data: T) => ({ success: true, error_message: null, data })
+
+export const engagementModule = new Elysia({ name: 'engagement' })
+	.use(authPlugin)
+	.post('/feed/post/seen', async ({ session, body }) => ok(await markSeen(session, body.post_ids)), {
+		auth: 'member',
+		body: SeenBody,
+		detail: { summary: 'Record that the viewer saw these posts (impressions, reach)', tags: ['engagement'] },
+	})
+	.put('/feed/post/:post_id/like', async ({ session, params }) => ok(await togglePostLike(session, params.post_id)), {
+		auth: 'member',
+		params: PostParams,
+		detail: { summary: 'Like or unlike a post (toggle)', tags: ['engagement'] },
+	})
+	.get(
+		'/feed/post/:post_id/like',
+		async ({ session, params, query }) => ok(await listPostLikes(session, params.post_id, query.page, query.page_size)),
+		{
+			auth: 'member',
+			params: PostParams,
+			query: PageQuery,
+			detail: { summary: 'Users who liked a post', tags: ['engagement'] },
+		},
+	)
+	.put('/feed/post/:post_id/save', async ({ session, params }) => ok(await togglePostSave(session, params.post_id)), {
+		auth: 'member',
+		params: PostParams,
+		detail: { summary: 'Save or unsave a post (toggle)', tags: ['engagement'] },
+	})
+	.put('/feed/post/:post_id/pin', async ({ session, params }) => ok(await togglePostPin(session, params.post_id)), {
+		auth: 'member',
+		params: PostParams,
+		detail: { summary: 'Pin or unpin a post (toggle; author or CM)', tags: ['engagement'] },
+	})
+	.get(
+		'/feed/user/:uuid/save',
+		async ({ session, params, query }) => ok(await listSavedPosts(session, params.uuid, query.page, query.page_size)),
+		{
+			auth: 'member',
+			params: UserParams,
+			query: PageQuery,
+			detail: { summary: 'Posts saved by a user (the user or a CM)', tags: ['engagement'] },
+		},
+	)

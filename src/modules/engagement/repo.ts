@@ -1,0 +1,122 @@
+// Post engagement: likes, saves, pins and views. Counters change in the same
+// statement sequence (one transaction) as the row that justifies them, with atomic
+// `x = x + 1` updates, so they stay exact under concurrency.
+import type { Db } from '../../lib/db'
+
+/** Likes the post for the user; false when it was already liked. */
+export async function addPostLike(db: Db, postId: string, userId: number, now: number): Promise<boolean> {
+	const inserted = await db`
+		insert into post_likes (post_id, user_id, created_at) values (${postId}, ${userId}, ${now})
+		on conflict do nothing returning post_id`
+	if (inserted.length === 0) return false
+	await db`update posts set likes_count = likes_count + 1 where id = ${postId}`
+	return true
+}
+
+export async function removePostLike(db: Db, postId: string, userId: number): Promise<boolean> {
+	const deleted = await db`delete from post_likes where post_id = ${postId} and user_id = ${userId} returning post_id`
+	if (deleted.length === 0) return false
+	await db`update posts set likes_count = greatest(likes_count - 1, 0) where id = ${postId}`
+	return true
+}
+
+export async function postLikesCount(db: Db, postId: string): Promise<number> {
+	const [row] = await db<{ likes_count: number }[]>`select likes_count from posts where id = ${postId}`
+	return row?.likes_count ?? 0
+}
+
+export interface LikeRow {
+	id: string
+	user_id: number
+	created_at: number
+}
+
+export type LikeTarget = { table: 'post_likes'; column: 'post_id' } | { table: 'comment_likes'; column: 'comment_id' }
+export const postLikeTarget: LikeTarget = { table: 'post_likes', column: 'post_id' }
+export const commentLikeTarget: LikeTarget = { table: 'comment_likes', column: 'comment_id' }
+
+/**
+ * A page of likes of a post or comment, newest first, leaving out users blocked by or
+ * blocking the viewer. Likes have no id column: `_id` is derived from (target, user).
+ */
+export async function likesPage(
+	db: Db,
+	target: LikeTarget,
+	targetId: string,
+	viewerId: number,
+	limit: number,
+	offset: number,
+): Promise<{ rows: LikeRow[]; total: number }> {
+	const column = db(target.column)
+	const where = db`
+		${column} = ${targetId}
+		and not exists (select 1 from blocks b where (b.blocker_id = ${viewerId} and b.blocked_id = l.user_id)
+			or (b.blocker_id = l.user_id and b.blocked_id = ${viewerId}))`
+	const [rows, [count]] = await Promise.all([
+		db<LikeRow[]>`
+			select substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at
+			from ${db(target.table)} l where ${where}
+			order by l.created_at desc, l.user_id desc limit ${limit} offset ${offset}`,
+		db<{ total: number }[]>`select count(*)::int as total from ${db(target.table)} l where ${where}`,
+	])
+	return { rows, total: count?.total ?? 0 }
+}
+
+export async function toggleSave(db: Db, postId: string, userId: number, now: number): Promise<boolean> {
+	const deleted = await db`delete from post_saves where post_id = ${postId} and user_id = ${userId} returning post_id`
+	if (deleted.length > 0) return false
+	await db`insert into post_saves (post_id, user_id, created_at) values (${postId}, ${userId}, ${now}) on conflict do nothing`
+	return true
+}
+
+/** Saved posts of the user that are still live, newest save first. */
+export async function savedPosts(db: Db, userId: number, limit: number, offset: number): Promise<{ ids: string[]; total: number }> {
+	const rows = await db<{ post_id: string; total: number }[]>`
+		select s.post_id, count(*) over ()::int as total
+		from post_saves s join posts p on p.id = s.post_id
+		where s.user_id = ${userId} and not p.is_deleted
+		order by s.created_at desc, s.post_id desc limit ${limit} offset ${offset}`
+	if (rows.length === 0 && offset > 0) {
+		const [row] = await db<{ total: number }[]>`
+			select count(*)::int as total from post_saves s join posts p on p.id = s.post_id
+			where s.user_id = ${userId} and not p.is_deleted`
+		return { ids: [], total: row?.total ?? 0 }
+	}
+	return { ids: rows.map((r) => r.post_id), total: rows[0]?.total ?? 0 }
+}
+
+export async function togglePin(db: Db, postId: string, now: number): Promise<boolean> {
+	const [row] = await db<{ is_pinned: boolean }[]>`
+		update posts set is_pinned = not is_pinned, updated_at = ${now} where id = ${postId} returning is_pinned`
+	return row?.is_pinned ?? false
+}
+
+export interface SeenCounts {
+	id: string
+	impressions_count: number
+	reach_count: number
+}
+
+/**
+ * One impression per listed post, and one reach for each post the user sees for the
+ * first time (post_views holds the unique viewers). Ids are sorted so concurrent
+ * calls lock rows in the same order and never deadlock.
+ */
+export async function recordViews(db: Db, communityId: number, userId: number, postIds: string[], now: number): Promise<SeenCounts[]> {
+	const ids = [...new Set(postIds)].sort()
+	const live = await db<{ id: string }[]>`
+		select id from posts where community_id = ${communityId} and id = any(${ids}::text[]) and not is_deleted
+		order by id for update`
+	const liveIds = live.map((r) => r.id)
+	if (liveIds.length === 0) return []
+	const firsts = await db<{ post_id: string }[]>`
+		insert into post_views (post_id, user_id, first_seen_at)
+		select unnest(${liveIds}::text[]), ${userId}, ${now}
+		on conflict do nothing returning post_id`
+	const first = firsts.map((r) => r.post_id)
+	return db<SeenCounts[]>`
+		update posts set impressions_count = impressions_count + 1,
+			reach_count = reach_count + (case when id = any(${first}::text[]) then 1 else 0 end)
+		where id = any(${liveIds}::text[])
+		returning id, impressions_count::float8 as impressions_count, reach_count`
+}

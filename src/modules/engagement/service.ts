@@ -1,0 +1,110 @@
+// Post engagement rules: like and save toggles, likes list, pin toggle (author or CM),
+// saved posts of a user, and seen (impressions and unique reach). Each change and its
+// event commit together; the feed caches are told after the commit.
+import { sql, type Db } from '../../lib/db'
+import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { recordEvent } from '../../events/outbox'
+import { isUuid } from '../../lib/ids'
+import { hydratePosts } from '../../timelines/hydrate'
+import { forgetPosts, setViewerFlag } from '../../timelines/post-cache'
+import type { Session } from '../auth/plugin'
+import { postEventData } from '../posts/present'
+import { presentUserForWebhook, usersMap } from '../users/present'
+import { findUserById, findUserByUuid, findUsersByIds } from '../users/repo'
+import { hasCmRights, paging, visiblePost } from './access'
+import {
+	addPostLike,
+	type LikeRow,
+	likesPage,
+	postLikeTarget,
+	postLikesCount,
+	recordViews,
+	removePostLike,
+	savedPosts,
+	toggleSave,
+	togglePin,
+} from './repo'
+
+async function actor(db: Db, session: Session) {
+	const user = await findUserById(db, session.userId)
+	if (!user) throw notFound('User')
+	return presentUserForWebhook(user)
+}
+
+export async function togglePostLike(session: Session, postId: string) {
+	const result = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		const now = Date.now()
+		const liked = await addPostLike(tx, post.id, session.userId, now)
+		if (!liked) await removePostLike(tx, post.id, session.userId)
+		if (liked) {
+			const data = { ...(await postEventData(tx, session.communityId, post.id)), post_liked_by: await actor(tx, session) }
+			await recordEvent(tx, { communityId: session.communityId, event: 'post.liked', data })
+		}
+		return { is_liked: liked, likes_count: await postLikesCount(tx, post.id) }
+	})
+	await forgetPosts(session.communityId, [postId])
+	await setViewerFlag(session.userId, postId, 'liked', result.is_liked)
+	return result
+}
+
+export async function listPostLikes(session: Session, postId: string, page?: number, pageSize?: number) {
+	const post = await visiblePost(sql, session, postId)
+	const p = paging(page, pageSize)
+	const { rows, total } = await likesPage(sql, postLikeTarget, post.id, session.userId, p.pageSize, p.offset)
+	return presentLikes(rows, total)
+}
+
+/** `data` of a like list: likes (`_id`, `user_id` as the liker's uuid, `created_at`), users, total_count. */
+export async function presentLikes(rows: LikeRow[], total: number) {
+	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
+	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
+	return {
+		likes: rows.map((r) => ({ _id: r.id, user_id: uuidOf.get(r.user_id) ?? '', created_at: r.created_at })),
+		users: usersMap(users),
+		total_count: total,
+	}
+}
+
+export async function togglePostSave(session: Session, postId: string) {
+	const isSaved = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId)
+		return toggleSave(tx, post.id, session.userId, Date.now())
+	})
+	await setViewerFlag(session.userId, postId, 'saved', isSaved)
+	return { is_saved: isSaved }
+}
+
+export async function togglePostPin(session: Session, postId: string) {
+	const isPinned = await sql.begin(async (tx) => {
+		const post = await visiblePost(tx, session, postId, true)
+		if (post.user_id !== session.userId && !(await hasCmRights(session, tx))) throw forbidden()
+		const pinned = await togglePin(tx, post.id, Date.now())
+		if (pinned) {
+			const data = { ...(await postEventData(tx, session.communityId, post.id)), pinned_by: await actor(tx, session) }
+			await recordEvent(tx, { communityId: session.communityId, event: 'post.pinned', data })
+		}
+		return pinned
+	})
+	await forgetPosts(session.communityId, [postId])
+	return { is_pinned: isPinned }
+}
+
+export async function listSavedPosts(session: Session, uuid: string, page?: number, pageSize?: number) {
+	const owner = isUuid(uuid) ? await findUserByUuid(sql, session.communityId, uuid) : null
+	if (!owner) throw notFound('User')
+	const isCm = await hasCmRights(session)
+	if (owner.id !== session.userId && !isCm) throw forbidden()
+	const p = paging(page, pageSize, 20)
+	const { ids, total } = await savedPosts(sql, owner.id, p.pageSize, p.offset)
+	const viewer = { userId: session.userId, communityId: session.communityId, isCm }
+	const { posts, users } = await hydratePosts(viewer, ids, { visibilities: ['public', 'connections', 'private'] })
+	return { posts, users, total_count: total }
+}
+
+export async function markSeen(session: Session, postIds: string[]) {
+	if (postIds.length === 0) throw badRequest('post_ids is required')
+	const posts = await sql.begin((tx) => recordViews(tx, session.communityId, session.userId, postIds, Date.now()))
+	await forgetPosts(session.communityId, posts.map((p) => p.id))
+	return { posts: posts.map((p) => ({ _id: p.id, impressions_count: p.impressions_count, reach_count: p.reach_count })) }
+}

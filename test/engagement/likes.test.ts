@@ -1,0 +1,98 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { api } from '../support/http'
+import { block, eventsFor, newPost } from './helpers'
+
+let community: TestCommunity
+let author: TestUser
+let fan: TestUser
+
+beforeAll(async () => {
+	community = await newCommunity('likes')
+	author = await newUser(community, { name: 'Author' })
+	fan = await newUser(community, { name: 'Fan' })
+})
+
+describe('PUT /feed/post/:post_id/like', () => {
+	test('toggles, keeps likes_count and the viewer flag right, emits post.liked once', async () => {
+		const postId = await newPost(author)
+		const like = await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })
+		expect(like.status).toBe(200)
+		expect(like.body.data).toEqual({ is_liked: true, likes_count: 1 })
+		const seen = await api('GET', `/feed/post/${postId}`, { token: fan.token })
+		expect(seen.body.data.post).toMatchObject({ likes_count: 1, is_liked: true })
+
+		const unlike = await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })
+		expect(unlike.body.data).toEqual({ is_liked: false, likes_count: 0 })
+		const after = await api('GET', `/feed/post/${postId}`, { token: fan.token })
+		expect(after.body.data.post).toMatchObject({ likes_count: 0, is_liked: false })
+
+		const events = (await eventsFor(community, 'post.liked')).filter((e) => e.post._id === postId)
+		expect(events).toHaveLength(1)
+		expect(Object.keys(events[0]).sort()).toEqual(['post', 'post_creator', 'post_liked_by', 'topics', 'widgets'])
+		expect(events[0].post_liked_by.uuid).toBe(fan.uuid)
+		expect(events[0].post_creator.uuid).toBe(author.uuid)
+		expect(events[0].post.likes_count).toBe(1)
+	})
+
+	test('50 parallel likes by 50 users give likes_count 50', async () => {
+		const postId = await newPost(author)
+		const users = await Promise.all(Array.from({ length: 50 }, (_, i) => newUser(community, { name: `L${i}` })))
+		const replies = await Promise.all(users.map((u) => api('PUT', `/feed/post/${postId}/like`, { token: u.token })))
+		expect(replies.every((r) => r.status === 200 && r.body.data.is_liked)).toBe(true)
+		const [row] = await sql`select likes_count from posts where id = ${postId}`
+		expect(row!.likes_count).toBe(50)
+		const list = await api('GET', `/feed/post/${postId}/like?page_size=100`, { token: author.token })
+		expect(list.body.data.total_count).toBe(50)
+		const fromApi = await api('GET', `/feed/post/${postId}`, { token: author.token })
+		expect(fromApi.body.data.post.likes_count).toBe(50)
+	})
+
+	test('unknown, foreign and deleted posts are 404; no token is 401', async () => {
+		expect((await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status).toBe(404)
+		const other = await newCommunity('likes-other')
+		const stranger = await newUser(other)
+		const postId = await newPost(author)
+		expect((await api('PUT', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(404)
+		expect((await api('GET', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(404)
+		expect((await api('PUT', `/feed/post/${postId}/like`)).status).toBe(401)
+		await api('DELETE', `/feed/post/${postId}`, { token: author.token })
+		expect((await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })).status).toBe(404)
+	})
+})
+
+describe('GET /feed/post/:post_id/like', () => {
+	test('lists likes newest first with users and total_count; pages; hides blocked users both ways', async () => {
+		const postId = await newPost(author)
+		const a = await newUser(community, { name: 'A' })
+		const b = await newUser(community, { name: 'B' })
+		const c = await newUser(community, { name: 'C' })
+		for (const u of [a, b, c]) await api('PUT', `/feed/post/${postId}/like`, { token: u.token })
+		const all = await api('GET', `/feed/post/${postId}/like`, { token: author.token })
+		expect(all.status).toBe(200)
+		expect(all.body.data.total_count).toBe(3)
+		expect(all.body.data.likes.map((l: any) => l.user_id)).toEqual([c.uuid, b.uuid, a.uuid])
+		expect(all.body.data.likes[0]._id).toMatch(/^[0-9a-f]{24}$/)
+		expect(all.body.data.likes[0].created_at).toBeNumber()
+		expect(all.body.data.users[a.uuid]).toMatchObject({ name: 'A', uuid: a.uuid })
+
+		const page2 = await api('GET', `/feed/post/${postId}/like?page=2&page_size=2`, { token: author.token })
+		expect(page2.body.data.likes.map((l: any) => l.user_id)).toEqual([a.uuid])
+		expect(page2.body.data.total_count).toBe(3)
+
+		const viewer = await newUser(community)
+		await block(community, viewer, a)
+		await block(community, b, viewer)
+		const filtered = await api('GET', `/feed/post/${postId}/like`, { token: viewer.token })
+		expect(filtered.body.data.likes.map((l: any) => l.user_id)).toEqual([c.uuid])
+		expect(filtered.body.data.total_count).toBe(1)
+		expect(Object.keys(filtered.body.data.users)).toEqual([c.uuid])
+	})
+
+	test('bad paging is 400', async () => {
+		const postId = await newPost(author)
+		expect((await api('GET', `/feed/post/${postId}/like?page=0`, { token: fan.token })).status).toBe(400)
+		expect((await api('GET', `/feed/post/${postId}/like?page_size=abc`, { token: fan.token })).status).toBe(400)
+	})
+})
