@@ -104,3 +104,20 @@ export async function existingWidgetIds(db: Db, communityId: number, ids: string
 		select id from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
 	return rows.map((r) => r.id)
 }
+
+/** Post ids of a community in pages of `limit`, after `afterId` (keyset on id). */
+export async function communityPostIds(db: Db, communityId: number, afterId: string, limit: number): Promise<string[]> {
+	const rows = await db<{ id: string }[]>`
+		select id from posts where community_id = ${communityId} and id > ${afterId} order by id limit ${limit}`
+	return rows.map((r) => r.id)
+}
+
+export async function communityUserIds(db: Db, communityId: number): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`select id from users where community_id = ${communityId}`
+	return rows.map((r) => r.id)
+}
+
+export async function communityIds(db: Db): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`select id from communities order by id`
+	return rows.map((r) => r.id)
+}

@@ -31,7 +31,9 @@ export function parseIdList(name: string, raw: string | string[] | undefined): s
 			if (!Array.isArray(items)) throw badRequest(`${name} must be a comma-separated list or a JSON array`)
 		} else items = trimmed.split(',')
 	}
-	const ids = [...new Set(items.map((item) => String(item).trim()).filter(Boolean))]
+	// Elysia may already have split a JSON array, leaving each element quoted.
+	const clean = (item: unknown) => String(item).trim().replace(/^\[|\]$/g, '').replace(/^"(.*)"$/, '$1').trim()
+	const ids = [...new Set(items.map(clean).filter(Boolean))]
 	if (ids.length > MAX_IDS) throw badRequest(`${name} may name at most ${MAX_IDS} ids`)
 	return ids
 }
