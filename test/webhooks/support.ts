@@ -4,6 +4,7 @@ import { newCommunity, newUser, type TestCommunity, type TestUser } from '../sup
 import { api } from '../support/http'
 
 export interface Receipt {
+	path: string
 	id: string
 	attempt: number
 	at: number
@@ -42,6 +43,7 @@ export function startReceiver(answer: Answer = () => new Response('ok')): Receiv
 		async fetch(request) {
 			const body = await request.text()
 			const receipt: Receipt = {
+				path: new URL(request.url).pathname,
 				id: request.headers.get('webhook-id') ?? '',
 				attempt: Number(request.headers.get('webhook-attempt')),
 				at: Date.now(),
