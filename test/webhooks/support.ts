@@ -93,3 +93,51 @@ export async function newProfile(s: Setup, uniqueId = `p-${crypto.randomUUID()}`
 	if (reply.status !== 200) throw new Error(`initiate failed: ${JSON.stringify(reply.body)}`)
 	return reply.body.data.user.uuid
 }
+
+export interface Proc {
+	proc: ReturnType<typeof Bun.spawn>
+	kill: (signal?: NodeJS.Signals) => Promise<void>
+}
+
+const root = `${import.meta.dir}/../..`
+
+/** `bun src/index.ts` as a separate process (ROLE=worker unless env says otherwise); resolves once started. */
+export async function spawnPlaza(env: Record<string, string> = {}): Promise<Proc> {
+	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+		cwd: root,
+		env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'info', ...env } as Record<string, string>,
+		stdout: 'pipe',
+		stderr: 'inherit',
+	})
+	const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
+	const decoder = new TextDecoder()
+	let seen = ''
+	const ready = (async () => {
+		for (;;) {
+			const { value, done } = await reader.read()
+			if (done) throw new Error(`plaza exited before starting: ${seen.slice(-2000)}`)
+			seen += decoder.decode(value)
+			if (seen.includes('worker started') || seen.includes('api listening')) break
+		}
+		// Keep draining so the child never blocks on a full pipe.
+		void (async () => {
+			while (!(await reader.read().catch(() => ({ done: true }))).done) {}
+		})()
+	})()
+	await Promise.race([ready, Bun.sleep(15_000).then(() => Promise.reject(new Error('plaza did not start in 15 s')))])
+	return {
+		proc,
+		kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
+			proc.kill(signal)
+			await proc.exited
+		},
+	}
+}
+
+/** A free TCP port (bound and released at once). */
+export function freePort(): number {
+	const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+	const port = probe.port as number
+	probe.stop(true)
+	return port
+}
