@@ -114,3 +114,12 @@ export async function usersAfter(db: Db, communityId: number | null, afterId: nu
 		where not is_deleted and id > ${afterId} ${communityId === null ? db`` : db`and community_id = ${communityId}`}
 		order by id limit ${limit}`
 }
+
+/** A user by service uuid or integer id, for operator scripts. */
+export async function findUserRef(db: Db, uuidOrId: string) {
+	const byId = /^\d+$/.test(uuidOrId)
+	const [row] = byId
+		? await db<{ user_id: number; community_id: number }[]>`select id as user_id, community_id from users where id = ${Number(uuidOrId)}`
+		: await db<{ user_id: number; community_id: number }[]>`select id as user_id, community_id from users where uuid::text = ${uuidOrId.toLowerCase()}`
+	return row ?? null
+}
