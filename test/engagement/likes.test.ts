@@ -22,11 +22,16 @@ describe('PUT /feed/post/:post_id/like', () => {
 		expect(like.body.data).toEqual({ is_liked: true, likes_count: 1 })
 		const seen = await api('GET', `/feed/post/${postId}`, { token: fan.token })
 		expect(seen.body.data.post).toMatchObject({ likes_count: 1, is_liked: true })
+		const inFeed = async (user: TestUser) =>
+			(await api('GET', '/feed/universal', { token: user.token })).body.data.posts.find((p: any) => p._id === postId)
+		expect(await inFeed(fan)).toMatchObject({ likes_count: 1, is_liked: true })
+		expect(await inFeed(author)).toMatchObject({ likes_count: 1, is_liked: false })
 
 		const unlike = await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })
 		expect(unlike.body.data).toEqual({ is_liked: false, likes_count: 0 })
 		const after = await api('GET', `/feed/post/${postId}`, { token: fan.token })
 		expect(after.body.data.post).toMatchObject({ likes_count: 0, is_liked: false })
+		expect(await inFeed(fan)).toMatchObject({ likes_count: 0, is_liked: false })
 
 		const events = (await eventsFor(community, 'post.liked')).filter((e) => e.post._id === postId)
 		expect(events).toHaveLength(1)

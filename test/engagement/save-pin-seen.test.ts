@@ -25,6 +25,8 @@ describe('PUT /feed/post/:post_id/save and GET /feed/user/:uuid/save', () => {
 		expect(save.body.data).toEqual({ is_saved: true })
 		await api('PUT', `/feed/post/${second}/save`, { token: reader.token })
 		expect((await api('GET', `/feed/post/${first}`, { token: reader.token })).body.data.post.is_saved).toBe(true)
+		const feed = (await api('GET', '/feed/universal', { token: reader.token })).body.data.posts
+		expect(feed.find((p: any) => p._id === first).is_saved).toBe(true)
 
 		const list = await api('GET', `/feed/user/${reader.uuid}/save`, { token: reader.token })
 		expect(list.status).toBe(200)
