@@ -100,6 +100,12 @@ describe('replies and GET /feed/post/:post_id/comment/:comment_id', () => {
 		expect(ids(paged.body.data.comment.menu_items)).toEqual([7])
 		const [post] = await sql`select comments_count from posts where id = ${postId}`
 		expect(post!.comments_count).toBe(4)
+		await comment(postId, other, 'second root')
+		const roots = await api('GET', `/feed/post/${postId}/comment?page_size=1&page=2`, { token: author.token })
+		expect(roots.status).toBe(200)
+		expect(roots.body.data.comments.map((r: any) => r.text)).toEqual(['second root'])
+		expect(roots.body.data.total_count).toBe(2)
+		expect(Object.keys(roots.body.data.users)).toEqual([other.uuid])
 	})
 
 	test('unknown comment, a comment of another post, and replies to unknown comments are 404', async () => {

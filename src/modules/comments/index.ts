@@ -1,4 +1,4 @@
-// Comment routes: create, reply, get (with replies), edit, soft delete, like toggle
+// Comment routes: create, list root comments, reply, get (with replies), edit, soft delete, like toggle
 // and likes list, all under /feed/post/:post_id/comment.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
@@ -9,6 +9,7 @@ import {
 	editComment,
 	getComment,
 	listCommentLikes,
+	listRootComments,
 	toggleCommentLike,
 } from './service'
 
@@ -23,6 +24,11 @@ export const commentsModule = new Elysia({ name: 'comments' })
 		body: CommentBody,
 		detail: { summary: 'Comment on a post', tags: ['comments'] },
 	})
+	.get(
+		'/feed/post/:post_id/comment',
+		async ({ session, params, query }) => ok(await listRootComments(session, params.post_id, query.page, query.page_size)),
+		{ auth: 'member', params: PostParams, query: PageQuery, detail: { summary: 'Root comments of a post, oldest first', tags: ['comments'] } },
+	)
 	.post(
 		'/feed/post/:post_id/comment/:comment_id/comment',
 		async ({ session, params, body }) => ok(await addComment(session, params.post_id, params.comment_id, input(body))),

@@ -127,7 +127,14 @@ export async function getComment(session: Session, postId: string, commentId: st
 	}
 }
 
-/** A page of root comments of a post for the viewer (used by GET /feed/post/:post_id). */
+/** The root comments of a post, a page at a time: GET /feed/post/:post_id/comment. */
+export async function listRootComments(session: Session, postId: string, page?: number, pageSize?: number) {
+	const post = await visiblePost(sql, session, postId)
+	const { replies, users, total_count } = await rootComments(session, post, page, pageSize)
+	return { comments: replies, users, total_count }
+}
+
+/** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
 export async function rootComments(session: Session, post: PostRow, page = 1, pageSize = 10) {
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(sql, post.id, null, session.userId, p.pageSize, p.offset)

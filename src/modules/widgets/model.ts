@@ -1,7 +1,9 @@
 // Request schemas of the widget routes. Bodies are lenient: unknown fields are ignored.
 import { t } from 'elysia'
 
-const Metadata = t.Object({}, { additionalProperties: true })
+// Checked as an object by the service: an object schema here makes Elysia coerce a
+// string into {"0": ...} instead of rejecting it.
+const Metadata = t.Unknown()
 
 export const WidgetBody = t.Object({
 	metadata: t.Optional(Metadata),

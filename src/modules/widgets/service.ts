@@ -84,16 +84,16 @@ export async function resolveCompanyWidget(
 }
 
 export interface WidgetInput {
-	metadata?: Record<string, unknown>
+	metadata?: unknown
 	meta?: unknown
 	parent_entity_id?: string
 	parent_entity_type?: string
 }
 
-/** Elysia coerces a string or array into an object-like value; the spec wants an object. */
+/** metadata must be a JSON object. */
 function plainMetadata(raw: unknown): Record<string, unknown> | undefined {
 	if (raw === undefined) return undefined
-	if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || '0' in raw) {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
 		throw badRequest('metadata must be an object')
 	}
 	return raw as Record<string, unknown>
