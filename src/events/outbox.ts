@@ -8,6 +8,7 @@
 // schedule, and also sweeps for rows whose notification it missed.
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
+import { type FeedNotification, feedNotificationsFor, recordFeedNotificationWith } from './notifications'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -20,8 +21,22 @@ export interface NewEvent {
 
 export const deliveriesChannel = 'webhook_deliveries'
 
-/** Writes the event and its deliveries inside `tx`; returns the event id. */
+/**
+ * Writes the event and its deliveries inside `tx`, plus the `notifications.feed`
+ * events it implies (a like on someone's post notifies them); returns the event id.
+ */
 export async function recordEvent(tx: Db, input: NewEvent): Promise<string> {
+	const id = await insertEvent(tx, input)
+	for (const notification of feedNotificationsFor(input.communityId, input.event, input.data)) {
+		await recordFeedNotification(tx, notification)
+	}
+	return id
+}
+
+/** `notifications.feed` for the given recipients, 1,000 uuids per page (one event each). */
+export const recordFeedNotification = (tx: Db, input: FeedNotification) => recordFeedNotificationWith(insertEvent, tx, input)
+
+async function insertEvent(tx: Db, input: NewEvent): Promise<string> {
 	const id = newId()
 	const now = Date.now()
 	await tx`

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks'
 import { config } from '../../src/config'
 import { startDelivery } from '../../src/events/engine'
 import { api } from '../support/http'
-import { newProfile, type Receipt, type Receiver, register, type Setup, setup, sleep, startReceiver, waitFor } from './support'
+import { newProfile, type Receipt, type Receiver, register, setup, sleep, startReceiver, waitFor } from './support'
 
 const schedule = config.webhookRetryScheduleMs
 const timeout = config.WEBHOOK_TIMEOUT_MS
