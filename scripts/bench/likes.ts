@@ -12,12 +12,25 @@ import { createProject } from '../../src/modules/projects/service'
 const USERS = 400
 const CONCURRENCY = 50
 
-async function call(method: string, path: string, token: string | null, body?: unknown, apiKey?: string) {
-	const headers: Record<string, string> = { 'content-type': 'application/json', 'x-forwarded-for': '10.9.9.9' }
+async function call(
+	method: string,
+	path: string,
+	token: string | null,
+	body?: unknown,
+	apiKey?: string,
+) {
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		'x-forwarded-for': '10.9.9.9',
+	}
 	if (token) headers.authorization = `Bearer ${token}`
 	if (apiKey) headers['x-api-key'] = apiKey
 	const response = await app.handle(
-		new Request(`http://bench${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+		new Request(`http://bench${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		}),
 	)
 	return { status: response.status, body: (await response.json()) as any }
 }
@@ -38,17 +51,34 @@ async function run(label: string, jobs: (() => Promise<void>)[]) {
 	)
 	const seconds = (performance.now() - started) / 1000
 	latencies.sort((a, b) => a - b)
-	const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]?.toFixed(1)
-	return { label, ops: jobs.length, perSecond: Math.round(jobs.length / seconds), p50: pct(0.5), p99: pct(0.99) }
+	const pct = (p: number) =>
+		latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]?.toFixed(1)
+	return {
+		label,
+		ops: jobs.length,
+		perSecond: Math.round(jobs.length / seconds),
+		p50: pct(0.5),
+		p99: pct(0.99),
+	}
 }
 
 await ensureDatabase(config.DATABASE_URL)
 await migrate()
-const project = await createProject({ name: 'bench-likes', ownerCountryCode: '1', ownerMobile: `5${Date.now()}`.slice(0, 11) })
+const project = await createProject({
+	name: 'bench-likes',
+	ownerCountryCode: '1',
+	ownerMobile: `5${Date.now()}`.slice(0, 11),
+})
 const tokens: string[] = []
 const ids: number[] = []
 for (let i = 0; i < USERS; i++) {
-	const reply = await call('POST', '/sdk/initiate', null, { user_unique_id: `bench-${Date.now()}-${i}`, user_name: `B${i}` }, project.api_key)
+	const reply = await call(
+		'POST',
+		'/sdk/initiate',
+		null,
+		{ user_unique_id: `bench-${Date.now()}-${i}`, user_name: `B${i}` },
+		project.api_key,
+	)
 	tokens.push(reply.body.data.access_token)
 	ids.push(reply.body.data.user.id)
 }
@@ -78,6 +108,8 @@ const baseline = await run('bare SQL (like row + counter)', sqlJobs)
 const full = await run('PUT /feed/post/:id/like (app)', apiJobs)
 const [row] = await sql`select likes_count from posts where id = ${postId}`
 console.table([baseline, full])
-console.log(`app / baseline throughput: ${(full.perSecond / baseline.perSecond).toFixed(2)}; final likes_count ${row?.likes_count} (expected 0)`)
+console.log(
+	`app / baseline throughput: ${(full.perSecond / baseline.perSecond).toFixed(2)}; final likes_count ${row?.likes_count} (expected 0)`,
+)
 await sql.end()
 process.exit(0)

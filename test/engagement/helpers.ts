@@ -4,8 +4,14 @@ import { sql } from '../../src/lib/db'
 import type { TestCommunity, TestUser } from '../support/community'
 import { api } from '../support/http'
 
-export async function newPost(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
-	const reply = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello', ...body } })
+export async function newPost(
+	author: TestUser,
+	body: Record<string, unknown> = {},
+): Promise<string> {
+	const reply = await api('POST', '/feed/post', {
+		token: author.token,
+		body: { text: 'hello', ...body },
+	})
 	if (reply.status !== 200) throw new Error(`post failed: ${JSON.stringify(reply.body)}`)
 	return reply.body.data.post._id
 }

@@ -23,7 +23,9 @@ describe('PUT /feed/post/:post_id/like', () => {
 		const seen = await api('GET', `/feed/post/${postId}`, { token: fan.token })
 		expect(seen.body.data.post).toMatchObject({ likes_count: 1, is_liked: true })
 		const inFeed = async (user: TestUser) =>
-			(await api('GET', '/feed/universal', { token: user.token })).body.data.posts.find((p: any) => p._id === postId)
+			(await api('GET', '/feed/universal', { token: user.token })).body.data.posts.find(
+				(p: any) => p._id === postId,
+			)
 		expect(await inFeed(fan)).toMatchObject({ likes_count: 1, is_liked: true })
 		expect(await inFeed(author)).toMatchObject({ likes_count: 1, is_liked: false })
 
@@ -35,7 +37,13 @@ describe('PUT /feed/post/:post_id/like', () => {
 
 		const events = (await eventsFor(community, 'post.liked')).filter((e) => e.post._id === postId)
 		expect(events).toHaveLength(1)
-		expect(Object.keys(events[0]).sort()).toEqual(['post', 'post_creator', 'post_liked_by', 'topics', 'widgets'])
+		expect(Object.keys(events[0]).sort()).toEqual([
+			'post',
+			'post_creator',
+			'post_liked_by',
+			'topics',
+			'widgets',
+		])
 		expect(events[0].post_liked_by.uuid).toBe(fan.uuid)
 		expect(events[0].post_creator.uuid).toBe(author.uuid)
 		expect(events[0].post.likes_count).toBe(1)
@@ -43,24 +51,36 @@ describe('PUT /feed/post/:post_id/like', () => {
 
 	test('50 parallel likes by 50 users give likes_count 50', async () => {
 		const postId = await newPost(author)
-		const users = await Promise.all(Array.from({ length: 50 }, (_, i) => newUser(community, { name: `L${i}` })))
-		const replies = await Promise.all(users.map((u) => api('PUT', `/feed/post/${postId}/like`, { token: u.token })))
+		const users = await Promise.all(
+			Array.from({ length: 50 }, (_, i) => newUser(community, { name: `L${i}` })),
+		)
+		const replies = await Promise.all(
+			users.map((u) => api('PUT', `/feed/post/${postId}/like`, { token: u.token })),
+		)
 		expect(replies.every((r) => r.status === 200 && r.body.data.is_liked)).toBe(true)
 		const [row] = await sql`select likes_count from posts where id = ${postId}`
 		expect(row!.likes_count).toBe(50)
-		const list = await api('GET', `/feed/post/${postId}/like?page_size=100`, { token: author.token })
+		const list = await api('GET', `/feed/post/${postId}/like?page_size=100`, {
+			token: author.token,
+		})
 		expect(list.body.data.total_count).toBe(50)
 		const fromApi = await api('GET', `/feed/post/${postId}`, { token: author.token })
 		expect(fromApi.body.data.post.likes_count).toBe(50)
 	})
 
 	test('unknown, foreign and deleted posts are 404; no token is 401', async () => {
-		expect((await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status).toBe(404)
+		expect(
+			(await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status,
+		).toBe(404)
 		const other = await newCommunity('likes-other')
 		const stranger = await newUser(other)
 		const postId = await newPost(author)
-		expect((await api('PUT', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(404)
-		expect((await api('GET', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(404)
+		expect((await api('PUT', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(
+			404,
+		)
+		expect((await api('GET', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(
+			404,
+		)
 		expect((await api('PUT', `/feed/post/${postId}/like`)).status).toBe(401)
 		await api('DELETE', `/feed/post/${postId}`, { token: author.token })
 		expect((await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })).status).toBe(404)
@@ -82,7 +102,9 @@ describe('GET /feed/post/:post_id/like', () => {
 		expect(all.body.data.likes[0].created_at).toBeNumber()
 		expect(all.body.data.users[a.uuid]).toMatchObject({ name: 'A', uuid: a.uuid })
 
-		const page2 = await api('GET', `/feed/post/${postId}/like?page=2&page_size=2`, { token: author.token })
+		const page2 = await api('GET', `/feed/post/${postId}/like?page=2&page_size=2`, {
+			token: author.token,
+		})
 		expect(page2.body.data.likes.map((l: any) => l.user_id)).toEqual([a.uuid])
 		expect(page2.body.data.total_count).toBe(3)
 
@@ -97,7 +119,11 @@ describe('GET /feed/post/:post_id/like', () => {
 
 	test('bad paging is 400', async () => {
 		const postId = await newPost(author)
-		expect((await api('GET', `/feed/post/${postId}/like?page=0`, { token: fan.token })).status).toBe(400)
-		expect((await api('GET', `/feed/post/${postId}/like?page_size=abc`, { token: fan.token })).status).toBe(400)
+		expect(
+			(await api('GET', `/feed/post/${postId}/like?page=0`, { token: fan.token })).status,
+		).toBe(400)
+		expect(
+			(await api('GET', `/feed/post/${postId}/like?page_size=abc`, { token: fan.token })).status,
+		).toBe(400)
 	})
 })

@@ -15,17 +15,24 @@ beforeAll(async () => {
 })
 
 const feedIds = async (query = '') =>
-	(await api('GET', `/feed/universal${query}`, { token: member.token })).body.data.posts.map((p: any) => p._id)
+	(await api('GET', `/feed/universal${query}`, { token: member.token })).body.data.posts.map(
+		(p: any) => p._id,
+	)
 
 async function post(topicIds: string[]) {
-	const reply = await api('POST', '/feed/post', { token: member.token, body: { text: 'x', topic_ids: topicIds } })
+	const reply = await api('POST', '/feed/post', {
+		token: member.token,
+		body: { text: 'x', topic_ids: topicIds },
+	})
 	expect(reply.status).toBe(200)
 	return reply.body.data.post._id as string
 }
 
 describe('topic state and the universal feed', () => {
 	test('disable hides, enable restores, post_count counts the posts', async () => {
-		const [a, b] = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['FeedA', 'FeedB'] } })).body.topics
+		const [a, b] = (
+			await api('POST', '/feed/topic', { token: cm.token, body: { names: ['FeedA', 'FeedB'] } })
+		).body.topics
 		const onlyA = await post([a.id])
 		const both = await post([a.id, b.id])
 		expect(await feedIds()).toEqual(expect.arrayContaining([onlyA, both]))
@@ -38,14 +45,22 @@ describe('topic state and the universal feed', () => {
 		expect(afterDisable).toContain(both)
 		expect(await feedIds(`?topic_ids=${a.id}`)).toEqual([])
 		// A disabled topic cannot be given to new posts.
-		expect((await api('POST', '/feed/post', { token: member.token, body: { text: 'x', topic_ids: [a.id] } })).status).toBe(400)
+		expect(
+			(
+				await api('POST', '/feed/post', {
+					token: member.token,
+					body: { text: 'x', topic_ids: [a.id] },
+				})
+			).status,
+		).toBe(400)
 
 		await api('PUT', `/feed/topic/${a.id}`, { token: cm.token, body: { is_enabled: 'true' } })
 		expect(await feedIds()).toEqual(expect.arrayContaining([onlyA, both]))
 	})
 
 	test('deleting a disabled topic brings its posts back as untagged posts', async () => {
-		const [t] = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Doomed'] } })).body.topics
+		const [t] = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Doomed'] } }))
+			.body.topics
 		const p = await post([t.id])
 		await api('PUT', `/feed/topic/${t.id}`, { token: cm.token, body: { is_enabled: false } })
 		expect(await feedIds()).not.toContain(p)

@@ -16,7 +16,9 @@ export async function commentEventData(db: Db, communityId: number, comment: Com
 		postEventData(db, communityId, comment.post_id),
 	])
 	return {
-		comment: presentComment(comment, null, { parent: parent ? presentComment(parent, null) : null }),
+		comment: presentComment(comment, null, {
+			parent: parent ? presentComment(parent, null) : null,
+		}),
 		comment_creator: creator ? presentUserForWebhook(creator) : null,
 		...post,
 	}

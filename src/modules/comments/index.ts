@@ -14,40 +14,79 @@ import {
 } from './service'
 
 const ok = <T>(data: T) => ({ success: true, error_message: null, data })
-const input = (body: { text: string; temp_id?: string | null }) => ({ text: body.text, temp_id: body.temp_id ?? undefined })
+const input = (body: { text: string; temp_id?: string | null }) => ({
+	text: body.text,
+	temp_id: body.temp_id ?? undefined,
+})
 
 export const commentsModule = new Elysia({ name: 'comments' })
 	.use(authPlugin)
-	.post('/feed/post/:post_id/comment', async ({ session, params, body }) => ok(await addComment(session, params.post_id, null, input(body))), {
-		auth: 'member',
-		params: PostParams,
-		body: CommentBody,
-		detail: { summary: 'Comment on a post', tags: ['comments'] },
-	})
+	.post(
+		'/feed/post/:post_id/comment',
+		async ({ session, params, body }) =>
+			ok(await addComment(session, params.post_id, null, input(body))),
+		{
+			auth: 'member',
+			params: PostParams,
+			body: CommentBody,
+			detail: { summary: 'Comment on a post', tags: ['comments'] },
+		},
+	)
 	.get(
 		'/feed/post/:post_id/comment',
-		async ({ session, params, query }) => ok(await listRootComments(session, params.post_id, query.page, query.page_size)),
-		{ auth: 'member', params: PostParams, query: PageQuery, detail: { summary: 'Root comments of a post, oldest first', tags: ['comments'] } },
+		async ({ session, params, query }) =>
+			ok(await listRootComments(session, params.post_id, query.page, query.page_size)),
+		{
+			auth: 'member',
+			params: PostParams,
+			query: PageQuery,
+			detail: { summary: 'Root comments of a post, oldest first', tags: ['comments'] },
+		},
 	)
 	.post(
 		'/feed/post/:post_id/comment/:comment_id/comment',
-		async ({ session, params, body }) => ok(await addComment(session, params.post_id, params.comment_id, input(body))),
-		{ auth: 'member', params: CommentParams, body: CommentBody, detail: { summary: 'Reply to a comment', tags: ['comments'] } },
+		async ({ session, params, body }) =>
+			ok(await addComment(session, params.post_id, params.comment_id, input(body))),
+		{
+			auth: 'member',
+			params: CommentParams,
+			body: CommentBody,
+			detail: { summary: 'Reply to a comment', tags: ['comments'] },
+		},
 	)
 	.get(
 		'/feed/post/:post_id/comment/:comment_id',
-		async ({ session, params, query }) => ok(await getComment(session, params.post_id, params.comment_id, query.page, query.page_size)),
-		{ auth: 'member', params: CommentParams, query: PageQuery, detail: { summary: 'A comment with a page of replies', tags: ['comments'] } },
+		async ({ session, params, query }) =>
+			ok(await getComment(session, params.post_id, params.comment_id, query.page, query.page_size)),
+		{
+			auth: 'member',
+			params: CommentParams,
+			query: PageQuery,
+			detail: { summary: 'A comment with a page of replies', tags: ['comments'] },
+		},
 	)
 	.put(
 		'/feed/post/:post_id/comment/:comment_id',
-		async ({ session, params, body }) => ok(await editComment(session, params.post_id, params.comment_id, input(body))),
-		{ auth: 'member', params: CommentParams, body: CommentBody, detail: { summary: 'Edit a comment (its author)', tags: ['comments'] } },
+		async ({ session, params, body }) =>
+			ok(await editComment(session, params.post_id, params.comment_id, input(body))),
+		{
+			auth: 'member',
+			params: CommentParams,
+			body: CommentBody,
+			detail: { summary: 'Edit a comment (its author)', tags: ['comments'] },
+		},
 	)
 	.delete(
 		'/feed/post/:post_id/comment/:comment_id',
 		async ({ session, params, body }) =>
-			ok(await deleteComment(session, params.post_id, params.comment_id, body?.delete_reason ?? body?.reason)),
+			ok(
+				await deleteComment(
+					session,
+					params.post_id,
+					params.comment_id,
+					body?.delete_reason ?? body?.reason,
+				),
+			),
 		{
 			auth: 'member',
 			params: CommentParams,
@@ -57,12 +96,30 @@ export const commentsModule = new Elysia({ name: 'comments' })
 	)
 	.put(
 		'/feed/post/:post_id/comment/:comment_id/like',
-		async ({ session, params }) => ok(await toggleCommentLike(session, params.post_id, params.comment_id)),
-		{ auth: 'member', params: CommentParams, detail: { summary: 'Like or unlike a comment (toggle)', tags: ['comments'] } },
+		async ({ session, params }) =>
+			ok(await toggleCommentLike(session, params.post_id, params.comment_id)),
+		{
+			auth: 'member',
+			params: CommentParams,
+			detail: { summary: 'Like or unlike a comment (toggle)', tags: ['comments'] },
+		},
 	)
 	.get(
 		'/feed/post/:post_id/comment/:comment_id/like',
 		async ({ session, params, query }) =>
-			ok(await listCommentLikes(session, params.post_id, params.comment_id, query.page, query.page_size)),
-		{ auth: 'member', params: CommentParams, query: PageQuery, detail: { summary: 'Users who liked a comment', tags: ['comments'] } },
+			ok(
+				await listCommentLikes(
+					session,
+					params.post_id,
+					params.comment_id,
+					query.page,
+					query.page_size,
+				),
+			),
+		{
+			auth: 'member',
+			params: CommentParams,
+			query: PageQuery,
+			detail: { summary: 'Users who liked a comment', tags: ['comments'] },
+		},
 	)

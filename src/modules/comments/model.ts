@@ -3,7 +3,10 @@
 import { t } from 'elysia'
 
 export const PostParams = t.Object({ post_id: t.String({ maxLength: 100 }) })
-export const CommentParams = t.Object({ post_id: t.String({ maxLength: 100 }), comment_id: t.String({ maxLength: 100 }) })
+export const CommentParams = t.Object({
+	post_id: t.String({ maxLength: 100 }),
+	comment_id: t.String({ maxLength: 100 }),
+})
 
 export const CommentBody = t.Object({
 	text: t.String({ maxLength: 20_000 }),

@@ -49,13 +49,23 @@ export async function insertComment(db: Db, c: NewComment): Promise<void> {
 		values (${c.id}, ${c.community_id}, ${c.post_id}, ${c.user_id}, ${c.parent_id}, ${c.level}, ${c.text},
 			${c.temp_id}, ${c.created_at}, ${c.created_at})`
 	await db`update posts set comments_count = comments_count + 1 where id = ${c.post_id}`
-	if (c.parent_id) await db`update comments set comments_count = comments_count + 1 where id = ${c.parent_id}`
+	if (c.parent_id)
+		await db`update comments set comments_count = comments_count + 1 where id = ${c.parent_id}`
 }
 
-export async function findComment(db: Db, postId: string, commentId: string, lock = false): Promise<CommentRow | null> {
+export async function findComment(
+	db: Db,
+	postId: string,
+	commentId: string,
+	lock = false,
+): Promise<CommentRow | null> {
 	const [row] = lock
-		? await db<CommentRow[]>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId} for update of c`
-		: await db<CommentRow[]>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId}`
+		? await db<
+				CommentRow[]
+			>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId} for update of c`
+		: await db<
+				CommentRow[]
+			>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId}`
 	return row ?? null
 }
 
@@ -77,13 +87,19 @@ export async function childComments(
 		and not exists (select 1 from blocks b where (b.blocker_id = ${viewerId} and b.blocked_id = c.user_id)
 			or (b.blocker_id = c.user_id and b.blocked_id = ${viewerId}))`
 	const [rows, [count]] = await Promise.all([
-		db<CommentRow[]>`select ${selectComment(db)} where ${where} order by c.created_at, c.id limit ${limit} offset ${offset}`,
+		db<
+			CommentRow[]
+		>`select ${selectComment(db)} where ${where} order by c.created_at, c.id limit ${limit} offset ${offset}`,
 		db<{ total: number }[]>`select count(*)::int as total from comments c where ${where}`,
 	])
 	return { rows, total: count?.total ?? 0 }
 }
 
-export async function likedCommentIds(db: Db, userId: number, commentIds: string[]): Promise<Set<string>> {
+export async function likedCommentIds(
+	db: Db,
+	userId: number,
+	commentIds: string[],
+): Promise<Set<string>> {
 	if (commentIds.length === 0) return new Set()
 	const rows = await db<{ comment_id: string }[]>`
 		select comment_id from comment_likes where user_id = ${userId} and comment_id = any(${commentIds}::text[])`
@@ -96,7 +112,12 @@ export async function isBlockedBetween(db: Db, a: number, b: number): Promise<bo
 	return rows.length > 0
 }
 
-export async function addCommentLike(db: Db, commentId: string, userId: number, now: number): Promise<boolean> {
+export async function addCommentLike(
+	db: Db,
+	commentId: string,
+	userId: number,
+	now: number,
+): Promise<boolean> {
 	const inserted = await db`
 		insert into comment_likes (comment_id, user_id, created_at) values (${commentId}, ${userId}, ${now})
 		on conflict do nothing returning comment_id`
@@ -105,14 +126,24 @@ export async function addCommentLike(db: Db, commentId: string, userId: number, 
 	return true
 }
 
-export async function removeCommentLike(db: Db, commentId: string, userId: number): Promise<boolean> {
-	const deleted = await db`delete from comment_likes where comment_id = ${commentId} and user_id = ${userId} returning comment_id`
+export async function removeCommentLike(
+	db: Db,
+	commentId: string,
+	userId: number,
+): Promise<boolean> {
+	const deleted =
+		await db`delete from comment_likes where comment_id = ${commentId} and user_id = ${userId} returning comment_id`
 	if (deleted.length === 0) return false
 	await db`update comments set likes_count = greatest(likes_count - 1, 0) where id = ${commentId}`
 	return true
 }
 
-export async function updateCommentText(db: Db, commentId: string, text: string, now: number): Promise<void> {
+export async function updateCommentText(
+	db: Db,
+	commentId: string,
+	text: string,
+	now: number,
+): Promise<void> {
 	await db`update comments set text = ${text}, is_edited = true, updated_at = ${now} where id = ${commentId}`
 }
 
@@ -134,7 +165,11 @@ export async function softDeleteComment(
 }
 
 /** Records the tagged users; returns those not tagged in this comment before. */
-export async function addCommentTags(db: Db, commentId: string, userIds: number[]): Promise<number[]> {
+export async function addCommentTags(
+	db: Db,
+	commentId: string,
+	userIds: number[],
+): Promise<number[]> {
 	if (userIds.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
 		insert into comment_tags ${db(userIds.map((user_id) => ({ comment_id: commentId, user_id })))}

@@ -38,10 +38,19 @@ function commentText(text: string): string {
 }
 
 /** A live comment of the post, visible to the viewer (not blocked either way); 404 otherwise. */
-async function liveComment(db: Db, session: Session, postId: string, commentId: string, lock = false): Promise<CommentRow> {
+async function liveComment(
+	db: Db,
+	session: Session,
+	postId: string,
+	commentId: string,
+	lock = false,
+): Promise<CommentRow> {
 	const comment = await findComment(db, postId, commentId, lock)
 	if (!comment || comment.is_deleted) throw notFound('Comment')
-	if (comment.user_id !== session.userId && (await isBlockedBetween(db, session.userId, comment.user_id))) {
+	if (
+		comment.user_id !== session.userId &&
+		(await isBlockedBetween(db, session.userId, comment.user_id))
+	) {
 		throw notFound('Comment')
 	}
 	return comment
@@ -51,14 +60,28 @@ async function liveComment(db: Db, session: Session, postId: string, commentId: 
 async function tagUsers(db: Db, session: Session, commentId: string, text: string) {
 	const uuids = taggedUuids(text).filter(isUuid)
 	const users = await findUsersByUuids(db, session.communityId, uuids)
-	const fresh = new Set(await addCommentTags(db, commentId, users.map((u) => u.id)))
+	const fresh = new Set(
+		await addCommentTags(
+			db,
+			commentId,
+			users.map((u) => u.id),
+		),
+	)
 	return users.filter((u) => fresh.has(u.id))
 }
 
-async function viewerOf(session: Session, post: PostRow, comments: CommentRow[]): Promise<CommentViewer> {
+async function viewerOf(
+	session: Session,
+	post: PostRow,
+	comments: CommentRow[],
+): Promise<CommentViewer> {
 	const [isCm, liked] = await Promise.all([
 		hasCmRights(session),
-		likedCommentIds(sql, session.userId, comments.map((c) => c.id)),
+		likedCommentIds(
+			sql,
+			session.userId,
+			comments.map((c) => c.id),
+		),
 	])
 	return { userId: session.userId, isCm, postAuthorId: post.user_id, liked }
 }
@@ -72,7 +95,12 @@ export interface CommentInput {
 	temp_id?: string
 }
 
-export async function addComment(session: Session, postId: string, parentId: string | null, input: CommentInput) {
+export async function addComment(
+	session: Session,
+	postId: string,
+	parentId: string | null,
+	input: CommentInput,
+) {
 	const text = commentText(input.text)
 	const { post, comment, parent } = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
@@ -92,22 +120,41 @@ export async function addComment(session: Session, postId: string, parentId: str
 		const tagged = await tagUsers(tx, session, id, text)
 		const comment = (await findComment(tx, post.id, id)) as CommentRow
 		await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
-		if (tagged.length > 0) await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, { tagged_users: tagged })
-		return { post, comment, parent: parent ? ((await findComment(tx, post.id, parent.id)) as CommentRow) : null }
+		if (tagged.length > 0)
+			await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, {
+				tagged_users: tagged,
+			})
+		return {
+			post,
+			comment,
+			parent: parent ? ((await findComment(tx, post.id, parent.id)) as CommentRow) : null,
+		}
 	})
 	await forgetPosts(session.communityId, [post.id])
 	const shown = parent ? [comment, parent] : [comment]
 	const viewer = await viewerOf(session, post, shown)
 	return {
-		comment: presentComment(comment, viewer, { parent: parent ? presentComment(parent, viewer) : null }),
+		comment: presentComment(comment, viewer, {
+			parent: parent ? presentComment(parent, viewer) : null,
+		}),
 		users: await usersOf(shown),
 	}
 }
 
-export async function getComment(session: Session, postId: string, commentId: string, page?: number, pageSize?: number) {
+export async function getComment(
+	session: Session,
+	postId: string,
+	commentId: string,
+	page?: number,
+	pageSize?: number,
+) {
 	const post = await visiblePost(sql, session, postId)
 	const comment = await findComment(sql, post.id, commentId)
-	if (!comment || (comment.user_id !== session.userId && (await isBlockedBetween(sql, session.userId, comment.user_id)))) {
+	if (
+		!comment ||
+		(comment.user_id !== session.userId &&
+			(await isBlockedBetween(sql, session.userId, comment.user_id)))
+	) {
 		throw notFound('Comment')
 	}
 	const p = paging(page, pageSize)
@@ -128,7 +175,12 @@ export async function getComment(session: Session, postId: string, commentId: st
 }
 
 /** The root comments of a post, a page at a time: GET /feed/post/:post_id/comment. */
-export async function listRootComments(session: Session, postId: string, page?: number, pageSize?: number) {
+export async function listRootComments(
+	session: Session,
+	postId: string,
+	page?: number,
+	pageSize?: number,
+) {
 	const post = await visiblePost(sql, session, postId)
 	const { replies, users, total_count } = await rootComments(session, post, page, pageSize)
 	return { comments: replies, users, total_count }
@@ -137,12 +189,28 @@ export async function listRootComments(session: Session, postId: string, page?: 
 /** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
 export async function rootComments(session: Session, post: PostRow, page = 1, pageSize = 10) {
 	const p = paging(page, pageSize)
-	const { rows, total } = await childComments(sql, post.id, null, session.userId, p.pageSize, p.offset)
+	const { rows, total } = await childComments(
+		sql,
+		post.id,
+		null,
+		session.userId,
+		p.pageSize,
+		p.offset,
+	)
 	const viewer = await viewerOf(session, post, rows)
-	return { replies: rows.map((r) => presentComment(r, viewer)), users: await usersOf(rows), total_count: total }
+	return {
+		replies: rows.map((r) => presentComment(r, viewer)),
+		users: await usersOf(rows),
+		total_count: total,
+	}
 }
 
-export async function editComment(session: Session, postId: string, commentId: string, input: CommentInput) {
+export async function editComment(
+	session: Session,
+	postId: string,
+	commentId: string,
+	input: CommentInput,
+) {
 	const text = commentText(input.text)
 	const { post, comment } = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
@@ -151,18 +219,29 @@ export async function editComment(session: Session, postId: string, commentId: s
 		await updateCommentText(tx, current.id, text, Date.now())
 		const tagged = await tagUsers(tx, session, current.id, text)
 		const comment = (await findComment(tx, post.id, current.id)) as CommentRow
-		if (tagged.length > 0) await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, { tagged_users: tagged })
+		if (tagged.length > 0)
+			await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, {
+				tagged_users: tagged,
+			})
 		return { post, comment }
 	})
 	const viewer = await viewerOf(session, post, [comment])
 	return { comment: presentComment(comment, viewer), users: await usersOf([comment]) }
 }
 
-export async function deleteComment(session: Session, postId: string, commentId: string, reason: string | undefined) {
+export async function deleteComment(
+	session: Session,
+	postId: string,
+	commentId: string,
+	reason: string | undefined,
+) {
 	const { post, comment } = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const current = await liveComment(tx, session, post.id, commentId, true)
-		const allowed = current.user_id === session.userId || post.user_id === session.userId || (await hasCmRights(session, tx))
+		const allowed =
+			current.user_id === session.userId ||
+			post.user_id === session.userId ||
+			(await hasCmRights(session, tx))
 		if (!allowed) throw forbidden()
 		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
 		return { post, comment: (await findComment(tx, post.id, current.id)) as CommentRow }
@@ -181,16 +260,31 @@ export async function toggleCommentLike(session: Session, postId: string, commen
 		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
 		if (liked) {
 			const liker = await findUserById(tx, session.userId)
-			await recordCommentEvent(tx, session.communityId, 'comment.react', current, { liked_by_user: liker ?? undefined })
+			await recordCommentEvent(tx, session.communityId, 'comment.react', current, {
+				liked_by_user: liker ?? undefined,
+			})
 		}
 		return { is_liked: liked, likes_count: current.likes_count }
 	})
 }
 
-export async function listCommentLikes(session: Session, postId: string, commentId: string, page?: number, pageSize?: number) {
+export async function listCommentLikes(
+	session: Session,
+	postId: string,
+	commentId: string,
+	page?: number,
+	pageSize?: number,
+) {
 	const post = await visiblePost(sql, session, postId)
 	const comment = await liveComment(sql, session, post.id, commentId)
 	const p = paging(page, pageSize)
-	const { rows, total } = await likesPage(sql, commentLikeTarget, comment.id, session.userId, p.pageSize, p.offset)
+	const { rows, total } = await likesPage(
+		sql,
+		commentLikeTarget,
+		comment.id,
+		session.userId,
+		p.pageSize,
+		p.offset,
+	)
 	return presentLikes(rows, total)
 }

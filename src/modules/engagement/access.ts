@@ -16,10 +16,19 @@ export async function hasCmRights(session: Session, db: Db = sql): Promise<boole
 	return role === 'cm' || role === 'owner'
 }
 
-export async function visiblePost(db: Db, session: Session, postId: string, lock = false): Promise<PostRow> {
+export async function visiblePost(
+	db: Db,
+	session: Session,
+	postId: string,
+	lock = false,
+): Promise<PostRow> {
 	const post = await findPost(db, session.communityId, postId, lock)
 	if (!post || post.is_deleted) throw notFound('Post')
-	if (post.visibility === 'private' && post.user_id !== session.userId && !(await hasCmRights(session, db))) {
+	if (
+		post.visibility === 'private' &&
+		post.user_id !== session.userId &&
+		!(await hasCmRights(session, db))
+	) {
 		throw notFound('Post')
 	}
 	return post

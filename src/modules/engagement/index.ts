@@ -3,25 +3,44 @@
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { PageQuery, PostParams, SeenBody, UserParams } from './model'
-import { listPostLikes, listSavedPosts, markSeen, togglePostLike, togglePostPin, togglePostSave } from './service'
+import {
+	listPostLikes,
+	listSavedPosts,
+	markSeen,
+	togglePostLike,
+	togglePostPin,
+	togglePostSave,
+} from './service'
 
 const ok = <T>(data: T) => ({ success: true, error_message: null, data })
 
 export const engagementModule = new Elysia({ name: 'engagement' })
 	.use(authPlugin)
-	.post('/feed/post/seen', async ({ session, body }) => ok(await markSeen(session, body.post_ids)), {
-		auth: 'member',
-		body: SeenBody,
-		detail: { summary: 'Record that the viewer saw these posts (impressions, reach)', tags: ['engagement'] },
-	})
-	.put('/feed/post/:post_id/like', async ({ session, params }) => ok(await togglePostLike(session, params.post_id)), {
-		auth: 'member',
-		params: PostParams,
-		detail: { summary: 'Like or unlike a post (toggle)', tags: ['engagement'] },
-	})
+	.post(
+		'/feed/post/seen',
+		async ({ session, body }) => ok(await markSeen(session, body.post_ids)),
+		{
+			auth: 'member',
+			body: SeenBody,
+			detail: {
+				summary: 'Record that the viewer saw these posts (impressions, reach)',
+				tags: ['engagement'],
+			},
+		},
+	)
+	.put(
+		'/feed/post/:post_id/like',
+		async ({ session, params }) => ok(await togglePostLike(session, params.post_id)),
+		{
+			auth: 'member',
+			params: PostParams,
+			detail: { summary: 'Like or unlike a post (toggle)', tags: ['engagement'] },
+		},
+	)
 	.get(
 		'/feed/post/:post_id/like',
-		async ({ session, params, query }) => ok(await listPostLikes(session, params.post_id, query.page, query.page_size)),
+		async ({ session, params, query }) =>
+			ok(await listPostLikes(session, params.post_id, query.page, query.page_size)),
 		{
 			auth: 'member',
 			params: PostParams,
@@ -29,19 +48,28 @@ export const engagementModule = new Elysia({ name: 'engagement' })
 			detail: { summary: 'Users who liked a post', tags: ['engagement'] },
 		},
 	)
-	.put('/feed/post/:post_id/save', async ({ session, params }) => ok(await togglePostSave(session, params.post_id)), {
-		auth: 'member',
-		params: PostParams,
-		detail: { summary: 'Save or unsave a post (toggle)', tags: ['engagement'] },
-	})
-	.put('/feed/post/:post_id/pin', async ({ session, params }) => ok(await togglePostPin(session, params.post_id)), {
-		auth: 'member',
-		params: PostParams,
-		detail: { summary: 'Pin or unpin a post (toggle; author or CM)', tags: ['engagement'] },
-	})
+	.put(
+		'/feed/post/:post_id/save',
+		async ({ session, params }) => ok(await togglePostSave(session, params.post_id)),
+		{
+			auth: 'member',
+			params: PostParams,
+			detail: { summary: 'Save or unsave a post (toggle)', tags: ['engagement'] },
+		},
+	)
+	.put(
+		'/feed/post/:post_id/pin',
+		async ({ session, params }) => ok(await togglePostPin(session, params.post_id)),
+		{
+			auth: 'member',
+			params: PostParams,
+			detail: { summary: 'Pin or unpin a post (toggle; author or CM)', tags: ['engagement'] },
+		},
+	)
 	.get(
 		'/feed/user/:uuid/save',
-		async ({ session, params, query }) => ok(await listSavedPosts(session, params.uuid, query.page, query.page_size)),
+		async ({ session, params, query }) =>
+			ok(await listSavedPosts(session, params.uuid, query.page, query.page_size)),
 		{
 			auth: 'member',
 			params: UserParams,

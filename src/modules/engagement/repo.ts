@@ -4,7 +4,12 @@
 import type { Db } from '../../lib/db'
 
 /** Likes the post for the user; false when it was already liked. */
-export async function addPostLike(db: Db, postId: string, userId: number, now: number): Promise<boolean> {
+export async function addPostLike(
+	db: Db,
+	postId: string,
+	userId: number,
+	now: number,
+): Promise<boolean> {
 	const inserted = await db`
 		insert into post_likes (post_id, user_id, created_at) values (${postId}, ${userId}, ${now})
 		on conflict do nothing returning post_id`
@@ -14,14 +19,17 @@ export async function addPostLike(db: Db, postId: string, userId: number, now: n
 }
 
 export async function removePostLike(db: Db, postId: string, userId: number): Promise<boolean> {
-	const deleted = await db`delete from post_likes where post_id = ${postId} and user_id = ${userId} returning post_id`
+	const deleted =
+		await db`delete from post_likes where post_id = ${postId} and user_id = ${userId} returning post_id`
 	if (deleted.length === 0) return false
 	await db`update posts set likes_count = greatest(likes_count - 1, 0) where id = ${postId}`
 	return true
 }
 
 export async function postLikesCount(db: Db, postId: string): Promise<number> {
-	const [row] = await db<{ likes_count: number }[]>`select likes_count from posts where id = ${postId}`
+	const [row] = await db<
+		{ likes_count: number }[]
+	>`select likes_count from posts where id = ${postId}`
 	return row?.likes_count ?? 0
 }
 
@@ -31,7 +39,9 @@ export interface LikeRow {
 	created_at: number
 }
 
-export type LikeTarget = { table: 'post_likes'; column: 'post_id' } | { table: 'comment_likes'; column: 'comment_id' }
+export type LikeTarget =
+	| { table: 'post_likes'; column: 'post_id' }
+	| { table: 'comment_likes'; column: 'comment_id' }
 export const postLikeTarget: LikeTarget = { table: 'post_likes', column: 'post_id' }
 export const commentLikeTarget: LikeTarget = { table: 'comment_likes', column: 'comment_id' }
 
@@ -57,20 +67,33 @@ export async function likesPage(
 			select substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at
 			from ${db(target.table)} l where ${where}
 			order by l.created_at desc, l.user_id desc limit ${limit} offset ${offset}`,
-		db<{ total: number }[]>`select count(*)::int as total from ${db(target.table)} l where ${where}`,
+		db<
+			{ total: number }[]
+		>`select count(*)::int as total from ${db(target.table)} l where ${where}`,
 	])
 	return { rows, total: count?.total ?? 0 }
 }
 
-export async function toggleSave(db: Db, postId: string, userId: number, now: number): Promise<boolean> {
-	const deleted = await db`delete from post_saves where post_id = ${postId} and user_id = ${userId} returning post_id`
+export async function toggleSave(
+	db: Db,
+	postId: string,
+	userId: number,
+	now: number,
+): Promise<boolean> {
+	const deleted =
+		await db`delete from post_saves where post_id = ${postId} and user_id = ${userId} returning post_id`
 	if (deleted.length > 0) return false
 	await db`insert into post_saves (post_id, user_id, created_at) values (${postId}, ${userId}, ${now}) on conflict do nothing`
 	return true
 }
 
 /** Saved posts of the user that are still live, newest save first. */
-export async function savedPosts(db: Db, userId: number, limit: number, offset: number): Promise<{ ids: string[]; total: number }> {
+export async function savedPosts(
+	db: Db,
+	userId: number,
+	limit: number,
+	offset: number,
+): Promise<{ ids: string[]; total: number }> {
 	const rows = await db<{ post_id: string; total: number }[]>`
 		select s.post_id, count(*) over ()::int as total
 		from post_saves s join posts p on p.id = s.post_id
@@ -102,7 +125,13 @@ export interface SeenCounts {
  * first time (post_views holds the unique viewers). Ids are sorted so concurrent
  * calls lock rows in the same order and never deadlock.
  */
-export async function recordViews(db: Db, communityId: number, userId: number, postIds: string[], now: number): Promise<SeenCounts[]> {
+export async function recordViews(
+	db: Db,
+	communityId: number,
+	userId: number,
+	postIds: string[],
+	now: number,
+): Promise<SeenCounts[]> {
 	const ids = [...new Set(postIds)].sort()
 	const live = await db<{ id: string }[]>`
 		select id from posts where community_id = ${communityId} and id = any(${ids}::text[]) and not is_deleted

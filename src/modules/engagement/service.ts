@@ -38,7 +38,10 @@ export async function togglePostLike(session: Session, postId: string) {
 		const liked = await addPostLike(tx, post.id, session.userId, now)
 		if (!liked) await removePostLike(tx, post.id, session.userId)
 		if (liked) {
-			const data = { ...(await postEventData(tx, session.communityId, post.id)), post_liked_by: await actor(tx, session) }
+			const data = {
+				...(await postEventData(tx, session.communityId, post.id)),
+				post_liked_by: await actor(tx, session),
+			}
 			await recordEvent(tx, { communityId: session.communityId, event: 'post.liked', data })
 		}
 		return { is_liked: liked, likes_count: await postLikesCount(tx, post.id) }
@@ -48,10 +51,22 @@ export async function togglePostLike(session: Session, postId: string) {
 	return result
 }
 
-export async function listPostLikes(session: Session, postId: string, page?: number, pageSize?: number) {
+export async function listPostLikes(
+	session: Session,
+	postId: string,
+	page?: number,
+	pageSize?: number,
+) {
 	const post = await visiblePost(sql, session, postId)
 	const p = paging(page, pageSize)
-	const { rows, total } = await likesPage(sql, postLikeTarget, post.id, session.userId, p.pageSize, p.offset)
+	const { rows, total } = await likesPage(
+		sql,
+		postLikeTarget,
+		post.id,
+		session.userId,
+		p.pageSize,
+		p.offset,
+	)
 	return presentLikes(rows, total)
 }
 
@@ -60,7 +75,11 @@ export async function presentLikes(rows: LikeRow[], total: number) {
 	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
-		likes: rows.map((r) => ({ _id: r.id, user_id: uuidOf.get(r.user_id) ?? '', created_at: r.created_at })),
+		likes: rows.map((r) => ({
+			_id: r.id,
+			user_id: uuidOf.get(r.user_id) ?? '',
+			created_at: r.created_at,
+		})),
 		users: usersMap(users),
 		total_count: total,
 	}
@@ -81,7 +100,10 @@ export async function togglePostPin(session: Session, postId: string) {
 		if (post.user_id !== session.userId && !(await hasCmRights(session, tx))) throw forbidden()
 		const pinned = await togglePin(tx, post.id, Date.now())
 		if (pinned) {
-			const data = { ...(await postEventData(tx, session.communityId, post.id)), pinned_by: await actor(tx, session) }
+			const data = {
+				...(await postEventData(tx, session.communityId, post.id)),
+				pinned_by: await actor(tx, session),
+			}
 			await recordEvent(tx, { communityId: session.communityId, event: 'post.pinned', data })
 		}
 		return pinned
@@ -90,7 +112,12 @@ export async function togglePostPin(session: Session, postId: string) {
 	return { is_pinned: isPinned }
 }
 
-export async function listSavedPosts(session: Session, uuid: string, page?: number, pageSize?: number) {
+export async function listSavedPosts(
+	session: Session,
+	uuid: string,
+	page?: number,
+	pageSize?: number,
+) {
 	const owner = isUuid(uuid) ? await findUserByUuid(sql, session.communityId, uuid) : null
 	if (!owner) throw notFound('User')
 	const isCm = await hasCmRights(session)
@@ -98,13 +125,26 @@ export async function listSavedPosts(session: Session, uuid: string, page?: numb
 	const p = paging(page, pageSize, 20)
 	const { ids, total } = await savedPosts(sql, owner.id, p.pageSize, p.offset)
 	const viewer = { userId: session.userId, communityId: session.communityId, isCm }
-	const { posts, users } = await hydratePosts(viewer, ids, { visibilities: ['public', 'connections', 'private'] })
+	const { posts, users } = await hydratePosts(viewer, ids, {
+		visibilities: ['public', 'connections', 'private'],
+	})
 	return { posts, users, total_count: total }
 }
 
 export async function markSeen(session: Session, postIds: string[]) {
 	if (postIds.length === 0) throw badRequest('post_ids is required')
-	const posts = await sql.begin((tx) => recordViews(tx, session.communityId, session.userId, postIds, Date.now()))
-	await forgetPosts(session.communityId, posts.map((p) => p.id))
-	return { posts: posts.map((p) => ({ _id: p.id, impressions_count: p.impressions_count, reach_count: p.reach_count })) }
+	const posts = await sql.begin((tx) =>
+		recordViews(tx, session.communityId, session.userId, postIds, Date.now()),
+	)
+	await forgetPosts(
+		session.communityId,
+		posts.map((p) => p.id),
+	)
+	return {
+		posts: posts.map((p) => ({
+			_id: p.id,
+			impressions_count: p.impressions_count,
+			reach_count: p.reach_count,
+		})),
+	}
 }

@@ -4,7 +4,12 @@ import { refreshPosts, topicsChanged as replaceTopicPosts } from '../../timeline
 
 export type TopicChange = 'enabled' | 'disabled' | 'deleted'
 
-export async function topicsChanged(communityId: number, topicIds: string[], change: TopicChange, postIds: string[]) {
+export async function topicsChanged(
+	communityId: number,
+	topicIds: string[],
+	change: TopicChange,
+	postIds: string[],
+) {
 	await replaceTopicPosts(communityId, topicIds)
 	// A deleted topic's links are gone from Postgres; re-place the posts that had it.
 	if (change === 'deleted' && postIds.length > 0) await refreshPosts(communityId, postIds)

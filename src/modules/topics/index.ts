@@ -2,35 +2,63 @@
 // Topic responses carry the payload at the top level and the same payload under `data`.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { CreateTopicsBody, DeleteTopicsBody, EditTopicBody, ListTopicsQuery, TopicParams } from './model'
+import {
+	CreateTopicsBody,
+	DeleteTopicsBody,
+	EditTopicBody,
+	ListTopicsQuery,
+	TopicParams,
+} from './model'
 import { createTopics, deleteTopics, editTopic, listCommunityTopics, parseIdList } from './service'
 
-const reply = <T extends object>(payload: T) => ({ success: true, error_message: null, ...payload, data: payload })
+const reply = <T extends object>(payload: T) => ({
+	success: true,
+	error_message: null,
+	...payload,
+	data: payload,
+})
 
 export const topicsModule = new Elysia({ name: 'topics' })
 	.use(authPlugin)
-	.post('/feed/topic', async ({ session, body }) => reply(await createTopics(session, body.names, body.topics)), {
-		auth: 'cm',
-		body: CreateTopicsBody,
-		detail: { summary: 'Create topics from `names` and/or `topics`', tags: ['topics'] },
-	})
-	.get('/feed/topic', async ({ session, query }) => reply(await listCommunityTopics(session, query)), {
-		auth: 'member',
-		query: ListTopicsQuery,
-		detail: { summary: 'List topics with filters, order and paging', tags: ['topics'] },
-	})
-	.put('/feed/topic/:topic_id', async ({ session, params, body }) => reply(await editTopic(session, params.topic_id, body)), {
-		auth: 'cm',
-		params: TopicParams,
-		body: EditTopicBody,
-		detail: { summary: 'Edit, enable or disable a topic', tags: ['topics'] },
-	})
+	.post(
+		'/feed/topic',
+		async ({ session, body }) => reply(await createTopics(session, body.names, body.topics)),
+		{
+			auth: 'cm',
+			body: CreateTopicsBody,
+			detail: { summary: 'Create topics from `names` and/or `topics`', tags: ['topics'] },
+		},
+	)
+	.get(
+		'/feed/topic',
+		async ({ session, query }) => reply(await listCommunityTopics(session, query)),
+		{
+			auth: 'member',
+			query: ListTopicsQuery,
+			detail: { summary: 'List topics with filters, order and paging', tags: ['topics'] },
+		},
+	)
+	.put(
+		'/feed/topic/:topic_id',
+		async ({ session, params, body }) => reply(await editTopic(session, params.topic_id, body)),
+		{
+			auth: 'cm',
+			params: TopicParams,
+			body: EditTopicBody,
+			detail: { summary: 'Edit, enable or disable a topic', tags: ['topics'] },
+		},
+	)
 	.delete(
 		'/feed/topic',
 		async ({ session, body, query }) => {
 			const raw = body?.topic_ids ?? query.topic_ids
 			const ids = raw === undefined ? [] : Array.isArray(raw) ? raw : parseIdList('topic_ids', raw)
-			return reply(await deleteTopics(session, ids.filter((id) => id !== '')))
+			return reply(
+				await deleteTopics(
+					session,
+					ids.filter((id) => id !== ''),
+				),
+			)
 		},
 		{
 			auth: 'cm',

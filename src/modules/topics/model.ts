@@ -9,7 +9,11 @@ const TopicFields = {
 	metadata: t.Optional(t.Unknown()),
 }
 
-export const TopicInput = t.Object({ name: t.Unknown(), parent_id: t.Optional(t.Unknown()), ...TopicFields })
+export const TopicInput = t.Object({
+	name: t.Unknown(),
+	parent_id: t.Optional(t.Unknown()),
+	...TopicFields,
+})
 
 export const CreateTopicsBody = t.Object({
 	names: t.Optional(t.Array(t.Unknown(), { maxItems: 500 })),
@@ -32,5 +36,9 @@ export const ListTopicsQuery = t.Object({
 })
 
 export const DeleteTopicsBody = t.Optional(
-	t.Object({ topic_ids: t.Optional(t.Union([t.Array(t.String({ maxLength: 100 }), { maxItems: 500 }), t.String()])) }),
+	t.Object({
+		topic_ids: t.Optional(
+			t.Union([t.Array(t.String({ maxLength: 100 }), { maxItems: 500 }), t.String()]),
+		),
+	}),
 )

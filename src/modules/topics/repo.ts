@@ -20,8 +20,17 @@ export interface TopicRow {
 }
 
 const insertColumns = [
-	'id', 'community_id', 'name', 'priority', 'is_searchable', 'parent_id', 'level', 'is_enabled', 'metadata',
-	'created_at', 'updated_at',
+	'id',
+	'community_id',
+	'name',
+	'priority',
+	'is_searchable',
+	'parent_id',
+	'level',
+	'is_enabled',
+	'metadata',
+	'created_at',
+	'updated_at',
 ]
 
 export interface NewTopic {
@@ -39,7 +48,11 @@ export interface NewTopic {
 
 export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow[]> {
 	if (topics.length === 0) return []
-	const rows = topics.map((t) => ({ ...t, metadata: db.json(t.metadata as never), updated_at: t.created_at }))
+	const rows = topics.map((t) => ({
+		...t,
+		metadata: db.json(t.metadata as never),
+		updated_at: t.created_at,
+	}))
 	return db<TopicRow[]>`
 		insert into topics ${db(rows as never, insertColumns as never)}
 		returning *, created_at::float8 as created_at, updated_at::float8 as updated_at`
@@ -53,7 +66,11 @@ export async function findTopic(db: Db, communityId: number, id: string): Promis
 }
 
 /** Topics of the community among `ids` (any state), with their parent's name. */
-export async function findTopicsByIds(db: Db, communityId: number, ids: string[]): Promise<TopicRow[]> {
+export async function findTopicsByIds(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<TopicRow[]> {
 	if (ids.length === 0) return []
 	return db<TopicRow[]>`
 		select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
@@ -62,13 +79,21 @@ export async function findTopicsByIds(db: Db, communityId: number, ids: string[]
 }
 
 /** Enabled topics of the community among `ids`: the only topics a post may be tagged with. */
-export async function findEnabledTopics(db: Db, communityId: number, ids: string[]): Promise<TopicRow[]> {
+export async function findEnabledTopics(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<TopicRow[]> {
 	const rows = await findTopicsByIds(db, communityId, ids)
 	return rows.filter((t) => t.is_enabled)
 }
 
 /** Names (lower-cased) already used under each parent ('' = root) among `parents`. */
-export async function takenNames(db: Db, communityId: number, parents: string[]): Promise<Set<string>> {
+export async function takenNames(
+	db: Db,
+	communityId: number,
+	parents: string[],
+): Promise<Set<string>> {
 	const rows = await db<{ parent: string; name: string }[]>`
 		select coalesce(parent_id, '') as parent, lower(name) as name from topics
 		where community_id = ${communityId} and coalesce(parent_id, '') = any(${parents}::text[])`
@@ -94,19 +119,26 @@ const orderBy = {
 	post_count: 'post_count desc, lower(name) asc, id asc',
 } satisfies Record<TopicOrder, string>
 
-export async function listTopics(db: Db, communityId: number, f: TopicFilter): Promise<{ rows: TopicRow[]; total: number }> {
+export async function listTopics(
+	db: Db,
+	communityId: number,
+	f: TopicFilter,
+): Promise<{ rows: TopicRow[]; total: number }> {
 	const conditions = [db`community_id = ${communityId}`]
 	if (f.isEnabled !== undefined) conditions.push(db`is_enabled = ${f.isEnabled}`)
 	if (f.nameLike !== undefined) conditions.push(db`name ilike ${f.nameLike}`)
 	if (f.minPosts !== undefined) conditions.push(db`post_count >= ${f.minPosts}`)
-	if (f.parentIds !== undefined) conditions.push(db`coalesce(parent_id, '') = any(${f.parentIds}::text[])`)
+	if (f.parentIds !== undefined)
+		conditions.push(db`coalesce(parent_id, '') = any(${f.parentIds}::text[])`)
 	const where = conditions.reduce((acc, c) => db`${acc} and ${c}`)
 	const rows = await db<(TopicRow & { total: number })[]>`
 		select *, created_at::float8 as created_at, updated_at::float8 as updated_at, count(*) over ()::int as total
 		from topics where ${where}
 		order by ${db.unsafe(orderBy[f.order])} limit ${f.limit} offset ${f.offset}`
 	if (rows.length === 0 && f.offset > 0) {
-		const [{ total }] = await db<{ total: number }[]>`select count(*)::int as total from topics where ${where}`
+		const [{ total }] = await db<
+			{ total: number }[]
+		>`select count(*)::int as total from topics where ${where}`
 		return { rows, total: total ?? 0 }
 	}
 	return { rows, total: rows[0]?.total ?? 0 }
@@ -120,7 +152,12 @@ export interface TopicChanges {
 	metadata?: Record<string, unknown>
 }
 
-export async function updateTopic(db: Db, communityId: number, id: string, c: TopicChanges): Promise<TopicRow | null> {
+export async function updateTopic(
+	db: Db,
+	communityId: number,
+	id: string,
+	c: TopicChanges,
+): Promise<TopicRow | null> {
 	const set: Record<string, unknown> = { updated_at: Date.now() }
 	for (const [key, value] of Object.entries(c)) {
 		if (value !== undefined) set[key] = key === 'metadata' ? db.json(value as never) : value
@@ -132,7 +169,11 @@ export async function updateTopic(db: Db, communityId: number, id: string, c: To
 }
 
 /** Deletes the topics and, by cascade, their descendants; returns every id removed and the posts that lost a topic. */
-export async function deleteTopicsTree(db: Db, communityId: number, ids: string[]): Promise<{ topicIds: string[]; postIds: string[] }> {
+export async function deleteTopicsTree(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<{ topicIds: string[]; postIds: string[] }> {
 	if (ids.length === 0) return { topicIds: [], postIds: [] }
 	const rows = await db<{ id: string }[]>`
 		with recursive tree as (

@@ -37,7 +37,11 @@ function topicName(value: unknown): string {
 }
 
 /** Booleans arrive as strings from one migration sample: "true"/"false" are accepted. */
-export function flexibleBoolean(field: string, value: unknown, fallback?: boolean): boolean | undefined {
+export function flexibleBoolean(
+	field: string,
+	value: unknown,
+	fallback?: boolean,
+): boolean | undefined {
 	if (value === undefined || value === null) return fallback
 	if (typeof value === 'boolean') return value
 	if (value === 'true' || value === 'false') return value === 'true'
@@ -47,13 +51,18 @@ export function flexibleBoolean(field: string, value: unknown, fallback?: boolea
 function priorityOf(value: unknown, fallback?: number): number | undefined {
 	if (value === undefined || value === null) return fallback
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-	if (typeof number !== 'number' || !Number.isFinite(number)) throw badRequest('priority must be a number')
+	if (typeof number !== 'number' || !Number.isFinite(number))
+		throw badRequest('priority must be a number')
 	return number
 }
 
-function metadataOf(value: unknown, fallback?: Record<string, unknown>): Record<string, unknown> | undefined {
+function metadataOf(
+	value: unknown,
+	fallback?: Record<string, unknown>,
+): Record<string, unknown> | undefined {
 	if (value === undefined || value === null) return fallback
-	if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('metadata must be an object')
+	if (typeof value !== 'object' || Array.isArray(value))
+		throw badRequest('metadata must be an object')
 	return value as Record<string, unknown>
 }
 
@@ -64,16 +73,24 @@ function parentIdOf(value: unknown): string | null {
 }
 
 async function resolveParents(communityId: number, parentIds: string[]) {
-	const parents = new Map((await findTopicsByIds(sql, communityId, parentIds)).map((t) => [t.id, t]))
+	const parents = new Map(
+		(await findTopicsByIds(sql, communityId, parentIds)).map((t) => [t.id, t]),
+	)
 	for (const id of parentIds) if (!parents.has(id)) throw badRequest(`Parent topic ${id} not found`)
 	return parents
 }
 
-export async function createTopics(session: Session, names: unknown[] | undefined, topics: TopicInput[] | undefined) {
+export async function createTopics(
+	session: Session,
+	names: unknown[] | undefined,
+	topics: TopicInput[] | undefined,
+) {
 	const inputs: TopicInput[] = [...(names ?? []).map((name) => ({ name })), ...(topics ?? [])]
 	if (inputs.length === 0) throw badRequest('names or topics is required')
 	const now = Date.now()
-	const parentIds = [...new Set(inputs.map((i) => parentIdOf(i.parent_id)).filter((p): p is string => p !== null))]
+	const parentIds = [
+		...new Set(inputs.map((i) => parentIdOf(i.parent_id)).filter((p): p is string => p !== null)),
+	]
 	const parents = await resolveParents(session.communityId, parentIds)
 	const taken = await takenNames(sql, session.communityId, ['', ...parentIds])
 	const rows: NewTopic[] = inputs.map((input) => {
@@ -105,7 +122,8 @@ async function insertUnique<T>(run: () => Promise<T>): Promise<T> {
 	try {
 		return await run()
 	} catch (error) {
-		if ((error as { code?: string }).code === '23505') throw badRequest('Topic name already exists under this parent')
+		if ((error as { code?: string }).code === '23505')
+			throw badRequest('Topic name already exists under this parent')
 		throw error
 	}
 }
@@ -147,7 +165,8 @@ export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 	const page = Math.floor(q.page ?? 1)
 	const pageSize = Math.min(Math.floor(q.page_size ?? 10), 100)
 	const order = (q.topics_order_by ?? 'priority') as TopicOrder
-	if (!orders.includes(order)) throw badRequest(`topics_order_by must be one of ${orders.join(', ')}`)
+	if (!orders.includes(order))
+		throw badRequest(`topics_order_by must be one of ${orders.join(', ')}`)
 	const searchType = q.search_type ?? 'name'
 	if (searchType !== 'name') throw badRequest('search_type must be name')
 	const search = q.search?.trim()
@@ -169,7 +188,8 @@ export async function editTopic(session: Session, topicId: string, input: TopicI
 	const name = input.name === undefined ? undefined : topicName(input.name)
 	if (name !== undefined && name.toLowerCase() !== current.name.toLowerCase()) {
 		const taken = await takenNames(sql, session.communityId, [current.parent_id ?? ''])
-		if (taken.has(`${current.parent_id ?? ''}\u0000${name.toLowerCase()}`)) throw badRequest(`Topic ${name} already exists`)
+		if (taken.has(`${current.parent_id ?? ''}\u0000${name.toLowerCase()}`))
+			throw badRequest(`Topic ${name} already exists`)
 	}
 	const isEnabled = flexibleBoolean('is_enabled', input.is_enabled)
 	const updated = await insertUnique(() =>
@@ -190,12 +210,15 @@ export async function editTopic(session: Session, topicId: string, input: TopicI
 
 export async function deleteTopics(session: Session, topicIds: string[]) {
 	if (topicIds.length === 0) throw badRequest('topic_ids is required')
-	const removed = await sql.begin((tx) => deleteTopicsTree(tx, session.communityId, [...new Set(topicIds)]))
+	const removed = await sql.begin((tx) =>
+		deleteTopicsTree(tx, session.communityId, [...new Set(topicIds)]),
+	)
 	const gone = new Set(removed.topicIds)
 	const deleted = removed.topicIds.map((id) => ({ topic_id: id, status: 'deleted' }))
 	const failed = [...new Set(topicIds)]
 		.filter((id) => !gone.has(id))
 		.map((id) => ({ topic_id: id, status: 'failed', reason: 'Topic not found' }))
-	if (gone.size > 0) await topicsChanged(session.communityId, removed.topicIds, 'deleted', removed.postIds)
+	if (gone.size > 0)
+		await topicsChanged(session.communityId, removed.topicIds, 'deleted', removed.postIds)
 	return { deleted, failed }
 }

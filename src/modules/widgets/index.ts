@@ -14,12 +14,16 @@ export const widgetsModule = new Elysia({ name: 'widgets' })
 		body: WidgetBody,
 		detail: { summary: 'Create a widget (one per metadata.company_id)', tags: ['widgets'] },
 	})
-	.put('/widget/:widget_id', async ({ session, params, body }) => ok(await editWidget(session, params.widget_id, body)), {
-		auth: 'member',
-		params: WidgetParams,
-		body: WidgetBody,
-		detail: { summary: 'Edit a widget (its creator or a CM)', tags: ['widgets'] },
-	})
+	.put(
+		'/widget/:widget_id',
+		async ({ session, params, body }) => ok(await editWidget(session, params.widget_id, body)),
+		{
+			auth: 'member',
+			params: WidgetParams,
+			body: WidgetBody,
+			detail: { summary: 'Edit a widget (its creator or a CM)', tags: ['widgets'] },
+		},
+	)
 	.get(
 		'/widget',
 		async ({ session, query }) =>
@@ -34,6 +38,9 @@ export const widgetsModule = new Elysia({ name: 'widgets' })
 		{
 			auth: 'member',
 			query: WidgetQuery,
-			detail: { summary: 'Find widgets: search_key="metadata.company_id"&search_value="<id>"', tags: ['widgets'] },
+			detail: {
+				summary: 'Find widgets: search_key="metadata.company_id"&search_value="<id>"',
+				tags: ['widgets'],
+			},
 		},
 	)

@@ -40,17 +40,33 @@ export async function insertWidget(db: Db, w: NewWidget): Promise<WidgetRow | nu
 	return row ?? null
 }
 
-export async function findWidget(db: Db, communityId: number, id: string): Promise<WidgetRow | null> {
-	const [row] = await db<WidgetRow[]>`select * from widgets where community_id = ${communityId} and id = ${id}`
+export async function findWidget(
+	db: Db,
+	communityId: number,
+	id: string,
+): Promise<WidgetRow | null> {
+	const [row] = await db<
+		WidgetRow[]
+	>`select * from widgets where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
-export async function findWidgetsByIds(db: Db, communityId: number, ids: string[]): Promise<WidgetRow[]> {
+export async function findWidgetsByIds(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<WidgetRow[]> {
 	if (ids.length === 0) return []
-	return db<WidgetRow[]>`select * from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
+	return db<
+		WidgetRow[]
+	>`select * from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
 }
 
-export async function findWidgetByCompany(db: Db, communityId: number, companyId: string): Promise<WidgetRow | null> {
+export async function findWidgetByCompany(
+	db: Db,
+	communityId: number,
+	companyId: string,
+): Promise<WidgetRow | null> {
 	const [row] = await db<WidgetRow[]>`
 		select * from widgets where community_id = ${communityId} and company_id = ${companyId}`
 	return row ?? null
@@ -65,7 +81,12 @@ export interface WidgetChanges {
 }
 
 /** Applies the changes; null when the new company_id is taken by another widget. */
-export async function updateWidget(db: Db, communityId: number, id: string, c: WidgetChanges): Promise<WidgetRow | null> {
+export async function updateWidget(
+	db: Db,
+	communityId: number,
+	id: string,
+	c: WidgetChanges,
+): Promise<WidgetRow | null> {
 	const set: Record<string, unknown> = { updated_at: Date.now() }
 	if (c.metadata !== undefined) set.metadata = db.json(c.metadata as never)
 	if (c.company_id !== undefined) set.company_id = c.company_id
@@ -82,7 +103,9 @@ export async function updateWidget(db: Db, communityId: number, id: string, c: W
 	}
 }
 
-export type WidgetSearch = { field: 'id' | 'parent_entity_id' | 'parent_entity_type' } | { metadataKey: string }
+export type WidgetSearch =
+	| { field: 'id' | 'parent_entity_id' | 'parent_entity_type' }
+	| { metadataKey: string }
 
 export async function searchWidgets(
 	db: Db,

@@ -16,12 +16,18 @@ import {
 	type WidgetSearch,
 } from './repo'
 
-const companyFields = ['company_id', 'company_name', 'company_image_url', 'company_description'] as const
+const companyFields = [
+	'company_id',
+	'company_name',
+	'company_image_url',
+	'company_description',
+] as const
 
 function companyIdOf(metadata: Record<string, unknown>): string | null {
 	const value = metadata.company_id
 	if (value === undefined || value === null || value === '') return null
-	if (typeof value !== 'string' && typeof value !== 'number') throw badRequest('metadata.company_id must be a string')
+	if (typeof value !== 'string' && typeof value !== 'number')
+		throw badRequest('metadata.company_id must be a string')
 	return String(value)
 }
 
@@ -58,7 +64,8 @@ export async function resolveCompanyWidget(
 		return widget
 	}
 	const companyId = companyIdOf(meta)
-	if (!companyId) throw badRequest('attachment_meta of a company widget needs entity_id or company_id')
+	if (!companyId)
+		throw badRequest('attachment_meta of a company widget needs entity_id or company_id')
 	const existing = await findWidgetByCompany(tx, communityId, companyId)
 	if (existing) return existing
 	const metadata: Record<string, unknown> = {}
@@ -144,7 +151,8 @@ export async function editWidget(session: Session, widgetId: string, input: Widg
 /** Reads a value written with literal double quotes, as the spec requires: `"x"` → `x`. */
 function unquote(name: string, raw: string): string {
 	const match = /^"(.*)"$/s.exec(raw.trim())
-	if (!match) throw badRequest(`${name} must be wrapped in double quotes, e.g. ${name}="metadata.company_id"`)
+	if (!match)
+		throw badRequest(`${name} must be wrapped in double quotes, e.g. ${name}="metadata.company_id"`)
 	return match[1] as string
 }
 
@@ -167,7 +175,8 @@ export async function listWidgets(session: Session, query: WidgetQuery) {
 	if ((query.search_key === undefined) !== (query.search_value === undefined)) {
 		throw badRequest('search_key and search_value go together')
 	}
-	const search = query.search_key === undefined ? null : searchOf(unquote('search_key', query.search_key))
+	const search =
+		query.search_key === undefined ? null : searchOf(unquote('search_key', query.search_key))
 	const value = query.search_value === undefined ? '' : unquote('search_value', query.search_value)
 	const { rows, total } = await searchWidgets(
 		sql,
@@ -177,5 +186,10 @@ export async function listWidgets(session: Session, query: WidgetQuery) {
 		query.page_size,
 		(query.page - 1) * query.page_size,
 	)
-	return { widgets: rows.map(presentWidget), total_count: total, page: query.page, page_size: query.page_size }
+	return {
+		widgets: rows.map(presentWidget),
+		total_count: total,
+		page: query.page,
+		page_size: query.page_size,
+	}
 }
