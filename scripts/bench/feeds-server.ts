@@ -1,0 +1,49 @@
+// The benchmark's server process: the real app plus two comparison routes on the
+// same Elysia server — a bare constant route (the machine's ceiling) and the same
+// feed page answered by a plain Postgres query (join + order by + limit), behind
+// the same auth as the real feed. Prints `listening <port>` when ready.
+import { Elysia, t } from 'elysia'
+import { app } from '../../src/app'
+import { sql } from '../../src/lib/db'
+import { authPlugin } from '../../src/modules/auth/plugin'
+import { parseIdList } from '../../src/modules/feeds/model'
+
+const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
+	'/bench/pg-universal',
+	async ({ session, query }) => {
+		const page = query.page ?? 1
+		const size = Math.min(query.page_size ?? 20, 100)
+		const topicIds = parseIdList('topic_ids', query.topic_ids)
+		const byTopic = topicIds.length > 0
+		const rows = await sql`
+			select p.id as _id, p.heading, p.text, p.attachments, p.community_id, p.is_pinned, p.is_edited,
+				p.likes_count, p.comments_count, p.post_shared_count, p.impressions_count::float8 as impressions_count,
+				p.reach_count, p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
+				u.id as author_id, u.uuid as user_id, u.name, u.image_url, u.user_unique_id, u.is_guest, u.is_deleted as user_deleted,
+				exists (select 1 from post_likes l where l.post_id = p.id and l.user_id = ${session.userId}) as is_liked,
+				exists (select 1 from post_saves s where s.post_id = p.id and s.user_id = ${session.userId}) as is_saved
+			from posts p join users u on u.id = p.user_id
+			where p.community_id = ${session.communityId} and not p.is_deleted and p.visibility = 'public'
+				and (${!byTopic} or exists (select 1 from post_topics pt where pt.post_id = p.id and pt.topic_id = any(${topicIds}::text[])))
+			order by p.created_at desc limit ${size} offset ${(page - 1) * size}`
+		const users: Record<string, unknown> = {}
+		for (const row of rows) users[row.user_id] = { id: row.author_id, uuid: row.user_id, name: row.name, image_url: row.image_url }
+		return { success: true, error_message: null, data: { posts: rows, users } }
+	},
+	{
+		auth: 'member',
+		query: t.Object({
+			page: t.Optional(t.Integer({ minimum: 1 })),
+			page_size: t.Optional(t.Integer({ minimum: 1 })),
+			topic_ids: t.Optional(t.String()),
+		}),
+	},
+)
+
+const server = new Elysia()
+	.get('/bench/bare', () => 'ok')
+	.use(pgFeed)
+	.use(app)
+	.listen({ port: 0 })
+
+console.log(`listening ${server.server?.port}`)
