@@ -135,16 +135,26 @@ export async function readPersonalised(viewer: Viewer, query: PersonalisedQuery)
 		await recomputePersonalised(viewer.userId, viewer.communityId)
 		meta = (await readMeta(viewer.userId)) as Meta
 	}
-	const stored = pairs(await redis.zrevrange(keys.persFeed(viewer.userId), 0, -1, 'WITHSCORES'))
+	const offset = (query.page - 1) * query.pageSize
+	const filtered = query.topicNames.length > 0
+	// Unfiltered, the top (offset + size) stored entries merged with the fresh ones are
+	// the top of the whole feed; a topic filter needs every candidate.
+	const feed = keys.persFeed(viewer.userId)
+	const [raw, storedCount] = await Promise.all([
+		redis.zrevrange(feed, 0, filtered ? -1 : offset + query.pageSize - 1, 'WITHSCORES'),
+		redis.zcard(feed),
+	])
+	const stored = pairs(raw)
 	const fresh = await freshEntries(viewer, meta, new Set(stored.map((e) => e.id)))
 	let entries = fresh.length > 0 ? [...stored, ...fresh].sort((a, b) => b.score - a.score) : stored
-	if (query.topicNames.length > 0) {
+	let total = storedCount + fresh.length
+	if (filtered) {
 		const topicIds = await enabledTopicIdsByNames(sql, viewer.communityId, query.topicNames)
 		const tagged = await postIdsInAnyTopic(sql, entries.map((e) => e.id), topicIds)
 		entries = entries.filter((e) => tagged.has(e.id))
+		total = entries.length
 	}
-	const offset = (query.page - 1) * query.pageSize
 	const pageIds = entries.slice(offset, offset + query.pageSize).map((e) => e.id)
 	const { posts, users } = await hydratePosts(viewer, pageIds, { visibilities: ['public', 'connections'] })
-	return { posts: posts.map((post) => ({ ...post, user: users[post.user_id] })), users, total_count: entries.length }
+	return { posts: posts.map((post) => ({ ...post, user: users[post.user_id] })), users, total_count: total }
 }

@@ -15,8 +15,7 @@ const viewerOf = (session: Session): Viewer => ({
 })
 
 export async function connectionFeed(session: Session, page: number, pageSize: number) {
-	await assertConnectionsEnabled(session.communityId)
-	await noteFeedRead(session.userId, session.communityId)
+	await Promise.all([assertConnectionsEnabled(session.communityId), noteFeedRead(session.userId, session.communityId)])
 	const { ids, total } = await readConnectionFeed(session.userId, session.communityId, (page - 1) * pageSize, pageSize)
 	const { posts, users } = await hydratePosts(viewerOf(session), ids, { visibilities: ['public', 'connections'] })
 	return { feed: posts, users, total_count: total, page, page_size: pageSize }

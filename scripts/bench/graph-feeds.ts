@@ -1,0 +1,113 @@
+// Graph feeds benchmark: GET /feed/connection and GET /feed/personalised against
+//   (a) a bare Elysia route returning a constant (the machine's ceiling) and
+//   (c) the same page computed by a plain Postgres query on the same server.
+// Seeds a community (scripts/bench/feeds-seed.ts) into its own database
+// (plaza_bench_d); the viewer follows 300 members. Server in a child process,
+// autocannon (64 connections) in this one.
+// Run: bun run scripts/bench/graph-feeds.ts   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64)
+export {}
+
+process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6'
+process.env.LOG_LEVEL = 'warn'
+process.env.RATE_LIMIT_PER_MINUTE = '100000000'
+process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
+process.env.DATA_DIR ??= '.data/bench'
+
+const { default: autocannon } = await import('autocannon')
+const { ensureDatabase, sql } = await import('../../src/lib/db')
+const { migrate } = await import('../../src/lib/migrate')
+const { redis } = await import('../../src/lib/redis')
+const { keys } = await import('../../src/lib/keys')
+const { signAccessToken } = await import('../../src/lib/tokens')
+const { rebuildCommunity } = await import('../../src/timelines/rebuild')
+const { seed } = await import('./feeds-seed')
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
+const size = { users: 5000, topics: 50, posts: 50_000, likes: 200_000, comments: 100_000 }
+const log = (msg: string) => console.error(`[bench] ${msg}`)
+
+await ensureDatabase(process.env.DATABASE_URL)
+await migrate()
+const bench = await seed(size, log)
+const c = bench.communityId
+await sql`
+	insert into community_settings (community_id, setting_type, enabled, updated_at) values (${c}, 'user_connection', true, ${Date.now()})
+	on conflict (community_id, setting_type) do update set enabled = true`
+await sql`
+	insert into connections (community_id, user_id, connection_id, connection_type, created_at)
+	select ${c}, ${bench.viewerId}, id, 'one_way', 0 from users
+	where community_id = ${c} and id <> ${bench.viewerId} order by hashtext(uuid::text) limit 300
+	on conflict do nothing`
+await rebuildCommunity(c)
+await redis.del(keys.settings(c), keys.connLive(bench.viewerId), keys.persMeta(bench.viewerId))
+const token = await signAccessToken({ sub: bench.viewerUuid, uid: bench.viewerId, cid: c, role: 'member' }, 120)
+
+const child = Bun.spawn([process.execPath, 'run', 'scripts/bench/graph-feeds-server.ts'], {
+	env: { ...process.env },
+	stdout: 'pipe',
+	stderr: 'inherit',
+})
+const port = await (async () => {
+	const reader = child.stdout.getReader()
+	let text = ''
+	while (!/listening (\d+)/.test(text)) {
+		const { value, done } = await reader.read()
+		if (done) throw new Error('bench server exited')
+		text += new TextDecoder().decode(value)
+	}
+	return Number(/listening (\d+)/.exec(text)?.[1])
+})()
+log(`community ${c}, server on port ${port}, ${connections} connections, ${seconds} s per run`)
+
+interface Row {
+	name: string
+	rps: number
+	p50: number
+	p99: number
+	errors: number
+}
+
+async function measure(name: string, path: string): Promise<Row> {
+	const url = `http://127.0.0.1:${port}${path}`
+	const headers = { authorization: `Bearer ${token}` }
+	const check = await fetch(url, { headers })
+	if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`)
+	await autocannon({ url, connections, duration: 2, headers })
+	const result = await autocannon({ url, connections, duration: seconds, headers })
+	const row = {
+		name,
+		rps: Math.round(result.requests.average),
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		errors: result.errors + result.timeouts + result.non2xx,
+	}
+	log(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
+	return row
+}
+
+try {
+	const bare = await measure('(a) bare route', '/bench/bare')
+	const pairs = [
+		[await measure('(b) /feed/connection p1', '/feed/connection?page=1&page_size=20'), await measure('(c) postgres connection p1', '/bench/pg-connection?page=1&page_size=20')],
+		[await measure('(b) /feed/connection p5', '/feed/connection?page=5&page_size=20'), await measure('(c) postgres connection p5', '/bench/pg-connection?page=5&page_size=20')],
+		[await measure('(b) /feed/personalised p1', '/feed/personalised?page=1&page_size=20'), await measure('(c) postgres personalised p1', '/bench/pg-personalised?page=1&page_size=20')],
+		[await measure('(b) /feed/personalised p5', '/feed/personalised?page=5&page_size=20'), await measure('(c) postgres personalised p5', '/bench/pg-personalised?page=5&page_size=20')],
+	] as const
+	const pad = (value: string | number, width: number) => String(value).padStart(width)
+	console.log(`\ngraph feeds benchmark: ${bench.posts} posts, ${size.users} users, viewer follows 300, ${connections} connections, ${seconds} s/run`)
+	console.log(`${'case'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('b/a', 7)}${pad('b/c', 7)}`)
+	const line = (row: Row, ratios = ['', '']) =>
+		console.log(`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`)
+	line(bare)
+	for (const [b, pgRow] of pairs) {
+		line(b, [`${Math.round((100 * b.rps) / bare.rps)}%`, `${(b.rps / pgRow.rps).toFixed(1)}x`])
+		line(pgRow)
+	}
+	console.log('target: (b)/(a) >= 25%')
+} finally {
+	child.kill()
+	await sql.end()
+	redis.disconnect()
+}
