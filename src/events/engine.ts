@@ -10,7 +10,8 @@ import { webhookAttemptDuration, webhookAttempts, webhookLateness } from './metr
 import { type Claimed, claimDue, member, nextDueAt, reapExpired, release, requeue, unschedule } from './queue'
 import { reconcileOnce } from './reconcile'
 import { startRelay } from './relay'
-import { type AttemptRow, type Outcome, discardDelivery, loadForAttempt, recordAttempt, recordExhausted } from './repo'
+import { createRecorder } from './recorder'
+import { type AttemptRow, type Outcome, discardDelivery, loadForAttempt, recordExhausted } from './repo'
 import { parseAllowList } from './ssrf'
 
 export interface EngineOptions {
@@ -23,8 +24,6 @@ export interface EngineOptions {
 	allowedCidrs: string[]
 	/** longest idle sleep between claims */
 	pollMs: number
-	/** how far a claimed delivery of a saturated webhook is pushed back */
-	deferMs: number
 	reapMs: number
 	reconcileMs: number
 	reconcileGraceMs: number
@@ -37,7 +36,6 @@ export const defaultEngineOptions = (): EngineOptions => ({
 	retryScheduleMs: config.webhookRetryScheduleMs,
 	allowedCidrs: config.webhookAllowedCidrs,
 	pollMs: 50,
-	deferMs: 250,
 	reapMs: 1000,
 	reconcileMs: 5000,
 	reconcileGraceMs: 2000,
@@ -50,6 +48,7 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 	const leaseMs = o.timeoutMs + Math.max(1000, o.timeoutMs / 4)
 	const perWebhook = new Map<string, number>()
 	const attempts = new Set<Promise<void>>()
+	const record = createRecorder()
 	let running = true
 	let wake: (() => void) | null = null
 
@@ -78,13 +77,13 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		webhookAttemptDuration.observe(result.durationMs / 1000)
 		const outcome: Outcome = { deliveryId: row.id, webhookId: row.webhook_id, eventId: row.event_id, event: row.event, attempt, ...result }
 		if (result.ok) {
-			await recordAttempt(sql, outcome, null)
+			await record({ outcome, retryAt: null })
 			webhookAttempts.inc({ outcome: 'delivered' })
 			return release([claimed.member])
 		}
 		if (attempt <= o.retryScheduleMs.length) {
 			const retryAt = Date.now() + o.retryScheduleMs[attempt - 1]
-			const status = await recordAttempt(sql, outcome, retryAt)
+			const status = await record({ outcome, retryAt })
 			webhookAttempts.inc({ outcome: 'retry' })
 			if (status === 'pending') await requeue(claimed.member, retryAt)
 			else if (status) await release([claimed.member])
@@ -115,22 +114,8 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 	}
 
 	async function dispatch(claimed: Claimed[], claimedAt: number) {
-		const runnable: Claimed[] = []
-		const deferred: Claimed[] = []
-		const planned = new Map<string, number>()
-		for (const c of claimed) {
-			const load = (perWebhook.get(c.webhookId) ?? 0) + (planned.get(c.webhookId) ?? 0)
-			if (load >= o.perEndpoint) deferred.push(c)
-			else {
-				planned.set(c.webhookId, (planned.get(c.webhookId) ?? 0) + 1)
-				runnable.push(c)
-			}
-		}
-		const later = Date.now() + o.deferMs
-		await Promise.all(deferred.map((c) => requeue(c.member, later)))
-		if (runnable.length === 0) return sleep(o.pollMs)
-		const rows = new Map((await loadForAttempt(sql, runnable.map((c) => c.deliveryId))).map((r) => [r.id, r]))
-		for (const c of runnable) start(c, rows.get(c.deliveryId), claimedAt)
+		const rows = new Map((await loadForAttempt(sql, claimed.map((c) => c.deliveryId))).map((r) => [r.id, r]))
+		for (const c of claimed) start(c, rows.get(c.deliveryId), claimedAt)
 	}
 
 	async function loop() {
@@ -142,13 +127,16 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 					continue
 				}
 				const now = Date.now()
-				const claimed = await claimDue(now, now + leaseMs, Math.min(free, 500))
+				const claimed = await claimDue(now, now + leaseMs, Math.min(free, 500), o.perEndpoint, perWebhook)
 				if (claimed.length > 0) {
 					await dispatch(claimed, now)
 					continue
 				}
+				// Nothing claimable: sleep until the next due time, or (when what is due
+				// belongs to saturated webhooks) until an attempt ends and frees a slot.
 				const next = await nextDueAt()
-				await sleep(next === null ? o.pollMs : Math.min(o.pollMs, Math.max(1, next - Date.now())))
+				const wait = next === null || next <= now ? o.pollMs : Math.min(o.pollMs, next - Date.now())
+				await sleep(Math.max(1, wait))
 			} catch (error) {
 				log.error({ err: error }, 'webhook delivery loop error')
 				await sleep(500)

@@ -11,21 +11,46 @@ import { redis, type RedisClient } from '../lib/redis'
 
 declare module 'ioredis' {
 	interface RedisCommander<Context> {
-		webhookClaim(due: string, inflight: string, now: number, lease: number, limit: number): Result<string[], Context>
+		webhookClaim(
+			due: string,
+			inflight: string,
+			now: number,
+			lease: number,
+			limit: number,
+			scan: number,
+			cap: number,
+			...loads: (string | number)[]
+		): Result<string[], Context>
 		webhookReap(due: string, inflight: string, now: number, limit: number): Result<number, Context>
 		webhookRequeue(due: string, inflight: string, member: string, dueAt: number): Result<number, Context>
 	}
 }
 
 // Claims up to ARGV[3] members due by ARGV[1], moving them to inflight with lease
-// ARGV[2]. Returns a flat list member, due score, member, due score, ...
+// ARGV[2]. Per-endpoint fairness without churn: at most ARGV[5] attempts per webhook
+// may be in flight in this worker (current loads follow as webhook, load pairs), so
+// members of a saturated webhook are skipped and stay where they are, while members
+// of other webhooks behind them (within the first ARGV[4] due) are taken.
+// Returns a flat list member, due score, member, due score, ...
 const claimScript = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
+local limit, cap = tonumber(ARGV[3]), tonumber(ARGV[5])
+local load = {}
+for i = 6, #ARGV, 2 do load[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
+local out = {}
 for i = 1, #due, 2 do
-	redis.call('ZREM', KEYS[1], due[i])
-	redis.call('ZADD', KEYS[2], ARGV[2], due[i])
+	local webhook = string.match(due[i], '^([^:]*):')
+	local current = load[webhook] or 0
+	if current < cap then
+		load[webhook] = current + 1
+		redis.call('ZREM', KEYS[1], due[i])
+		redis.call('ZADD', KEYS[2], ARGV[2], due[i])
+		out[#out + 1] = due[i]
+		out[#out + 1] = due[i + 1]
+		if #out >= limit * 2 then break end
+	end
 end
-return due`
+return out`
 
 // Returns members whose lease expired (their worker died) to the due set.
 const reapScript = `
@@ -67,8 +92,11 @@ export interface Claimed {
 	dueAt: number
 }
 
-export async function claimDue(now: number, leaseUntil: number, limit: number): Promise<Claimed[]> {
-	const flat = await client.webhookClaim(due, inflight, now, leaseUntil, limit)
+/** Claims due members, at most `cap` in flight per webhook counting `loads` (this worker's). */
+export async function claimDue(now: number, leaseUntil: number, limit: number, cap: number, loads: Map<string, number>): Promise<Claimed[]> {
+	const pairs: (string | number)[] = []
+	for (const [webhookId, load] of loads) pairs.push(webhookId, load)
+	const flat = await client.webhookClaim(due, inflight, now, leaseUntil, limit, Math.max(1000, limit * 4), cap, ...pairs)
 	const claimed: Claimed[] = []
 	for (let i = 0; i < flat.length; i += 2) {
 		claimed.push({ member: flat[i], ...parseMember(flat[i]), dueAt: Number(flat[i + 1]) })

@@ -84,32 +84,47 @@ function attemptValues(outcome: Outcome, now: number) {
 	}
 }
 
+export interface AttemptRecord {
+	outcome: Outcome
+	/** when the next attempt is due (failed attempts with retries left) */
+	retryAt: number | null
+}
+
 /**
- * Records a delivered attempt, or a failed one with its retry due at `retryAt`.
- * A failure for a webhook that was deactivated meanwhile discards the delivery.
- * Returns the delivery's new status, or null when another worker recorded it first.
+ * Records a batch of attempts in one statement (one commit for many deliveries):
+ * delivered ones become delivered, failed ones wait for `retryAt` (or are discarded
+ * when their webhook was deactivated meanwhile). Returns each delivery's new status;
+ * a delivery missing from the map was recorded first by another worker.
  */
-export async function recordAttempt(db: Db, outcome: Outcome, retryAt: number | null): Promise<string | null> {
+export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<Map<string, string>> {
 	const now = Date.now()
-	const next = outcome.ok ? 'delivered' : 'pending'
-	const a = attemptValues(outcome, now)
+	const o = records.map((r) => r.outcome)
 	const rows = await db`
-		with updated as (
+		with input as (
+			select * from unnest(
+				${db.array(o.map((x) => x.deliveryId))}::text[], ${db.array(o.map((x) => x.attempt))}::int[],
+				${db.array(o.map((x) => (x.ok ? 1 : 0)))}::int[], ${db.array(records.map((r) => r.retryAt ?? now))}::bigint[],
+				${db.array(o.map(() => newId()))}::text[], ${db.array(o.map((x) => x.webhookId))}::text[],
+				${db.array(o.map((x) => x.eventId))}::text[], ${db.array(o.map((x) => x.event))}::text[],
+				${db.array(o.map((x) => x.statusCode ?? -1))}::int[], ${db.array(o.map((x) => x.durationMs))}::int[],
+				${db.array(o.map((x) => x.error ?? ''))}::text[]
+			) as i(delivery_id, attempt, ok, due_at, attempt_id, webhook_id, event_id, event, status_code, duration_ms, error)
+		), updated as (
 			update webhook_deliveries d
-			set attempt = ${outcome.attempt}, updated_at = ${now}, due_at = ${retryAt ?? now},
-				status = case when ${next}::text = 'pending' and not w.is_active then 'discarded' else ${next}::text end
-			from webhooks w
-			where d.id = ${outcome.deliveryId} and w.id = d.webhook_id
-				and d.status = 'pending' and d.attempt = ${outcome.attempt - 1}
+			set attempt = i.attempt, updated_at = ${now}, due_at = i.due_at,
+				status = case when i.ok = 1 then 'delivered' when w.is_active then 'pending' else 'discarded' end
+			from input i, webhooks w
+			where d.id = i.delivery_id and w.id = d.webhook_id and d.status = 'pending' and d.attempt = i.attempt - 1
 			returning d.id, d.status
 		), logged as (
 			insert into webhook_attempts (id, delivery_id, webhook_id, event_id, event, attempt, status, status_code, duration_ms, error, created_at)
-			select ${a.id}, ${a.delivery_id}, ${a.webhook_id}, ${a.event_id}, ${a.event}, ${a.attempt}::int, ${a.status},
-				${a.status_code}::int, ${a.duration_ms}::int, ${a.error}::text, ${a.created_at}::bigint
-			from updated
+			select i.attempt_id, i.delivery_id, i.webhook_id, i.event_id, i.event, i.attempt,
+				case when i.ok = 1 then 'delivered' else 'failed' end,
+				nullif(i.status_code, -1), i.duration_ms, nullif(i.error, ''), ${now}
+			from input i join updated u on u.id = i.delivery_id
 		)
-		select status from updated`
-	return rows.length === 0 ? null : (rows[0].status as string)
+		select id, status from updated`
+	return new Map(rows.map((r) => [r.id as string, r.status as string]))
 }
 
 /**
