@@ -13,7 +13,11 @@ export interface VisibilityRules {
 }
 
 /** Whether the viewer may see the post in a feed built with these rules (blocks aside). */
-export function mayShow(post: CachedPost, viewer: Viewer, rules: VisibilityRules = {}): boolean {
+export function mayShow(
+	post: Pick<CachedPost, 'is_deleted' | 'community_id' | 'hidden' | 'user_id' | 'visibility'>,
+	viewer: Viewer,
+	rules: VisibilityRules = {},
+): boolean {
 	if (post.is_deleted || post.community_id !== viewer.communityId) return false
 	if (post.hidden && !rules.keepHidden) return false
 	if (post.user_id === viewer.userId) return true
@@ -59,7 +63,7 @@ export async function present(viewer: Viewer, candidates: Candidates): Promise<H
 	const users: Record<string, FeedUser> = {}
 	for (const author of authors.values()) users[author.uuid] = presentFeedUser(author)
 	const posts = candidates.posts.map((post) =>
-		presentFeedPost(post, authors.get(post.user_id), viewer, {
+		presentFeedPost(post, viewer, {
 			isLiked: candidates.liked.has(post.id),
 			isSaved: candidates.saved.has(post.id),
 		}),

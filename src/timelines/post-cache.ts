@@ -22,6 +22,7 @@ import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { indexPost } from './index-post'
+import { presentSharedPost } from './present'
 import {
 	blockedUserIds,
 	type CachedPost,
@@ -99,30 +100,67 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 	})
 }
 
+// A cached post is three lines: a small header (what feed filters need), the full
+// post, and the viewer-independent part of its feed form already serialized, so the
+// hot feed path splices strings instead of parsing and re-serializing every post.
+export type PostHeader = Pick<CachedPost, 'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned'>
+
+export interface PostView {
+	header: PostHeader
+	/** `"_id":...,"updated_at":...` — the shared feed fields without braces. */
+	fragment: string
+}
+
+function encodePost(post: CachedPost): string {
+	const { user_id, community_id, visibility, is_deleted, hidden, is_pinned } = post
+	const header: PostHeader = { user_id, community_id, visibility, is_deleted, hidden, is_pinned }
+	return `${JSON.stringify(header)}\n${JSON.stringify(post)}\n${JSON.stringify(presentSharedPost(post)).slice(1, -1)}`
+}
+
+function decodeFull(raw: string): CachedPost {
+	const first = raw.indexOf('\n')
+	return JSON.parse(raw.slice(first + 1, raw.indexOf('\n', first + 1)))
+}
+
+function decodeView(raw: string): PostView {
+	const first = raw.indexOf('\n')
+	return { header: JSON.parse(raw.slice(0, first)), fragment: raw.slice(raw.indexOf('\n', first + 1) + 1) }
+}
+
 export async function storePosts(posts: CachedPost[]): Promise<void> {
 	if (posts.length === 0) return
 	const pipeline = redis.multi()
-	for (const post of posts) pipeline.set(keys.postCache(post.community_id, post.id), JSON.stringify(post), 'EX', POST_TTL_SECONDS)
+	for (const post of posts) pipeline.set(keys.postCache(post.community_id, post.id), encodePost(post), 'EX', POST_TTL_SECONDS)
 	await pipeline.exec()
 }
 
-/** Posts by id from the cache, missing ones from Postgres (and then cached). Unknown ids are left out. */
-export async function getPosts(communityId: number, ids: string[]): Promise<Map<string, CachedPost>> {
-	const found = new Map<string, CachedPost>()
+/** Cached values of `ids`, misses loaded from Postgres (and cached); unknown ids are left out. */
+async function cachedPosts<T>(communityId: number, ids: string[], decode: (raw: string) => T): Promise<Map<string, T>> {
+	const found = new Map<string, T>()
 	if (ids.length === 0) return found
 	const cached = await redis.mget(...ids.map((id) => keys.postCache(communityId, id)))
 	const missing: string[] = []
 	ids.forEach((id, i) => {
 		const raw = cached[i]
-		if (raw) found.set(id, JSON.parse(raw))
+		if (raw) found.set(id, decode(raw))
 		else missing.push(id)
 	})
 	if (missing.length > 0) {
 		const loaded = await loadPosts(sql, communityId, missing)
-		for (const post of loaded) found.set(post.id, post)
+		for (const post of loaded) found.set(post.id, decode(encodePost(post)))
 		await quietly('fill posts', () => storePosts(loaded))
 	}
 	return found
+}
+
+/** Posts by id from the cache, missing ones from Postgres (and then cached). Unknown ids are left out. */
+export function getPosts(communityId: number, ids: string[]): Promise<Map<string, CachedPost>> {
+	return cachedPosts(communityId, ids, decodeFull)
+}
+
+/** The pre-serialized feed form of posts (the hot path of feed pages). */
+export function getPostViews(communityId: number, ids: string[]): Promise<Map<string, PostView>> {
+	return cachedPosts(communityId, ids, decodeView)
 }
 
 export async function getUsers(communityId: number, ids: number[]): Promise<Map<number, CachedUser>> {

@@ -62,8 +62,9 @@ export interface ViewerState {
 	isSaved: boolean
 }
 
-export function presentFeedPost(post: CachedPost, author: CachedUser | undefined, viewer: Viewer, state: ViewerState) {
-	const uuid = author?.uuid ?? ''
+/** The part of a post that is the same for every viewer (cached pre-serialized). */
+export function presentSharedPost(post: CachedPost) {
+	const uuid = post.author_uuid
 	return {
 		_id: post.id,
 		id: post.id,
@@ -77,8 +78,6 @@ export function presentFeedPost(post: CachedPost, author: CachedUser | undefined
 		topics: post.topic_ids,
 		widget_ids: post.widget_ids,
 		is_pinned: post.is_pinned,
-		is_liked: state.isLiked,
-		is_saved: state.isSaved,
 		is_edited: post.is_edited,
 		is_deleted: post.is_deleted,
 		likes_count: post.likes_count,
@@ -86,9 +85,17 @@ export function presentFeedPost(post: CachedPost, author: CachedUser | undefined
 		post_shared_count: post.post_shared_count,
 		impressions_count: post.impressions_count,
 		reach_count: post.reach_count,
-		menu_items: postMenu(post, viewer),
 		created_at: post.created_at,
 		updated_at: post.updated_at,
+	}
+}
+
+export function presentFeedPost(post: CachedPost, viewer: Viewer, state: ViewerState) {
+	return {
+		...presentSharedPost(post),
+		is_liked: state.isLiked,
+		is_saved: state.isSaved,
+		menu_items: postMenu(post, viewer),
 	}
 }
 

@@ -9,6 +9,8 @@ export interface CachedPost {
 	id: string
 	community_id: number
 	user_id: number
+	/** The author's uuid: posts carry it as user_id and uuid. */
+	author_uuid: string
 	heading: string
 	text: string
 	attachments: unknown[]
@@ -46,7 +48,7 @@ export interface CachedUser {
 export async function loadPosts(db: Db, communityId: number, ids: string[]): Promise<CachedPost[]> {
 	if (ids.length === 0) return []
 	return db<CachedPost[]>`
-		select p.id, p.community_id, p.user_id, p.heading, p.text, p.attachments, p.visibility,
+		select p.id, p.community_id, p.user_id, (select u.uuid::text from users u where u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
 			p.is_pinned, p.is_edited, p.is_deleted, p.likes_count, p.comments_count, p.post_shared_count,
 			p.impressions_count::float8 as impressions_count, p.reach_count,
 			p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,

@@ -11,6 +11,7 @@ import { resolveFilters } from './catalog'
 import { type Hydrated, loadCandidates, present } from './hydrate'
 import { getPosts, viewerBlocks } from './post-cache'
 import type { Viewer } from './present'
+import { renderPostsJson } from './render'
 
 export interface FeedQuery {
 	topicIds: string[]
@@ -42,8 +43,8 @@ export function decodeCursor(cursor: string): Entry {
 /** Feed order: newest first; equal times by id, descending (as ZREVRANGE orders ties). */
 const before = (a: Entry, b: Entry) => a.score > b.score || (a.score === b.score && a.id > b.id)
 
-async function readTop(key: string, bound: Entry | null, n: number): Promise<Entry[]> {
-	const raw = await redis.zrevrangebyscore(key, bound ? bound.score : '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, n)
+async function readTop(key: string, bound: Entry | null, n: number, skip = 0): Promise<Entry[]> {
+	const raw = await redis.zrevrangebyscore(key, bound ? bound.score : '+inf', '-inf', 'WITHSCORES', 'LIMIT', skip, n)
 	const entries: Entry[] = []
 	for (let i = 0; i < raw.length; i += 2) entries.push({ id: raw[i] as string, score: Number(raw[i + 1]) })
 	return entries
@@ -67,7 +68,14 @@ async function inAnyOf(checkKeys: string[], entries: Entry[]): Promise<Entry[]> 
 	return entries.filter((_, i) => answers.some((scores) => scores[i] !== null))
 }
 
-export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<FeedPage> {
+/** The ids of the requested page (in feed order), the viewer's blocks and the cursor of the next page. */
+export interface PagePlan {
+	ids: string[]
+	blocked: Set<number>
+	nextCursor: string | null
+}
+
+export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<PagePlan> {
 	const c = viewer.communityId
 	const bound = query.cursor ? decodeCursor(query.cursor) : null
 	const offset = bound ? 0 : (query.page - 1) * query.pageSize
@@ -75,19 +83,24 @@ export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<F
 	const requestedTopicKeys = query.topicIds.map((id) => keys.topicFeed(c, id))
 	const requestedWidgetKeys = query.widgetIds.map((id) => keys.widgetFeed(c, id))
 	const firstSources = requestedTopicKeys.length > 0 ? requestedTopicKeys : requestedWidgetKeys.length > 0 ? requestedWidgetKeys : [keys.universalFeed(c)]
+	// One set, no cursor: the page is a plain range of it, unless blocks thin it out.
+	const direct = firstSources.length === 1 && !bound && requestedTopicKeys.length + requestedWidgetKeys.length <= 1
 	// The filters, blocks and the first read of the sets go out together (one round trip).
 	const [filters, blocked, firstLists] = await Promise.all([
 		resolveFilters(c, query.topicIds, query.widgetIds),
 		viewerBlocks(viewer.userId),
-		Promise.all(firstSources.map((key) => readTop(key, bound, want))),
+		Promise.all(firstSources.map((key) => (direct ? readTop(key, null, query.pageSize + 1, offset) : readTop(key, bound, want)))),
 	])
-	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0) return { posts: [], users: {}, next_cursor: null }
+	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0) return { ids: [], blocked, nextCursor: null }
+	if (direct && blocked.size === 0) return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
 	const enabled = new Set(filters.enabledTopicIds.map((id) => keys.topicFeed(c, id)))
 	const sources = requestedTopicKeys.length > 0 ? firstSources.filter((key) => enabled.has(key)) : firstSources
 	const checks = requestedTopicKeys.length > 0 ? requestedWidgetKeys : []
 
 	let n = want
-	let lists = firstLists.filter((_, i) => sources.includes(firstSources[i] as string))
+	let lists = direct
+		? await Promise.all(sources.map((key) => readTop(key, bound, n)))
+		: firstLists.filter((_, i) => sources.includes(firstSources[i] as string))
 	let visible: Entry[] = []
 	for (;;) {
 		const merged = await inAnyOf(checks, mergeAfter(lists, bound))
@@ -97,10 +110,28 @@ export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<F
 		n *= 2
 		lists = await Promise.all(sources.map((key) => readTop(key, bound, n)))
 	}
-	const page = visible.slice(offset, offset + query.pageSize)
-	const hydrated = await present(viewer, await loadCandidates(viewer, page.map((e) => e.id), {}, blocked))
+	return planOf(visible, offset, query.pageSize, blocked)
+}
+
+function planOf(visible: Entry[], offset: number, pageSize: number, blocked: Set<number>): PagePlan {
+	const page = visible.slice(offset, offset + pageSize)
 	const last = page.at(-1)
-	return { ...hydrated, next_cursor: visible.length > offset + query.pageSize && last ? encodeCursor(last) : null }
+	const nextCursor = visible.length > offset + pageSize && last ? encodeCursor(last) : null
+	return { ids: page.map((e) => e.id), blocked, nextCursor }
+}
+
+/** A page as objects (`{posts, users, next_cursor}`). */
+export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<FeedPage> {
+	const plan = await planUniversal(viewer, query)
+	const hydrated = await present(viewer, await loadCandidates(viewer, plan.ids, {}, plan.blocked))
+	return { ...hydrated, next_cursor: plan.nextCursor }
+}
+
+/** The same page already serialized as the `data` JSON: the fast path of GET /feed/universal. */
+export async function readUniversalJson(viewer: Viewer, query: FeedQuery): Promise<string> {
+	const plan = await planUniversal(viewer, query)
+	const { postsJson, usersJson } = await renderPostsJson(viewer, plan.ids, plan.blocked)
+	return `{"posts":${postsJson},"users":${usersJson},"next_cursor":${JSON.stringify(plan.nextCursor)}}`
 }
 
 async function withoutBlocked(communityId: number, entries: Entry[], blocked: Set<number>): Promise<Entry[]> {

@@ -2,7 +2,7 @@
 // GET /feed/group?topic_ids= (kept for client compatibility).
 import { Elysia } from 'elysia'
 import { viewerFromSession } from '../../timelines/present'
-import { readUniversal } from '../../timelines/universal'
+import { readUniversalJson } from '../../timelines/universal'
 import { authPlugin } from '../auth/plugin'
 import { FeedQuery, MAX_PAGE_SIZE, parseIdList } from './model'
 
@@ -18,15 +18,17 @@ function feedQuery(query: Query) {
 	}
 }
 
+/** The envelope around a pre-serialized `data` (the feed is spliced, not re-serialized). */
+const serve = (data: string) =>
+	new Response(`{"success":true,"error_message":null,"data":${data}}`, {
+		headers: { 'content-type': 'application/json; charset=utf-8' },
+	})
+
 export const feedsModule = new Elysia({ name: 'feeds' })
 	.use(authPlugin)
 	.get(
 		'/feed/universal',
-		async ({ session, query }) => ({
-			success: true,
-			error_message: null,
-			data: await readUniversal(viewerFromSession(session), feedQuery(query)),
-		}),
+		async ({ session, query }) => serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,
@@ -35,11 +37,7 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	)
 	.get(
 		'/feed/group',
-		async ({ session, query }) => ({
-			success: true,
-			error_message: null,
-			data: await readUniversal(viewerFromSession(session), feedQuery(query)),
-		}),
+		async ({ session, query }) => serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,
