@@ -162,3 +162,21 @@ export async function discardDelivery(db: Db, deliveryId: string): Promise<void>
 		update webhook_deliveries set status = 'discarded', updated_at = ${Date.now()}
 		where id = ${deliveryId} and status = 'pending'`
 }
+
+/** Ids are time-ordered (8 hex digits of seconds first), so "older than" is an id range. */
+const idBefore = (ms: number) => Math.floor(ms / 1000).toString(16).padStart(8, '0')
+
+/** Deletes attempt-log rows and finished deliveries created before `cutoff`, in batches. */
+export async function pruneDeliveryLog(db: Db, cutoff: number, batch = 5000): Promise<number> {
+	const before = idBefore(cutoff)
+	let removed = 0
+	for (;;) {
+		const attempts = await db`
+			delete from webhook_attempts where id in (select id from webhook_attempts where id < ${before} limit ${batch})`
+		const deliveries = await db`
+			delete from webhook_deliveries where id in (
+				select id from webhook_deliveries where id < ${before} and status <> 'pending' limit ${batch})`
+		removed += attempts.count + deliveries.count
+		if (attempts.count < batch && deliveries.count < batch) return removed
+	}
+}

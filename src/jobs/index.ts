@@ -1,9 +1,10 @@
 // croner schedules run by the worker. Each job is { name, pattern, run }.
 import { recomputeJob } from './recompute'
+import { webhookLogJob } from './webhook-log'
 export interface Job {
 	name: string
 	pattern: string
 	run: () => Promise<void>
 }
 
-export const jobs: Job[] = [recomputeJob]
+export const jobs: Job[] = [recomputeJob, webhookLogJob]

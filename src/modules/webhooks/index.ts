@@ -1,6 +1,8 @@
 // Webhook routes (CM or owner): POST|GET /webhook, GET|PATCH|DELETE /webhook/:webhook_id,
 // GET /webhook/:webhook_id/deliveries, POST /webhook/:webhook_id/replay.
 import { Elysia } from 'elysia'
+// Registers the webhook metrics (queue depth read at scrape time) in API processes too.
+import '../../events/metrics'
 import { authPlugin } from '../auth/plugin'
 import { CreateWebhookBody, DeliveriesQuery, ReplayBody, UpdateWebhookBody, WebhookParams } from './model'
 import {
