@@ -46,6 +46,7 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 			const size = query.page_size ?? 20
 			const now = Date.now()
 			// rankPost (src/timelines/ranking.ts) in SQL: recency, engagement, connection and author affinity, pinned.
+			// Scores first (ranked ids only), then the page's columns: the fair plain-SQL plan.
 			const rows = await sql`
 				with fol as (select connection_id from connections where user_id = ${session.userId}),
 				aff as (
@@ -53,16 +54,19 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 						select post_id, 1 as w from post_likes where user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
 						union all
 						select post_id, 2 from comments where user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
-					) x join posts p on p.id = x.post_id group by p.user_id)
-				select ${columns(session.userId)},
-					power(0.5, (${now} - p.created_at) / 86400000.0)
-					* (1 + 0.5 * ln(1 + p.likes_count + 2 * p.comments_count + 3 * p.post_shared_count + 0.05 * p.reach_count))
-					* (1 + case when p.user_id in (select connection_id from fol) then 0.5 else 0 end + 0.3 * ln(1 + coalesce(aff.w, 0)))
-					* case when p.is_pinned then 2 else 1 end as score
-				from posts p join users u on u.id = p.user_id left join aff on aff.author = p.user_id
-				where p.community_id = ${session.communityId} and not p.is_deleted and p.created_at > ${now - 30 * 86_400_000}
-					and (p.visibility = 'public' or (p.visibility = 'connections' and p.user_id in (select connection_id from fol)))
-				order by score desc limit ${size} offset ${((query.page ?? 1) - 1) * size}`
+					) x join posts p on p.id = x.post_id group by p.user_id),
+				ranked as (
+					select p.id, power(0.5, (${now} - p.created_at) / 86400000.0)
+						* (1 + 0.5 * ln(1 + p.likes_count + 2 * p.comments_count + 3 * p.post_shared_count + 0.05 * p.reach_count))
+						* (1 + case when p.user_id in (select connection_id from fol) then 0.5 else 0 end + 0.3 * ln(1 + coalesce(aff.w, 0)))
+						* case when p.is_pinned then 2 else 1 end as score
+					from posts p left join aff on aff.author = p.user_id
+					where p.community_id = ${session.communityId} and not p.is_deleted and p.created_at > ${now - 30 * 86_400_000}
+						and (p.visibility = 'public' or (p.visibility = 'connections' and p.user_id in (select connection_id from fol)))
+					order by score desc limit ${size} offset ${((query.page ?? 1) - 1) * size})
+				select ${columns(session.userId)}, r.score
+				from ranked r join posts p on p.id = r.id join users u on u.id = p.user_id
+				order by r.score desc`
 			return respond(rows, 'posts')
 		},
 		{ auth: 'member', query: Page },
