@@ -74,6 +74,15 @@ process.on('exit', () => {
 await Bun.sleep(1500)
 
 // ---- helpers ----------------------------------------------------------------------
+/** CPU seconds used so far by the worker processes (Linux /proc; user + system). */
+async function workerCpuSeconds(): Promise<number> {
+	let ticks = 0
+	for (const w of workers) {
+		const stat = (await Bun.file(`/proc/${w.pid}/stat`).text().catch(() => '')).split(') ')[1]?.split(' ') ?? []
+		ticks += Number(stat[11] ?? 0) + Number(stat[12] ?? 0)
+	}
+	return ticks / 100
+}
 const pct = (values: number[], p: number) => {
 	const sorted = [...values].sort((a, b) => a - b)
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
@@ -129,12 +138,15 @@ async function setupCommunity(name: string, path: string) {
 		}),
 	)
 	const seconds = (performance.now() - started) / 1000
-	console.log(`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt(EVENTS / seconds)} req/s`)
+	const load = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
+console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${load} at start`)
+console.log(`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt(EVENTS / seconds)} req/s`)
 }
 
 // ---- 2. throughput ----------------------------------------------------------------------
 {
 	const communityId = await setupCommunity('bench-throughput', '/ok')
+	const cpuBefore = await workerCpuSeconds()
 	const started = Date.now()
 	const ids = await createEvents(communityId, EVENTS)
 	const created = Date.now()
@@ -143,10 +155,12 @@ async function setupCommunity(name: string, path: string) {
 	const createdAt = new Map((await sql`select id, created_at from events where id in ${sql(ids)}`).map((r) => [r.id as string, Number(r.created_at)]))
 	const latencies = ids.filter((id) => arrivals.has(id)).map((id) => (arrivals.get(id)?.[0] ?? 0) - (createdAt.get(id) ?? 0))
 	const dupes = ids.filter((id) => (arrivals.get(id)?.length ?? 0) > 1).length
+	const cpu = (await workerCpuSeconds()) - cpuBefore
 	console.log(
 		`throughput: ${EVENTS} events (created at ${fmt(EVENTS / ((created - started) / 1000))}/s), ${complete ? 'all' : 'NOT all'} delivered: ` +
 			`${fmt(EVENTS / ((last - started) / 1000))} deliveries/s end to end (${WORKERS} worker process); ` +
-			`latency event->receipt p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms; duplicates ${dupes}`,
+			`latency event->receipt p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms; duplicates ${dupes}; ` +
+			`worker CPU ${fmt((cpu * 1e6) / EVENTS)} µs per delivery (= ${fmt(EVENTS / cpu)} deliveries per CPU-second)`,
 	)
 }
 

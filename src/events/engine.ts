@@ -64,7 +64,8 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 			}
 		})
 
-	async function attemptOne(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number) {
+	/** `receiverDone` frees the webhook's slot once the receiver answered: recording needs no slot there. */
+	async function attemptOne(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number, receiverDone: () => void) {
 		if (!row || row.status !== 'pending') return release([claimed.member])
 		if (!row.is_active) {
 			await discardDelivery(sql, row.id)
@@ -74,6 +75,7 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		webhookLateness.observe({ kind: row.attempt === 0 ? 'first' : 'retry' }, Math.max(0, claimedAt - claimed.dueAt) / 1000)
 		const attempt = row.attempt + 1
 		const result = await send(row, attempt, o.timeoutMs, allow)
+		receiverDone()
 		webhookAttemptDuration.observe(result.durationMs / 1000)
 		const outcome: Outcome = { deliveryId: row.id, webhookId: row.webhook_id, eventId: row.event_id, event: row.event, attempt, ...result }
 		if (result.ok) {
@@ -101,12 +103,19 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 
 	function start(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number) {
 		perWebhook.set(claimed.webhookId, (perWebhook.get(claimed.webhookId) ?? 0) + 1)
-		const task = attemptOne(claimed, row, claimedAt)
+		let slotHeld = true
+		const freeSlot = () => {
+			if (!slotHeld) return
+			slotHeld = false
+			const left = (perWebhook.get(claimed.webhookId) ?? 1) - 1
+			if (left === 0) perWebhook.delete(claimed.webhookId)
+			else perWebhook.set(claimed.webhookId, left)
+			nudge()
+		}
+		const task = attemptOne(claimed, row, claimedAt, freeSlot)
 			.catch((error) => log.error({ err: error, deliveryId: claimed.deliveryId }, 'webhook attempt failed to record'))
 			.finally(() => {
-				const left = (perWebhook.get(claimed.webhookId) ?? 1) - 1
-				if (left === 0) perWebhook.delete(claimed.webhookId)
-				else perWebhook.set(claimed.webhookId, left)
+				freeSlot()
 				attempts.delete(task)
 				nudge()
 			})
