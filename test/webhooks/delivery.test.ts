@@ -86,7 +86,7 @@ describe('delivery', () => {
 			for (let i = 1; i < 4; i++) {
 				const gap = got[i].at - got[i - 1].at
 				expect(gap, `${path} retry ${i}`).toBeGreaterThanOrEqual(schedule[i - 1] + attemptTime - 5)
-				expect(gap, `${path} retry ${i}`).toBeLessThan(schedule[i - 1] + attemptTime + 400)
+				expect(gap, `${path} retry ${i}`).toBeLessThan(schedule[i - 1] + attemptTime + 600)
 			}
 			const read = await api('GET', `/webhook/${hooks[path].id}`, { token: s.cm.token })
 			expect(read.body.data.webhook.is_active, path).toBe(false)
