@@ -10,14 +10,17 @@ import { startWorker } from './worker'
 
 await ensureDatabase(config.DATABASE_URL)
 await migrate((msg) => log.info(msg))
-await ensureDemoProject()
+// Only serving processes create the demo project; several racing on an empty
+// database are fine (the loser sees the owner number taken and skips).
+if (config.ROLE !== 'worker') await ensureDemoProject()
 
 const stops: (() => Promise<void>)[] = []
 
 if (config.ROLE !== 'worker') {
 	const { app } = await import('./app')
 	app.listen({ port: config.PORT, maxRequestBodySize: config.MAX_BODY_BYTES })
-	log.info({ port: config.PORT }, 'api listening')
+	// PORT=0 picks a free port; log the real one.
+	log.info({ port: app.server?.port ?? config.PORT }, 'api listening')
 	stops.push(async () => {
 		await app.stop()
 	})

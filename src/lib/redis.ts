@@ -3,18 +3,24 @@
 // (see timelines/keys.ts), so no command spans two slots.
 import Redis, { Cluster } from 'ioredis'
 import { config } from '../config'
+import { log } from './log'
 
 export type RedisClient = Redis | Cluster
 
 export function createRedis(): RedisClient {
-	if (config.REDIS_CLUSTER_NODES) {
-		const nodes = config.REDIS_CLUSTER_NODES.split(',').map((hostPort) => {
-			const [host, port] = hostPort.split(':')
-			return { host, port: Number(port) }
-		})
-		return new Cluster(nodes, { enableReadyCheck: true })
-	}
-	return new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true })
+	const client = config.REDIS_CLUSTER_NODES
+		? new Cluster(
+				config.REDIS_CLUSTER_NODES.split(',').map((hostPort) => {
+					const [host, port] = hostPort.split(':')
+					return { host, port: Number(port) }
+				}),
+				{ enableReadyCheck: true },
+			)
+		: new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true })
+	// Without a listener ioredis prints "Unhandled error event" on every reconnect try;
+	// /ready reports the outage, the log gets a JSON line.
+	client.on('error', (error: Error) => log.warn({ err: error.message }, 'redis connection error'))
+	return client
 }
 
 export const redis = createRedis()
