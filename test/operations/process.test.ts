@@ -6,6 +6,7 @@ import postgres from 'postgres'
 import { config } from '../../src/config'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
+import { newCommunity } from '../support/community'
 import { api } from '../support/http'
 import { runScript, startServer } from './spawn'
 
@@ -80,6 +81,44 @@ describe('the service as a process', () => {
 			await admin.unsafe(`drop database if exists "${database}" with (force)`)
 			await admin.end()
 			rmSync(dataDir, { recursive: true, force: true })
+		}
+	})
+
+	test('SIGTERM lets an in-flight request finish before the process exits', async () => {
+		const c = await newCommunity('graceful')
+		let release: () => void = () => {}
+		const held = new Promise<void>((resolve) => {
+			release = resolve
+		})
+		let arrived: () => void = () => {}
+		const arrival = new Promise<void>((resolve) => {
+			arrived = resolve
+		})
+		// A slow SMS gateway keeps /otp/generate in flight while the signal arrives.
+		const gateway = Bun.serve({
+			port: 0,
+			async fetch() {
+				arrived()
+				await held
+				return new Response('ok')
+			},
+		})
+		const server = await startServer({ OTP_SENDER: 'webhook', OTP_WEBHOOK_URL: `http://127.0.0.1:${gateway.port}/sms` })
+		try {
+			const inFlight = get(server.port, `/otp/generate?country_code=${c.ownerCountryCode}&mobile_no=${c.ownerMobile}`)
+			await arrival
+			server.proc.kill('SIGTERM')
+			await Bun.sleep(200)
+			expect(server.proc.exitCode).toBeNull()
+			release()
+			const reply = await inFlight
+			expect(reply.status).toBe(200)
+			expect(reply.body.success).toBe(true)
+			expect(await server.proc.exited).toBe(0)
+		} finally {
+			release()
+			if (server.proc.exitCode === null) server.proc.kill('SIGKILL')
+			gateway.stop(true)
 		}
 	})
 
