@@ -30,10 +30,14 @@ export async function ensureDatabase(url: string): Promise<void> {
 	}
 }
 
+/** True when Postgres answers within a second (a dead server must not hang /ready). */
 export async function pingDb(): Promise<boolean> {
 	try {
-		await sql`select 1`
-		return true
+		const answer = await Promise.race([
+			sql`select 1 as ok`.then(() => true),
+			new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000)),
+		])
+		return answer
 	} catch {
 		return false
 	}
