@@ -16,7 +16,13 @@ const targets = only !== null ? [only] : await communityIds(sql)
 for (const communityId of targets) {
 	const started = performance.now()
 	const posts = await rebuildCommunity(communityId)
-	console.log(JSON.stringify({ community_id: communityId, posts, ms: Math.round(performance.now() - started) }))
+	console.log(
+		JSON.stringify({
+			community_id: communityId,
+			posts,
+			ms: Math.round(performance.now() - started),
+		}),
+	)
 }
 await sql.end()
 redis.disconnect()

@@ -23,9 +23,13 @@ export interface SeedSize {
 const NAME = 'feeds-bench'
 
 async function existing(size: SeedSize): Promise<Seed | null> {
-	const [community] = await sql<{ id: number }[]>`select id from communities where name = ${NAME} order by id desc limit 1`
+	const [community] = await sql<
+		{ id: number }[]
+	>`select id from communities where name = ${NAME} order by id desc limit 1`
 	if (!community) return null
-	const [count] = await sql<{ n: number }[]>`select count(*)::int as n from posts where community_id = ${community.id}`
+	const [count] = await sql<
+		{ n: number }[]
+	>`select count(*)::int as n from posts where community_id = ${community.id}`
 	if ((count?.n ?? 0) < size.posts) return null
 	return describe(community.id)
 }
@@ -33,14 +37,25 @@ async function existing(size: SeedSize): Promise<Seed | null> {
 async function describe(communityId: number): Promise<Seed> {
 	const [viewer] = await sql<{ id: number; uuid: string }[]>`
 		select id, uuid from users where community_id = ${communityId} and user_unique_id = 'bench-viewer'`
-	const topics = await sql<{ id: string }[]>`select id from topics where community_id = ${communityId} order by name`
-	const [count] = await sql<{ n: number }[]>`select count(*)::int as n from posts where community_id = ${communityId}`
+	const topics = await sql<
+		{ id: string }[]
+	>`select id from topics where community_id = ${communityId} order by name`
+	const [count] = await sql<
+		{ n: number }[]
+	>`select count(*)::int as n from posts where community_id = ${communityId}`
 	if (!viewer) throw new Error('bench viewer missing')
-	return { communityId, viewerId: viewer.id, viewerUuid: viewer.uuid, topicIds: topics.map((t) => t.id), posts: count?.n ?? 0 }
+	return {
+		communityId,
+		viewerId: viewer.id,
+		viewerUuid: viewer.uuid,
+		topicIds: topics.map((t) => t.id),
+		posts: count?.n ?? 0,
+	}
 }
 
 /** 24-hex ids like newId(): time part from created_at, then a per-row sequence. */
-const idExpr = (prefix: string) => `lpad(to_hex((created_at / 1000)::bigint), 8, '0') || '${prefix}' || lpad(to_hex(n), 14, '0')`
+const idExpr = (prefix: string) =>
+	`lpad(to_hex((created_at / 1000)::bigint), 8, '0') || '${prefix}' || lpad(to_hex(n), 14, '0')`
 
 export async function seed(size: SeedSize, log: (msg: string) => void): Promise<Seed> {
 	const found = await existing(size)
@@ -48,7 +63,11 @@ export async function seed(size: SeedSize, log: (msg: string) => void): Promise<
 		log(`reusing seeded community ${found.communityId} (${found.posts} posts)`)
 		return found
 	}
-	const project = await createProject({ name: NAME, ownerCountryCode: '1', ownerMobile: `55${Date.now() % 1e8}` })
+	const project = await createProject({
+		name: NAME,
+		ownerCountryCode: '1',
+		ownerMobile: `55${Date.now() % 1e8}`,
+	})
 	const c = project.community_id
 	const now = Date.now()
 	const started = performance.now()

@@ -27,7 +27,13 @@ const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 				and (${!byTopic} or exists (select 1 from post_topics pt where pt.post_id = p.id and pt.topic_id = any(${topicIds}::text[])))
 			order by p.created_at desc limit ${size} offset ${(page - 1) * size}`
 		const users: Record<string, unknown> = {}
-		for (const row of rows) users[row.user_id] = { id: row.author_id, uuid: row.user_id, name: row.name, image_url: row.image_url }
+		for (const row of rows)
+			users[row.user_id] = {
+				id: row.author_id,
+				uuid: row.user_id,
+				name: row.name,
+				image_url: row.image_url,
+			}
 		return { success: true, error_message: null, data: { posts: rows, users } }
 	},
 	{

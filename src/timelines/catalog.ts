@@ -17,7 +17,11 @@ export interface ResolvedFilters {
 }
 
 /** Checks feed filter ids against the community: an unknown or foreign id is 404. */
-export async function resolveFilters(communityId: number, topicIds: string[], widgetIds: string[]): Promise<ResolvedFilters> {
+export async function resolveFilters(
+	communityId: number,
+	topicIds: string[],
+	widgetIds: string[],
+): Promise<ResolvedFilters> {
 	const fields = [...topicIds.map((id) => `t:${id}`), ...widgetIds.map((id) => `w:${id}`)]
 	if (fields.length === 0) return { enabledTopicIds: [], widgetIds: [] }
 	const key = keys.catalog(communityId)
@@ -38,7 +42,8 @@ export async function resolveFilters(communityId: number, topicIds: string[], wi
 		for (const topic of topics) fill[`t:${topic.id}`] = topic.is_enabled ? '1' : '0'
 		for (const id of widgets) fill[`w:${id}`] = '1'
 		for (const [field, value] of Object.entries(fill)) state.set(field, value)
-		if (Object.keys(fill).length > 0) await redis.multi().hset(key, fill).expire(key, CATALOG_TTL_SECONDS).exec()
+		if (Object.keys(fill).length > 0)
+			await redis.multi().hset(key, fill).expire(key, CATALOG_TTL_SECONDS).exec()
 	}
 	if (topicIds.some((id) => !state.has(`t:${id}`))) throw notFound('Topic')
 	if (widgetIds.some((id) => !state.has(`w:${id}`))) throw notFound('Widget')

@@ -2,7 +2,13 @@
 // Redis round trips: posts, viewer flags and blocks together, then the authors.
 // Reusable by every feed (universal, connection, personalised, user lists).
 import { getPosts, getUsers, viewerBlocks, viewerFlags } from './post-cache'
-import { type FeedPost, type FeedUser, presentFeedPost, presentFeedUser, type Viewer } from './present'
+import {
+	type FeedPost,
+	type FeedUser,
+	presentFeedPost,
+	presentFeedUser,
+	type Viewer,
+} from './present'
 import type { CachedPost, Visibility } from './repo'
 
 export interface VisibilityRules {
@@ -21,7 +27,8 @@ export function mayShow(
 	if (post.is_deleted || post.community_id !== viewer.communityId) return false
 	if (post.hidden && !rules.keepHidden) return false
 	if (post.user_id === viewer.userId) return true
-	if (post.visibility === 'private') return viewer.isCm && (rules.visibilities ?? ['public']).includes('private')
+	if (post.visibility === 'private')
+		return viewer.isCm && (rules.visibilities ?? ['public']).includes('private')
 	return (rules.visibilities ?? ['public']).includes(post.visibility)
 }
 
@@ -72,6 +79,10 @@ export async function present(viewer: Viewer, candidates: Candidates): Promise<H
 }
 
 /** Post ids → `{ posts, users }` for the viewer, leaving out what it may not see. */
-export async function hydratePosts(viewer: Viewer, ids: string[], rules: VisibilityRules = {}): Promise<Hydrated> {
+export async function hydratePosts(
+	viewer: Viewer,
+	ids: string[],
+	rules: VisibilityRules = {},
+): Promise<Hydrated> {
 	return present(viewer, await loadCandidates(viewer, ids, rules))
 }

@@ -12,7 +12,11 @@ export function isListed(post: CachedPost): boolean {
 }
 
 /** Adds or removes the post in every set it belongs to; `formerTopicIds` are left after an edit. */
-export async function indexPost(post: CachedPost, formerTopicIds: string[] = [], formerWidgetIds: string[] = []): Promise<void> {
+export async function indexPost(
+	post: CachedPost,
+	formerTopicIds: string[] = [],
+	formerWidgetIds: string[] = [],
+): Promise<void> {
 	const c = post.community_id
 	const listed = isListed(post)
 	const inUniversal = listed && !post.hidden
@@ -22,7 +26,9 @@ export async function indexPost(post: CachedPost, formerTopicIds: string[] = [],
 	put(keys.universalFeed(c), inUniversal)
 	for (const topicId of post.topic_ids) put(keys.topicFeed(c, topicId), listed)
 	for (const widgetId of post.widget_ids) put(keys.widgetFeed(c, widgetId), inUniversal)
-	for (const topicId of formerTopicIds) if (!post.topic_ids.includes(topicId)) put(keys.topicFeed(c, topicId), false)
-	for (const widgetId of formerWidgetIds) if (!post.widget_ids.includes(widgetId)) put(keys.widgetFeed(c, widgetId), false)
+	for (const topicId of formerTopicIds)
+		if (!post.topic_ids.includes(topicId)) put(keys.topicFeed(c, topicId), false)
+	for (const widgetId of formerWidgetIds)
+		if (!post.widget_ids.includes(widgetId)) put(keys.widgetFeed(c, widgetId), false)
 	await Promise.all(ops)
 }

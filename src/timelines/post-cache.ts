@@ -51,20 +51,31 @@ async function quietly(what: string, work: () => Promise<unknown>): Promise<void
 
 export async function forgetPosts(communityId: number, postIds: string[]): Promise<void> {
 	if (postIds.length === 0) return
-	await quietly('forgetPosts', () => redis.del(...postIds.map((id) => keys.postCache(communityId, id))))
+	await quietly('forgetPosts', () =>
+		redis.del(...postIds.map((id) => keys.postCache(communityId, id))),
+	)
 }
 
 export async function forgetUsers(communityId: number, userIds: number[]): Promise<void> {
 	if (userIds.length === 0) return
-	await quietly('forgetUsers', () => redis.del(...userIds.map((id) => keys.userCache(communityId, id))))
+	await quietly('forgetUsers', () =>
+		redis.del(...userIds.map((id) => keys.userCache(communityId, id))),
+	)
 }
 
 export async function forgetBlocks(userIds: number[]): Promise<void> {
-	await quietly('forgetBlocks', () => Promise.all(userIds.map((id) => redis.del(keys.viewerBlocks(id)))))
+	await quietly('forgetBlocks', () =>
+		Promise.all(userIds.map((id) => redis.del(keys.viewerBlocks(id)))),
+	)
 }
 
 /** Adds or removes one post in the viewer's liked/saved set; a set not loaded yet is filled from Postgres later. */
-export async function setViewerFlag(userId: number, postId: string, kind: 'liked' | 'saved', on: boolean): Promise<void> {
+export async function setViewerFlag(
+	userId: number,
+	postId: string,
+	kind: 'liked' | 'saved',
+	on: boolean,
+): Promise<void> {
 	const key = keys.viewerFlags(userId, kind)
 	await quietly('setViewerFlag', async () => {
 		if (on) await redis.multi().sadd(key, postId).expire(key, VIEWER_TTL_SECONDS).exec()
@@ -73,7 +84,12 @@ export async function setViewerFlag(userId: number, postId: string, kind: 'liked
 }
 
 /** Refills the cache of these posts from Postgres and re-places them in every feed. */
-export async function refreshPosts(communityId: number, postIds: string[], formerTopicIds: string[] = [], formerWidgetIds: string[] = []): Promise<void> {
+export async function refreshPosts(
+	communityId: number,
+	postIds: string[],
+	formerTopicIds: string[] = [],
+	formerWidgetIds: string[] = [],
+): Promise<void> {
 	await quietly('refreshPosts', async () => {
 		for (let i = 0; i < postIds.length; i += 500) {
 			const posts = await loadPosts(sql, communityId, postIds.slice(i, i + 500))
@@ -87,7 +103,9 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 	if (topicIds.length === 0) return
 	await quietly('topicsChanged', async () => {
 		// Posts of a deleted topic are only known to its sorted set now.
-		const listed = await Promise.all(topicIds.map((id) => redis.zrange(keys.topicFeed(communityId, id), 0, -1)))
+		const listed = await Promise.all(
+			topicIds.map((id) => redis.zrange(keys.topicFeed(communityId, id), 0, -1)),
+		)
 		const fromDb = await postIdsInTopics(sql, topicIds)
 		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
 		const postIds = [...new Set([...listed.flat(), ...fromDb])]
@@ -103,7 +121,10 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 // A cached post is three lines: a small header (what feed filters need), the full
 // post, and the viewer-independent part of its feed form already serialized, so the
 // hot feed path splices strings instead of parsing and re-serializing every post.
-export type PostHeader = Pick<CachedPost, 'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned'>
+export type PostHeader = Pick<
+	CachedPost,
+	'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned'
+>
 
 export interface PostView {
 	header: PostHeader
@@ -124,18 +145,31 @@ function decodeFull(raw: string): CachedPost {
 
 function decodeView(raw: string): PostView {
 	const first = raw.indexOf('\n')
-	return { header: JSON.parse(raw.slice(0, first)), fragment: raw.slice(raw.indexOf('\n', first + 1) + 1) }
+	return {
+		header: JSON.parse(raw.slice(0, first)),
+		fragment: raw.slice(raw.indexOf('\n', first + 1) + 1),
+	}
 }
 
 export async function storePosts(posts: CachedPost[]): Promise<void> {
 	if (posts.length === 0) return
 	const pipeline = redis.multi()
-	for (const post of posts) pipeline.set(keys.postCache(post.community_id, post.id), encodePost(post), 'EX', POST_TTL_SECONDS)
+	for (const post of posts)
+		pipeline.set(
+			keys.postCache(post.community_id, post.id),
+			encodePost(post),
+			'EX',
+			POST_TTL_SECONDS,
+		)
 	await pipeline.exec()
 }
 
 /** Cached values of `ids`, misses loaded from Postgres (and cached); unknown ids are left out. */
-async function cachedPosts<T>(communityId: number, ids: string[], decode: (raw: string) => T): Promise<Map<string, T>> {
+async function cachedPosts<T>(
+	communityId: number,
+	ids: string[],
+	decode: (raw: string) => T,
+): Promise<Map<string, T>> {
 	const found = new Map<string, T>()
 	if (ids.length === 0) return found
 	const cached = await redis.mget(...ids.map((id) => keys.postCache(communityId, id)))
@@ -163,7 +197,10 @@ export function getPostViews(communityId: number, ids: string[]): Promise<Map<st
 	return cachedPosts(communityId, ids, decodeView)
 }
 
-export async function getUsers(communityId: number, ids: number[]): Promise<Map<number, CachedUser>> {
+export async function getUsers(
+	communityId: number,
+	ids: number[],
+): Promise<Map<number, CachedUser>> {
 	const found = new Map<number, CachedUser>()
 	if (ids.length === 0) return found
 	const cached = await redis.mget(...ids.map((id) => keys.userCache(communityId, id)))
@@ -178,7 +215,13 @@ export async function getUsers(communityId: number, ids: number[]): Promise<Map<
 		for (const user of loaded) found.set(user.id, user)
 		await quietly('fill users', async () => {
 			const pipeline = redis.multi()
-			for (const user of loaded) pipeline.set(keys.userCache(communityId, user.id), JSON.stringify(user), 'EX', USER_TTL_SECONDS)
+			for (const user of loaded)
+				pipeline.set(
+					keys.userCache(communityId, user.id),
+					JSON.stringify(user),
+					'EX',
+					USER_TTL_SECONDS,
+				)
 			await pipeline.exec()
 		})
 	}
@@ -187,12 +230,20 @@ export async function getUsers(communityId: number, ids: number[]): Promise<Map<
 
 async function loadSet(key: string, load: () => Promise<(string | number)[]>): Promise<void> {
 	const members = await load()
-	await redis.multi().sadd(key, LOADED, ...members.map(String)).expire(key, VIEWER_TTL_SECONDS).exec()
+	await redis
+		.multi()
+		.sadd(key, LOADED, ...members.map(String))
+		.expire(key, VIEWER_TTL_SECONDS)
+		.exec()
 }
 
 /** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
-export async function viewerFlags(userId: number, postIds: string[]): Promise<{ liked: Set<string>; saved: Set<string> }> {
-	const read = (kind: 'liked' | 'saved') => redis.smismember(keys.viewerFlags(userId, kind), LOADED, ...postIds)
+export async function viewerFlags(
+	userId: number,
+	postIds: string[],
+): Promise<{ liked: Set<string>; saved: Set<string> }> {
+	const read = (kind: 'liked' | 'saved') =>
+		redis.smismember(keys.viewerFlags(userId, kind), LOADED, ...postIds)
 	let [liked, saved] = await Promise.all([read('liked'), read('saved')])
 	if (!liked[0]) {
 		await loadSet(keys.viewerFlags(userId, 'liked'), () => likedPostIds(sql, userId))

@@ -9,8 +9,16 @@ export interface Viewer {
 }
 
 /** The viewer of a request's session (structurally: no import of the auth module here). */
-export function viewerFromSession(session: { userId: number; communityId: number; role: string }): Viewer {
-	return { userId: session.userId, communityId: session.communityId, isCm: session.role === 'cm' || session.role === 'owner' }
+export function viewerFromSession(session: {
+	userId: number
+	communityId: number
+	role: string
+}): Viewer {
+	return {
+		userId: session.userId,
+		communityId: session.communityId,
+		isCm: session.role === 'cm' || session.role === 'owner',
+	}
 }
 
 export interface MenuItem {
@@ -27,7 +35,10 @@ const Menu = {
 } as const
 
 /** Author: delete, pin/unpin, edit. CM: delete, pin/unpin, report. Anyone else: report. */
-export function postMenu(post: Pick<CachedPost, 'user_id' | 'is_pinned'>, viewer: Viewer): MenuItem[] {
+export function postMenu(
+	post: Pick<CachedPost, 'user_id' | 'is_pinned'>,
+	viewer: Viewer,
+): MenuItem[] {
 	const isAuthor = post.user_id === viewer.userId
 	const items: MenuItem[] = []
 	if (isAuthor || viewer.isCm) items.push(Menu.delete, post.is_pinned ? Menu.unpin : Menu.pin)

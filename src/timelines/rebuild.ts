@@ -26,12 +26,14 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 	await deleteMatching(`*{c${communityId}}*`)
 	const userIds = await communityUserIds(sql, communityId)
 	for (let i = 0; i < userIds.length; i += BATCH) {
-		const batch = userIds.slice(i, i + BATCH).flatMap((id) => [
-			keys.viewerFlags(id, 'liked'),
-			keys.viewerFlags(id, 'saved'),
-			keys.viewerBlocks(id),
-			keys.connLive(id),
-		])
+		const batch = userIds
+			.slice(i, i + BATCH)
+			.flatMap((id) => [
+				keys.viewerFlags(id, 'liked'),
+				keys.viewerFlags(id, 'saved'),
+				keys.viewerBlocks(id),
+				keys.connLive(id),
+			])
 		await Promise.all(batch.map((key) => redis.del(key)))
 	}
 }
@@ -51,8 +53,11 @@ export async function rebuildCommunity(communityId: number): Promise<number> {
 		for (const post of posts) {
 			if (!isListed(post)) continue
 			if (!post.hidden) pipeline.zadd(keys.universalFeed(communityId), post.created_at, post.id)
-			for (const topicId of post.topic_ids) pipeline.zadd(keys.topicFeed(communityId, topicId), post.created_at, post.id)
-			if (!post.hidden) for (const widgetId of post.widget_ids) pipeline.zadd(keys.widgetFeed(communityId, widgetId), post.created_at, post.id)
+			for (const topicId of post.topic_ids)
+				pipeline.zadd(keys.topicFeed(communityId, topicId), post.created_at, post.id)
+			if (!post.hidden)
+				for (const widgetId of post.widget_ids)
+					pipeline.zadd(keys.widgetFeed(communityId, widgetId), post.created_at, post.id)
 		}
 		await pipeline.exec()
 		await storePosts(posts)

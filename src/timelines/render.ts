@@ -11,7 +11,10 @@ export async function renderPostsJson(
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
 ): Promise<{ postsJson: string; usersJson: string }> {
-	const [views, flags] = await Promise.all([getPostViews(viewer.communityId, ids), viewerFlags(viewer.userId, ids)])
+	const [views, flags] = await Promise.all([
+		getPostViews(viewer.communityId, ids),
+		viewerFlags(viewer.userId, ids),
+	])
 	const parts: string[] = []
 	const authorIds = new Set<number>()
 	for (const id of ids) {

@@ -70,12 +70,16 @@ export async function loadUsers(db: Db, communityId: number, ids: number[]): Pro
 }
 
 export async function likedPostIds(db: Db, userId: number): Promise<string[]> {
-	const rows = await db<{ post_id: string }[]>`select post_id from post_likes where user_id = ${userId}`
+	const rows = await db<
+		{ post_id: string }[]
+	>`select post_id from post_likes where user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 
 export async function savedPostIds(db: Db, userId: number): Promise<string[]> {
-	const rows = await db<{ post_id: string }[]>`select post_id from post_saves where user_id = ${userId}`
+	const rows = await db<
+		{ post_id: string }[]
+	>`select post_id from post_saves where user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 
@@ -95,12 +99,20 @@ export async function postIdsInTopics(db: Db, topicIds: string[]): Promise<strin
 	return rows.map((r) => r.post_id)
 }
 
-export async function topicStates(db: Db, communityId: number, ids: string[]): Promise<{ id: string; is_enabled: boolean }[]> {
+export async function topicStates(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<{ id: string; is_enabled: boolean }[]> {
 	if (ids.length === 0) return []
 	return db`select id, is_enabled from topics where community_id = ${communityId} and id = any(${ids}::text[])`
 }
 
-export async function existingWidgetIds(db: Db, communityId: number, ids: string[]): Promise<string[]> {
+export async function existingWidgetIds(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<string[]> {
 	if (ids.length === 0) return []
 	const rows = await db<{ id: string }[]>`
 		select id from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
@@ -108,7 +120,12 @@ export async function existingWidgetIds(db: Db, communityId: number, ids: string
 }
 
 /** Post ids of a community in pages of `limit`, after `afterId` (keyset on id). */
-export async function communityPostIds(db: Db, communityId: number, afterId: string, limit: number): Promise<string[]> {
+export async function communityPostIds(
+	db: Db,
+	communityId: number,
+	afterId: string,
+	limit: number,
+): Promise<string[]> {
 	const rows = await db<{ id: string }[]>`
 		select id from posts where community_id = ${communityId} and id > ${afterId} order by id limit ${limit}`
 	return rows.map((r) => r.id)

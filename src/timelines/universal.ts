@@ -44,9 +44,18 @@ export function decodeCursor(cursor: string): Entry {
 const before = (a: Entry, b: Entry) => a.score > b.score || (a.score === b.score && a.id > b.id)
 
 async function readTop(key: string, bound: Entry | null, n: number, skip = 0): Promise<Entry[]> {
-	const raw = await redis.zrevrangebyscore(key, bound ? bound.score : '+inf', '-inf', 'WITHSCORES', 'LIMIT', skip, n)
+	const raw = await redis.zrevrangebyscore(
+		key,
+		bound ? bound.score : '+inf',
+		'-inf',
+		'WITHSCORES',
+		'LIMIT',
+		skip,
+		n,
+	)
 	const entries: Entry[] = []
-	for (let i = 0; i < raw.length; i += 2) entries.push({ id: raw[i] as string, score: Number(raw[i + 1]) })
+	for (let i = 0; i < raw.length; i += 2)
+		entries.push({ id: raw[i] as string, score: Number(raw[i + 1]) })
 	return entries
 }
 
@@ -82,19 +91,33 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 	const want = offset + query.pageSize + 1
 	const requestedTopicKeys = query.topicIds.map((id) => keys.topicFeed(c, id))
 	const requestedWidgetKeys = query.widgetIds.map((id) => keys.widgetFeed(c, id))
-	const firstSources = requestedTopicKeys.length > 0 ? requestedTopicKeys : requestedWidgetKeys.length > 0 ? requestedWidgetKeys : [keys.universalFeed(c)]
+	const firstSources =
+		requestedTopicKeys.length > 0
+			? requestedTopicKeys
+			: requestedWidgetKeys.length > 0
+				? requestedWidgetKeys
+				: [keys.universalFeed(c)]
 	// One set, no cursor: the page is a plain range of it, unless blocks thin it out.
-	const direct = firstSources.length === 1 && !bound && requestedTopicKeys.length + requestedWidgetKeys.length <= 1
+	const direct =
+		firstSources.length === 1 &&
+		!bound &&
+		requestedTopicKeys.length + requestedWidgetKeys.length <= 1
 	// The filters, blocks and the first read of the sets go out together (one round trip).
 	const [filters, blocked, firstLists] = await Promise.all([
 		resolveFilters(c, query.topicIds, query.widgetIds),
 		viewerBlocks(viewer.userId),
-		Promise.all(firstSources.map((key) => (direct ? readTop(key, null, query.pageSize + 1, offset) : readTop(key, bound, want)))),
+		Promise.all(
+			firstSources.map((key) =>
+				direct ? readTop(key, null, query.pageSize + 1, offset) : readTop(key, bound, want),
+			),
+		),
 	])
-	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0) return { ids: [], blocked, nextCursor: null }
+	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0)
+		return { ids: [], blocked, nextCursor: null }
 	if (direct && blocked.size === 0) return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
 	const enabled = new Set(filters.enabledTopicIds.map((id) => keys.topicFeed(c, id)))
-	const sources = requestedTopicKeys.length > 0 ? firstSources.filter((key) => enabled.has(key)) : firstSources
+	const sources =
+		requestedTopicKeys.length > 0 ? firstSources.filter((key) => enabled.has(key)) : firstSources
 	const checks = requestedTopicKeys.length > 0 ? requestedWidgetKeys : []
 
 	let n = want
@@ -113,7 +136,12 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 	return planOf(visible, offset, query.pageSize, blocked)
 }
 
-function planOf(visible: Entry[], offset: number, pageSize: number, blocked: Set<number>): PagePlan {
+function planOf(
+	visible: Entry[],
+	offset: number,
+	pageSize: number,
+	blocked: Set<number>,
+): PagePlan {
 	const page = visible.slice(offset, offset + pageSize)
 	const last = page.at(-1)
 	const nextCursor = visible.length > offset + pageSize && last ? encodeCursor(last) : null
@@ -134,8 +162,15 @@ export async function readUniversalJson(viewer: Viewer, query: FeedQuery): Promi
 	return `{"posts":${postsJson},"users":${usersJson},"next_cursor":${JSON.stringify(plan.nextCursor)}}`
 }
 
-async function withoutBlocked(communityId: number, entries: Entry[], blocked: Set<number>): Promise<Entry[]> {
-	const posts = await getPosts(communityId, entries.map((e) => e.id))
+async function withoutBlocked(
+	communityId: number,
+	entries: Entry[],
+	blocked: Set<number>,
+): Promise<Entry[]> {
+	const posts = await getPosts(
+		communityId,
+		entries.map((e) => e.id),
+	)
 	return entries.filter((e) => {
 		const post = posts.get(e.id)
 		return post !== undefined && !blocked.has(post.user_id)

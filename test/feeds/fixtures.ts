@@ -9,20 +9,29 @@ export async function createTopic(cm: TestUser, name: string): Promise<string> {
 	return reply.body.topics[0].id
 }
 
-export async function setTopicEnabled(cm: TestUser, topicId: string, enabled: boolean): Promise<void> {
-	const reply = await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: enabled } })
+export async function setTopicEnabled(
+	cm: TestUser,
+	topicId: string,
+	enabled: boolean,
+): Promise<void> {
+	const reply = await api('PUT', `/feed/topic/${topicId}`, {
+		token: cm.token,
+		body: { is_enabled: enabled },
+	})
 	expect(reply.status).toBe(200)
 }
 
 export async function createPost(user: TestUser, body: Record<string, unknown>) {
 	const reply = await api('POST', '/feed/post', { token: user.token, body })
-	if (reply.status !== 200) throw new Error(`create post failed ${reply.status}: ${JSON.stringify(reply.body)}`)
+	if (reply.status !== 200)
+		throw new Error(`create post failed ${reply.status}: ${JSON.stringify(reply.body)}`)
 	return reply.body.data.post
 }
 
 export async function feed(user: TestUser, query = '', path = '/feed/universal') {
 	const reply = await api('GET', `${path}${query ? `?${query}` : ''}`, { token: user.token })
-	if (reply.status !== 200) throw new Error(`feed failed ${reply.status}: ${JSON.stringify(reply.body)}`)
+	if (reply.status !== 200)
+		throw new Error(`feed failed ${reply.status}: ${JSON.stringify(reply.body)}`)
 	return reply.body.data
 }
 

@@ -34,10 +34,25 @@ beforeAll(async () => {
 		['b0', bob, { topic_ids: [topicB] }],
 		['p0', alice, {}],
 		['a1', bob, { topic_ids: [topicA] }],
-		['w0', alice, { attachments: [{ attachment_type: 5, attachment_meta: { company_id: 'feed-co', company_name: 'Co' } }] }],
+		[
+			'w0',
+			alice,
+			{
+				attachments: [
+					{ attachment_type: 5, attachment_meta: { company_id: 'feed-co', company_name: 'Co' } },
+				],
+			},
+		],
 		['b1', alice, { topic_ids: [topicB] }],
 		['a2', alice, { topic_ids: [topicA] }],
-		['w1', bob, { topic_ids: [topicA], attachments: [{ attachment_type: 5, attachment_meta: { company_id: 'feed-co' } }] }],
+		[
+			'w1',
+			bob,
+			{
+				topic_ids: [topicA],
+				attachments: [{ attachment_type: 5, attachment_meta: { company_id: 'feed-co' } }],
+			},
+		],
 		['b2', bob, { topic_ids: [topicB] }],
 		['a3', alice, { topic_ids: [topicA] }],
 	]
@@ -56,7 +71,12 @@ describe('GET /feed/universal', () => {
 		expect(named(data.posts)).toEqual(['a3', 'b2', 'w1', 'a2', 'b1', 'w0', 'a1', 'p0', 'b0', 'a0'])
 		expect(Object.keys(data.users).sort()).toEqual([alice.uuid, bob.uuid].sort())
 		expect(data.users[alice.uuid]).toMatchObject({ name: 'Alice', uuid: alice.uuid, id: alice.id })
-		expect(data.posts[0]).toMatchObject({ user_id: alice.uuid, uuid: alice.uuid, is_liked: false, is_saved: false })
+		expect(data.posts[0]).toMatchObject({
+			user_id: alice.uuid,
+			uuid: alice.uuid,
+			is_liked: false,
+			is_saved: false,
+		})
 		expect(data.posts[0].menu_items).toEqual([{ id: 4, title: 'Report' }])
 		const own = await feed(alice)
 		expect(own.posts[0].menu_items.map((m: { id: number }) => m.id)).toEqual([1, 2, 5])
@@ -72,9 +92,13 @@ describe('GET /feed/universal', () => {
 		expect(p3.next_cursor).toBeNull()
 		expect((await feed(viewer, 'page=4&page_size=4')).posts).toEqual([])
 		expect((await feed(viewer, 'page_size=1000')).posts).toHaveLength(10)
-		expect((await api('GET', '/feed/universal?page_size=0', { token: viewer.token })).status).toBe(400)
+		expect((await api('GET', '/feed/universal?page_size=0', { token: viewer.token })).status).toBe(
+			400,
+		)
 		expect((await api('GET', '/feed/universal?page=abc', { token: viewer.token })).status).toBe(400)
-		expect((await api('GET', '/feed/universal?cursor=%%%', { token: viewer.token })).status).toBe(400)
+		expect((await api('GET', '/feed/universal?cursor=%%%', { token: viewer.token })).status).toBe(
+			400,
+		)
 		expect((await api('GET', '/feed/universal')).status).toBe(401)
 	})
 
@@ -89,34 +113,77 @@ describe('GET /feed/universal', () => {
 	})
 
 	test('topic_ids and widget_ids filters: any of the topics, any of the widgets, both must hold', async () => {
-		expect(named((await feed(viewer, `topic_ids=${topicA}`)).posts)).toEqual(['a3', 'w1', 'a2', 'a1', 'a0'])
-		expect(named((await feed(viewer, `topic_ids=${topicA},${topicB}&page_size=5`)).posts)).toEqual(['a3', 'b2', 'w1', 'a2', 'b1'])
+		expect(named((await feed(viewer, `topic_ids=${topicA}`)).posts)).toEqual([
+			'a3',
+			'w1',
+			'a2',
+			'a1',
+			'a0',
+		])
+		expect(named((await feed(viewer, `topic_ids=${topicA},${topicB}&page_size=5`)).posts)).toEqual([
+			'a3',
+			'b2',
+			'w1',
+			'a2',
+			'b1',
+		])
 		const json = encodeURIComponent(JSON.stringify([topicB, topicA]))
-		expect(named((await feed(viewer, `topic_ids=${json}&page=2&page_size=5`)).posts)).toEqual(['a1', 'b0', 'a0'])
+		expect(named((await feed(viewer, `topic_ids=${json}&page=2&page_size=5`)).posts)).toEqual([
+			'a1',
+			'b0',
+			'a0',
+		])
 		expect(named((await feed(viewer, `widget_ids=${widgetId}`)).posts)).toEqual(['w1', 'w0'])
-		expect(named((await feed(viewer, `widget_ids=${widgetId}&topic_ids=${topicA}`)).posts)).toEqual(['w1'])
-		expect(named((await feed(viewer, `widget_ids=${widgetId}&topic_ids=${topicB}`)).posts)).toEqual([])
-		expect(named((await feed(viewer, `topic_ids=${topicB}`, '/feed/group')).posts)).toEqual(['b2', 'b1', 'b0'])
+		expect(named((await feed(viewer, `widget_ids=${widgetId}&topic_ids=${topicA}`)).posts)).toEqual(
+			['w1'],
+		)
+		expect(named((await feed(viewer, `widget_ids=${widgetId}&topic_ids=${topicB}`)).posts)).toEqual(
+			[],
+		)
+		expect(named((await feed(viewer, `topic_ids=${topicB}`, '/feed/group')).posts)).toEqual([
+			'b2',
+			'b1',
+			'b0',
+		])
 	})
 
 	test('unknown and foreign filter ids are 404', async () => {
 		const other = await newCommunity('feeds-other')
 		const otherCm = await newUser(other, { role: 'cm' })
 		const foreign = await createTopic(otherCm, 'Foreign')
-		for (const query of [`topic_ids=${foreign}`, 'topic_ids=000000000000000000000000', 'widget_ids=000000000000000000000000', `topic_ids=${topicA},nope`]) {
+		for (const query of [
+			`topic_ids=${foreign}`,
+			'topic_ids=000000000000000000000000',
+			'widget_ids=000000000000000000000000',
+			`topic_ids=${topicA},nope`,
+		]) {
 			const reply = await api('GET', `/feed/universal?${query}`, { token: viewer.token })
 			expect({ query, status: reply.status }).toEqual({ query, status: 404 })
 		}
 	})
 
 	test('per-viewer is_liked and is_saved follow likes and saves at once', async () => {
-		expect((await api('PUT', `/feed/post/${posts.b2}/like`, { token: viewer.token })).status).toBe(200)
-		expect((await api('PUT', `/feed/post/${posts.a3}/save`, { token: viewer.token })).status).toBe(200)
+		expect((await api('PUT', `/feed/post/${posts.b2}/like`, { token: viewer.token })).status).toBe(
+			200,
+		)
+		expect((await api('PUT', `/feed/post/${posts.a3}/save`, { token: viewer.token })).status).toBe(
+			200,
+		)
 		const mine = (await feed(viewer, 'page_size=2')).posts
-		expect(mine.map((p: { is_liked: boolean; is_saved: boolean }) => [p.is_liked, p.is_saved])).toEqual([[false, true], [true, false]])
+		expect(
+			mine.map((p: { is_liked: boolean; is_saved: boolean }) => [p.is_liked, p.is_saved]),
+		).toEqual([
+			[false, true],
+			[true, false],
+		])
 		expect(mine[1].likes_count).toBe(1)
 		const theirs = (await feed(bob, 'page_size=2')).posts
-		expect(theirs.map((p: { is_liked: boolean; is_saved: boolean }) => [p.is_liked, p.is_saved])).toEqual([[false, false], [false, false]])
+		expect(
+			theirs.map((p: { is_liked: boolean; is_saved: boolean }) => [p.is_liked, p.is_saved]),
+		).toEqual([
+			[false, false],
+			[false, false],
+		])
 		expect(theirs[1].likes_count).toBe(1)
 		await api('PUT', `/feed/post/${posts.b2}/like`, { token: viewer.token })
 		const after = (await feed(viewer, 'page_size=2')).posts
@@ -128,7 +195,13 @@ describe('GET /feed/universal', () => {
 		await setTopicEnabled(cm, topicB, false)
 		expect(named((await feed(viewer)).posts)).toEqual(['a3', 'w1', 'a2', 'w0', 'a1', 'p0', 'a0'])
 		expect((await feed(viewer, `topic_ids=${topicB}`)).posts).toEqual([])
-		expect(named((await feed(viewer, `topic_ids=${topicA},${topicB}`)).posts)).toEqual(['a3', 'w1', 'a2', 'a1', 'a0'])
+		expect(named((await feed(viewer, `topic_ids=${topicA},${topicB}`)).posts)).toEqual([
+			'a3',
+			'w1',
+			'a2',
+			'a1',
+			'a0',
+		])
 		await setTopicEnabled(cm, topicB, true)
 		expect(named((await feed(viewer)).posts)).toHaveLength(10)
 	})
@@ -140,7 +213,11 @@ describe('GET /feed/universal', () => {
 		expect(named((await feed(blocker, 'page_size=3')).posts)).toEqual(['a3', 'a2', 'b1'])
 		expect(named((await feed(blocker, 'page=2&page_size=3')).posts)).toEqual(['w0', 'p0', 'a0'])
 		const cursor = (await feed(blocker, 'page_size=3')).next_cursor
-		expect(named((await feed(blocker, `page_size=3&cursor=${cursor}`)).posts)).toEqual(['w0', 'p0', 'a0'])
+		expect(named((await feed(blocker, `page_size=3&cursor=${cursor}`)).posts)).toEqual([
+			'w0',
+			'p0',
+			'a0',
+		])
 		expect(Object.keys((await feed(blocker)).users)).toEqual([alice.uuid])
 		// Bob does not see the blocker's posts either.
 		const byBlocker = await createPost(blocker, { text: 'hello from blocker' })
@@ -155,11 +232,19 @@ describe('GET /feed/universal', () => {
 		const other = await newCommunity('feeds-isolated')
 		const stranger = await newUser(other)
 		expect((await feed(stranger)).posts).toEqual([])
-		expect((await api('GET', `/feed/universal?topic_ids=${topicA}`, { token: stranger.token })).status).toBe(404)
+		expect(
+			(await api('GET', `/feed/universal?topic_ids=${topicA}`, { token: stranger.token })).status,
+		).toBe(404)
 	})
 
 	test('flush and rebuild from Postgres gives identical pages', async () => {
-		const queries = ['page_size=4', 'page=2&page_size=4', `topic_ids=${topicA}`, `widget_ids=${widgetId}`, `topic_ids=${topicA},${topicB}&page_size=3&page=2`]
+		const queries = [
+			'page_size=4',
+			'page=2&page_size=4',
+			`topic_ids=${topicA}`,
+			`widget_ids=${widgetId}`,
+			`topic_ids=${topicA},${topicB}&page_size=3&page=2`,
+		]
 		const before = []
 		for (const q of queries) before.push(await feed(viewer, q))
 		const tagged = await redis.keys(`*{c${community.communityId}}*`)

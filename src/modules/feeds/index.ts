@@ -28,19 +28,27 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	.use(authPlugin)
 	.get(
 		'/feed/universal',
-		async ({ session, query }) => serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
+		async ({ session, query }) =>
+			serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,
-			detail: { summary: 'Community posts, newest first, optionally by topics and widgets', tags: ['feeds'] },
+			detail: {
+				summary: 'Community posts, newest first, optionally by topics and widgets',
+				tags: ['feeds'],
+			},
 		},
 	)
 	.get(
 		'/feed/group',
-		async ({ session, query }) => serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
+		async ({ session, query }) =>
+			serve(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,
-			detail: { summary: 'The universal feed of one or more topics (client compatibility)', tags: ['feeds'] },
+			detail: {
+				summary: 'The universal feed of one or more topics (client compatibility)',
+				tags: ['feeds'],
+			},
 		},
 	)

@@ -6,7 +6,9 @@ import { badRequest } from '../../lib/errors'
 export const MAX_PAGE_SIZE = 100
 const MAX_IDS = 50
 
-const IdList = t.Optional(t.Union([t.String({ maxLength: 4000 }), t.Array(t.String({ maxLength: 100 }))]))
+const IdList = t.Optional(
+	t.Union([t.String({ maxLength: 4000 }), t.Array(t.String({ maxLength: 100 }))]),
+)
 
 export const FeedQuery = t.Object({
 	page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
@@ -28,11 +30,17 @@ export function parseIdList(name: string, raw: string | string[] | undefined): s
 			} catch {
 				throw badRequest(`${name} must be a comma-separated list or a JSON array`)
 			}
-			if (!Array.isArray(items)) throw badRequest(`${name} must be a comma-separated list or a JSON array`)
+			if (!Array.isArray(items))
+				throw badRequest(`${name} must be a comma-separated list or a JSON array`)
 		} else items = trimmed.split(',')
 	}
 	// Elysia may already have split a JSON array, leaving each element quoted.
-	const clean = (item: unknown) => String(item).trim().replace(/^\[|\]$/g, '').replace(/^"(.*)"$/, '$1').trim()
+	const clean = (item: unknown) =>
+		String(item)
+			.trim()
+			.replace(/^\[|\]$/g, '')
+			.replace(/^"(.*)"$/, '$1')
+			.trim()
 	const ids = [...new Set(items.map(clean).filter(Boolean))]
 	if (ids.length > MAX_IDS) throw badRequest(`${name} may name at most ${MAX_IDS} ids`)
 	return ids

@@ -37,7 +37,13 @@ export async function resolveAttachments(
 	for (const input of inputs) {
 		const meta = (input.attachment_meta ?? {}) as Record<string, unknown>
 		if (input.attachment_type === COMPANY_WIDGET) {
-			const widget = await resolveCompanyWidget(tx, communityId, meta, { id: postId, type: 'post' }, userId)
+			const widget = await resolveCompanyWidget(
+				tx,
+				communityId,
+				meta,
+				{ id: postId, type: 'post' },
+				userId,
+			)
 			widgets.set(widget.id, widget)
 			attachments.push({
 				attachment_type: COMPANY_WIDGET,

@@ -12,19 +12,42 @@ export const postsModule = new Elysia({ name: 'posts' })
 	.post('/feed/post', async ({ session, body }) => ok(await createPost(session, body)), {
 		auth: 'member',
 		body: CreatePostBody,
-		detail: { summary: 'Create a post (text, heading, back-dated created_at, topics, attachments)', tags: ['posts'] },
+		detail: {
+			summary: 'Create a post (text, heading, back-dated created_at, topics, attachments)',
+			tags: ['posts'],
+		},
 	})
-	.get('/feed/post/:post_id', async ({ session, params }) => ok(await getPost(session, params.post_id)), {
-		auth: 'member',
-		params: PostParams,
-		detail: { summary: 'One post with its users, topics and widgets', tags: ['posts'] },
-	})
-	.put('/feed/post/:post_id', async ({ session, params, body }) => ok(await editPost(session, params.post_id, body)), {
-		auth: 'member',
-		params: PostParams,
-		body: EditPostBody,
-		detail: { summary: 'Edit a post (author only); marks it is_edited', tags: ['posts'] },
-	})
+	.get(
+		'/feed/post/:post_id',
+		async ({ session, params, query }) =>
+			ok(
+				await getPost(
+					session,
+					params.post_id,
+					query.page ?? 1,
+					Math.min(query.page_size ?? 10, MAX_PAGE_SIZE),
+				),
+			),
+		{
+			auth: 'member',
+			params: PostParams,
+			query: PageQuery,
+			detail: {
+				summary: 'One post with a page of root comments (replies), users, topics and widgets',
+				tags: ['posts'],
+			},
+		},
+	)
+	.put(
+		'/feed/post/:post_id',
+		async ({ session, params, body }) => ok(await editPost(session, params.post_id, body)),
+		{
+			auth: 'member',
+			params: PostParams,
+			body: EditPostBody,
+			detail: { summary: 'Edit a post (author only); marks it is_edited', tags: ['posts'] },
+		},
+	)
 	.delete(
 		'/feed/post/:post_id',
 		async ({ session, params, body }) =>
@@ -33,13 +56,23 @@ export const postsModule = new Elysia({ name: 'posts' })
 			auth: 'member',
 			params: PostParams,
 			body: DeletePostBody,
-			detail: { summary: 'Soft-delete a post (author or CM); it leaves every feed at once', tags: ['posts'] },
+			detail: {
+				summary: 'Soft-delete a post (author or CM); it leaves every feed at once',
+				tags: ['posts'],
+			},
 		},
 	)
 	.get(
 		'/feed/user/:uuid/post',
 		async ({ session, params, query }) =>
-			ok(await listUserPosts(session, params.uuid, query.page ?? 1, Math.min(query.page_size ?? 20, MAX_PAGE_SIZE))),
+			ok(
+				await listUserPosts(
+					session,
+					params.uuid,
+					query.page ?? 1,
+					Math.min(query.page_size ?? 20, MAX_PAGE_SIZE),
+				),
+			),
 		{
 			auth: 'member',
 			params: t.Object({ uuid: t.String({ maxLength: 100 }) }),

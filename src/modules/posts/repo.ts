@@ -47,10 +47,19 @@ export async function insertPost(db: Db, post: NewPost): Promise<void> {
 			${db.json(post.attachments as never)}, ${post.visibility}, ${post.created_at}, ${post.updated_at})`
 }
 
-export async function findPost(db: Db, communityId: number, id: string, lock = false): Promise<PostRow | null> {
+export async function findPost(
+	db: Db,
+	communityId: number,
+	id: string,
+	lock = false,
+): Promise<PostRow | null> {
 	const [row] = lock
-		? await db<PostRow[]>`select ${selectPost(db)} from posts where community_id = ${communityId} and id = ${id} for update`
-		: await db<PostRow[]>`select ${selectPost(db)} from posts where community_id = ${communityId} and id = ${id}`
+		? await db<
+				PostRow[]
+			>`select ${selectPost(db)} from posts where community_id = ${communityId} and id = ${id} for update`
+		: await db<
+				PostRow[]
+			>`select ${selectPost(db)} from posts where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
@@ -65,12 +74,16 @@ export async function unlinkTopics(db: Db, postId: string, topicIds: string[]): 
 }
 
 export async function topicIdsOf(db: Db, postId: string): Promise<string[]> {
-	const rows = await db<{ topic_id: string }[]>`select topic_id from post_topics where post_id = ${postId} order by topic_id`
+	const rows = await db<
+		{ topic_id: string }[]
+	>`select topic_id from post_topics where post_id = ${postId} order by topic_id`
 	return rows.map((r) => r.topic_id)
 }
 
 export async function widgetIdsOf(db: Db, postId: string): Promise<string[]> {
-	const rows = await db<{ widget_id: string }[]>`select widget_id from post_widgets where post_id = ${postId} order by widget_id`
+	const rows = await db<
+		{ widget_id: string }[]
+	>`select widget_id from post_widgets where post_id = ${postId} order by widget_id`
 	return rows.map((r) => r.widget_id)
 }
 
@@ -82,7 +95,9 @@ export async function replaceWidgets(db: Db, postId: string, widgetIds: string[]
 
 /** Replaces the tagged users; returns the ones newly tagged. */
 export async function replaceTags(db: Db, postId: string, userIds: number[]): Promise<number[]> {
-	const before = await db<{ user_id: number }[]>`delete from post_tags where post_id = ${postId} returning user_id`
+	const before = await db<
+		{ user_id: number }[]
+	>`delete from post_tags where post_id = ${postId} returning user_id`
 	if (userIds.length > 0) {
 		await db`insert into post_tags ${db(userIds.map((user_id) => ({ post_id: postId, user_id })))} on conflict do nothing`
 	}
@@ -97,7 +112,12 @@ export interface PostChanges {
 	visibility?: Visibility
 }
 
-export async function updatePost(db: Db, id: string, changes: PostChanges, now: number): Promise<void> {
+export async function updatePost(
+	db: Db,
+	id: string,
+	changes: PostChanges,
+	now: number,
+): Promise<void> {
 	await db`
 		update posts set
 			heading = coalesce(${changes.heading ?? null}, heading),
@@ -109,7 +129,13 @@ export async function updatePost(db: Db, id: string, changes: PostChanges, now: 
 		where id = ${id}`
 }
 
-export async function softDeletePost(db: Db, id: string, deletedBy: number, reason: string | null, now: number): Promise<void> {
+export async function softDeletePost(
+	db: Db,
+	id: string,
+	deletedBy: number,
+	reason: string | null,
+	now: number,
+): Promise<void> {
 	await db`
 		update posts set is_deleted = true, deleted_by = ${deletedBy}, delete_reason = ${reason}, updated_at = ${now}
 		where id = ${id}`

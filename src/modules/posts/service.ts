@@ -13,6 +13,7 @@ import { type Viewer, viewerFromSession } from '../../timelines/present'
 import type { Visibility } from '../../timelines/repo'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
+import { rootComments } from '../comments/service'
 import { isConnected } from '../connections/repo'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
@@ -59,17 +60,33 @@ async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): P
 }
 
 function assertNotEmpty(text: string, attachments: unknown[]): void {
-	if (text.trim() === '' && attachments.length === 0) throw badRequest('A post needs text or attachments')
+	if (text.trim() === '' && attachments.length === 0)
+		throw badRequest('A post needs text or attachments')
 }
 
 /** Tags the users named in the texts; emits post.tagged for the newly tagged ones. */
-async function tagUsers(tx: Db, communityId: number, postId: string, texts: string[]): Promise<void> {
+async function tagUsers(
+	tx: Db,
+	communityId: number,
+	postId: string,
+	texts: string[],
+): Promise<void> {
 	const users = await findUsersByUuids(tx, communityId, taggedUuids(...texts))
-	const added = new Set(await replaceTags(tx, postId, users.map((u) => u.id)))
+	const added = new Set(
+		await replaceTags(
+			tx,
+			postId,
+			users.map((u) => u.id),
+		),
+	)
 	const tagged = users.filter((u) => added.has(u.id))
 	if (tagged.length === 0) return
 	const data = await postEventData(tx, communityId, postId)
-	await recordEvent(tx, { communityId, event: 'post.tagged', data: { ...data, tagged_users: tagged.map(presentUserForWebhook) } })
+	await recordEvent(tx, {
+		communityId,
+		event: 'post.tagged',
+		data: { ...data, tagged_users: tagged.map(presentUserForWebhook) },
+	})
 }
 
 export async function createPost(session: Session, input: CreatePostInput) {
@@ -78,7 +95,8 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const inputs = input.attachments ?? []
 	assertNotEmpty(text, inputs)
 	const createdAt = input.created_at ?? now
-	if (createdAt > now + FUTURE_SLACK_MS) throw badRequest('created_at may be at most 5 minutes in the future')
+	if (createdAt > now + FUTURE_SLACK_MS)
+		throw badRequest('created_at may be at most 5 minutes in the future')
 	const topicIds = [...new Set(input.topic_ids ?? [])]
 	const c = session.communityId
 	const id = newId()
@@ -98,9 +116,23 @@ export async function createPost(session: Session, input: CreatePostInput) {
 			updated_at: createdAt,
 		})
 		await linkTopics(tx, id, topicIds)
-		await replaceWidgets(tx, id, widgets.map((w) => w.id))
-		await enqueueFanOut(tx, { id, community_id: c, user_id: session.userId, visibility, created_at: createdAt })
-		await recordEvent(tx, { communityId: c, event: 'post.created', data: await postEventData(tx, c, id) })
+		await replaceWidgets(
+			tx,
+			id,
+			widgets.map((w) => w.id),
+		)
+		await enqueueFanOut(tx, {
+			id,
+			community_id: c,
+			user_id: session.userId,
+			visibility,
+			created_at: createdAt,
+		})
+		await recordEvent(tx, {
+			communityId: c,
+			event: 'post.created',
+			data: await postEventData(tx, c, id),
+		})
 		await tagUsers(tx, c, id, [input.heading ?? '', text])
 	})
 	await refreshPosts(c, [id])
@@ -131,17 +163,33 @@ async function visibilitiesFor(viewer: Viewer, authorId: number): Promise<Visibi
 	return ['public']
 }
 
-async function livePost(communityId: number, postId: string, lock = false, db: Db = sql): Promise<PostRow> {
+async function livePost(
+	communityId: number,
+	postId: string,
+	lock = false,
+	db: Db = sql,
+): Promise<PostRow> {
 	if (!isId(postId)) throw notFound('Post')
 	const post = await findPost(db, communityId, postId, lock)
 	if (!post || post.is_deleted) throw notFound('Post')
 	return post
 }
 
-export async function getPost(session: Session, postId: string) {
+/** The post with `replies` (a page of its root comments) and everyone they reference in `users`. */
+export async function getPost(session: Session, postId: string, page = 1, pageSize = 10) {
 	const viewer = await viewerOf(session)
 	const post = await livePost(viewer.communityId, postId)
-	return postResponse(viewer, postId, { visibilities: await visibilitiesFor(viewer, post.user_id), keepHidden: true })
+	const found = await postResponse(viewer, postId, {
+		visibilities: await visibilitiesFor(viewer, post.user_id),
+		keepHidden: true,
+	})
+	const comments = await rootComments(session, post, page, pageSize)
+	return {
+		...found,
+		post: { ...found.post, replies: comments.replies },
+		users: { ...comments.users, ...found.users },
+		replies_count: comments.total_count,
+	}
 }
 
 export async function editPost(session: Session, postId: string, input: EditPostInput) {
@@ -155,19 +203,42 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		if (input.attachments) {
 			const resolved = await resolveAttachments(tx, c, postId, session.userId, input.attachments)
 			attachments = resolved.attachments
-			await replaceWidgets(tx, postId, resolved.widgets.map((w) => w.id))
+			await replaceWidgets(
+				tx,
+				postId,
+				resolved.widgets.map((w) => w.id),
+			)
 		}
 		assertNotEmpty(input.text ?? post.text, attachments ?? post.attachments)
 		if (input.topic_ids) {
 			const wanted = [...new Set(input.topic_ids)]
 			// Topics the post already has may stay even if disabled since; new ones must be usable.
-			await assertUsableTopics(tx, c, wanted.filter((id) => !formerTopics.includes(id)))
-			await unlinkTopics(tx, postId, formerTopics.filter((id) => !wanted.includes(id)))
+			await assertUsableTopics(
+				tx,
+				c,
+				wanted.filter((id) => !formerTopics.includes(id)),
+			)
+			await unlinkTopics(
+				tx,
+				postId,
+				formerTopics.filter((id) => !wanted.includes(id)),
+			)
 			await linkTopics(tx, postId, wanted)
 		}
-		await updatePost(tx, postId, { heading: input.heading, text: input.text, attachments, visibility: input.visibility }, Date.now())
+		await updatePost(
+			tx,
+			postId,
+			{ heading: input.heading, text: input.text, attachments, visibility: input.visibility },
+			Date.now(),
+		)
 		if (input.visibility && input.visibility !== post.visibility) {
-			const fanOut = { id: postId, community_id: c, user_id: post.user_id, visibility: input.visibility, created_at: post.created_at }
+			const fanOut = {
+				id: postId,
+				community_id: c,
+				user_id: post.user_id,
+				visibility: input.visibility,
+				created_at: post.created_at,
+			}
 			if (input.visibility === 'private') await enqueueFanOutRemoval(tx, fanOut)
 			else await enqueueFanOut(tx, fanOut)
 		}
@@ -187,19 +258,38 @@ export async function deletePost(session: Session, postId: string, reason: strin
 		const post = await livePost(c, postId, true, tx)
 		if (post.user_id !== session.userId && !viewer.isCm) throw forbidden()
 		await softDeletePost(tx, postId, session.userId, reason, Date.now())
-		await enqueueFanOutRemoval(tx, { id: postId, community_id: c, user_id: post.user_id, visibility: post.visibility, created_at: post.created_at })
+		await enqueueFanOutRemoval(tx, {
+			id: postId,
+			community_id: c,
+			user_id: post.user_id,
+			visibility: post.visibility,
+			created_at: post.created_at,
+		})
 	})
 	await refreshPosts(c, [postId])
 	return { _id: postId, is_deleted: true }
 }
 
-export async function listUserPosts(session: Session, uuid: string, page: number, pageSize: number) {
+export async function listUserPosts(
+	session: Session,
+	uuid: string,
+	page: number,
+	pageSize: number,
+) {
 	const viewer = await viewerOf(session)
 	const author = isUuid(uuid) ? await findUserByUuid(sql, viewer.communityId, uuid) : null
 	if (!author) throw notFound('User')
-	if ((await viewerBlocks(viewer.userId)).has(author.id)) return { posts: [], users: {}, total_count: 0 }
+	if ((await viewerBlocks(viewer.userId)).has(author.id))
+		return { posts: [], users: {}, total_count: 0 }
 	const visibilities = await visibilitiesFor(viewer, author.id)
-	const { ids, total } = await userPostIds(sql, viewer.communityId, author.id, visibilities, pageSize, (page - 1) * pageSize)
+	const { ids, total } = await userPostIds(
+		sql,
+		viewer.communityId,
+		author.id,
+		visibilities,
+		pageSize,
+		(page - 1) * pageSize,
+	)
 	const { posts, users } = await hydratePosts(viewer, ids, { visibilities, keepHidden: true })
 	return { posts, users, total_count: total }
 }
