@@ -37,6 +37,7 @@ const Schema = T.Object({
 	MAX_BODY_BYTES: T.Integer({ minimum: 1024, default: 1024 * 1024 }),
 	RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 1200 }),
 	RATE_LIMIT_IP_PER_MINUTE: T.Integer({ minimum: 1, default: 6000 }),
+	TRUST_PROXY_HOPS: T.Integer({ minimum: 0, maximum: 10, default: 0 }),
 	LOG_LEVEL: T.String({ default: 'info' }),
 	DATA_DIR: T.String({ default: '.data' }),
 })

@@ -31,7 +31,18 @@ export function assertSupportedVersion(client: ClientInfo): void {
 
 type RequestIpServer = { requestIP(request: Request): { address: string } | null } | null
 
-/** The caller's address: the first x-forwarded-for hop (set by the load balancer), else the socket. */
+/**
+ * The caller's address for per-IP limits. Behind TRUST_PROXY_HOPS proxies it is the
+ * x-forwarded-for entry the outermost trusted proxy appended (counted from the right:
+ * entries further left are whatever the client sent); otherwise the socket address.
+ */
 export function clientIp(request: Request, server: RequestIpServer): string {
-	return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || server?.requestIP(request)?.address || 'local'
+	const hops = config.TRUST_PROXY_HOPS
+	const forwarded = hops > 0 ? request.headers.get('x-forwarded-for') : null
+	if (forwarded) {
+		const entries = forwarded.split(',').map((entry) => entry.trim()).filter(Boolean)
+		const ip = entries[Math.max(0, entries.length - hops)]
+		if (ip) return ip
+	}
+	return server?.requestIP(request)?.address || 'local'
 }

@@ -104,4 +104,31 @@ describe('rate limits', () => {
 			config.RATE_LIMIT_IP_PER_MINUTE = saved
 		}
 	})
+
+	test('per IP: entries a client adds in front of x-forwarded-for do not escape the limit', async () => {
+		const saved = { limit: config.RATE_LIMIT_IP_PER_MINUTE, hops: config.TRUST_PROXY_HOPS }
+		const ip = `10.78.${process.pid % 250}.${Date.now() % 250}`
+		config.RATE_LIMIT_IP_PER_MINUTE = 5
+		config.TRUST_PROXY_HOPS = 1
+		try {
+			const statuses: number[] = []
+			for (let i = 0; i < 12; i++) {
+				// The client forges a new address each time; the proxy appends the real one.
+				const headers = { 'x-forwarded-for': `203.0.113.${i}, ${ip}` }
+				statuses.push((await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status)
+			}
+			expect(statuses).toContain(429)
+			// With no trusted proxy the header is ignored altogether: fresh addresses do not help.
+			config.TRUST_PROXY_HOPS = 0
+			const direct: number[] = []
+			for (let i = 0; i < 12; i++) {
+				const headers = { 'x-forwarded-for': `198.51.100.${Date.now() % 200}${i}` }
+				direct.push((await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status)
+			}
+			expect(direct).toContain(429)
+		} finally {
+			config.RATE_LIMIT_IP_PER_MINUTE = saved.limit
+			config.TRUST_PROXY_HOPS = saved.hops
+		}
+	})
 })

@@ -10,6 +10,8 @@ process.env.WEBHOOK_TIMEOUT_MS ??= '1500'
 process.env.WEBHOOK_ALLOWED_CIDRS ??= '127.0.0.0/8,::1/128'
 process.env.RATE_LIMIT_PER_MINUTE ??= '100000'
 process.env.RATE_LIMIT_IP_PER_MINUTE ??= '1000000'
+// Tests act as a load balancer: x-forwarded-for tells callers apart.
+process.env.TRUST_PROXY_HOPS ??= '1'
 process.env.MIN_VERSION_CODES ??= 'an:120'
 
 const { ensureDatabase } = await import('../../src/lib/db')
