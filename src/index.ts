@@ -35,6 +35,11 @@ async function shutdown(signal: string) {
 	if (stopping) return
 	stopping = true
 	log.info({ signal }, 'shutting down')
+	// Bounded: a stop that never returns must not keep a terminated process alive.
+	setTimeout(() => {
+		log.error('shutdown timed out, exiting')
+		process.exit(1)
+	}, config.WEBHOOK_TIMEOUT_MS + 10_000).unref()
 	// API first (stop accepting, finish in-flight requests), then the worker's claimed jobs.
 	for (const stop of stops) await stop()
 	await sql.end({ timeout: 5 })
