@@ -1,4 +1,5 @@
 // croner schedules run by the worker. Each job is { name, pattern, run }.
+import { feedsReconcileJob } from './feeds-reconcile'
 import { recomputeJob } from './recompute'
 import { webhookLogJob } from './webhook-log'
 export interface Job {
@@ -7,4 +8,4 @@ export interface Job {
 	run: () => Promise<void>
 }
 
-export const jobs: Job[] = [recomputeJob, webhookLogJob]
+export const jobs: Job[] = [recomputeJob, webhookLogJob, feedsReconcileJob]

@@ -21,6 +21,9 @@ export const keys = {
 	universalFeed: (communityId: number) => `feed:{c${communityId}}:universal`,
 	topicFeed: (communityId: number, topicId: string) => `feed:{c${communityId}}:topic:${topicId}`,
 	widgetFeed: (communityId: number, widgetId: string) => `feed:{c${communityId}}:widget:${widgetId}`,
+	// set once the community's sets were built from Postgres; missing → rebuilt on read
+	feedBuilt: (communityId: number) => `feed:{c${communityId}}:built`,
+	feedBuilding: (communityId: number) => `feed:{c${communityId}}:building`,
 	// post and user caches (JSON strings, read with one MGET), topic/widget catalog
 	postCache: (communityId: number, postId: string) => `post:{c${communityId}}:${postId}`,
 	userCache: (communityId: number, userId: number) => `user:{c${communityId}}:${userId}`,

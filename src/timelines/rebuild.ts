@@ -6,8 +6,8 @@ import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { isListed } from './index-post'
-import { storePosts } from './post-cache'
-import { communityPostIds, communityUserIds, loadPosts } from './repo'
+import { refreshPosts, storePosts } from './post-cache'
+import { communityPostIds, communityUserIds, loadPosts, recentlyWrittenPosts } from './repo'
 
 const BATCH = 1000
 
@@ -38,9 +38,15 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 	}
 }
 
-/** Rebuilds one community; returns the number of posts read. */
-export async function rebuildCommunity(communityId: number): Promise<number> {
-	await dropCommunityKeys(communityId)
+/**
+ * Rebuilds one community; returns the number of posts read. `drop: false` only adds
+ * (used when the sets are known to be gone, e.g. after a Redis flush).
+ */
+export async function rebuildCommunity(
+	communityId: number,
+	options: { drop?: boolean } = {},
+): Promise<number> {
+	if (options.drop !== false) await dropCommunityKeys(communityId)
 	let after = ''
 	let total = 0
 	for (;;) {
@@ -62,5 +68,30 @@ export async function rebuildCommunity(communityId: number): Promise<number> {
 		await pipeline.exec()
 		await storePosts(posts)
 	}
+	await redis.set(keys.feedBuilt(communityId), String(Date.now()))
 	return total
+}
+
+/**
+ * Called on a read that found the community's build marker missing (Redis lost its
+ * data): one reader rebuilds (lease in Redis), the others read what is there meanwhile.
+ */
+export async function ensureBuilt(communityId: number): Promise<void> {
+	const lease = await redis.set(keys.feedBuilding(communityId), '1', 'EX', 120, 'NX')
+	if (lease !== 'OK') return
+	try {
+		await rebuildCommunity(communityId, { drop: false })
+	} finally {
+		await redis.del(keys.feedBuilding(communityId))
+	}
+}
+
+/** Re-places posts written in the last `windowMs` (a reconciler for Redis writes lost after commit). */
+export async function reconcileRecentPosts(windowMs: number): Promise<number> {
+	const rows = await recentlyWrittenPosts(sql, Date.now() - windowMs)
+	const byCommunity = new Map<number, string[]>()
+	for (const row of rows)
+		byCommunity.set(row.community_id, [...(byCommunity.get(row.community_id) ?? []), row.id])
+	for (const [communityId, ids] of byCommunity) await refreshPosts(communityId, ids)
+	return rows.length
 }

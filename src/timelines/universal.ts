@@ -11,6 +11,7 @@ import { resolveFilters } from './catalog'
 import { type Hydrated, loadCandidates, present } from './hydrate'
 import { getPosts, viewerBlocks } from './post-cache'
 import type { Viewer } from './present'
+import { ensureBuilt } from './rebuild'
 import { renderPostsJson } from './render'
 
 export interface FeedQuery {
@@ -103,7 +104,8 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 		!bound &&
 		requestedTopicKeys.length + requestedWidgetKeys.length <= 1
 	// The filters, blocks and the first read of the sets go out together (one round trip).
-	const [filters, blocked, firstLists] = await Promise.all([
+	const [built, filters, blocked, firstLists] = await Promise.all([
+		redis.exists(keys.feedBuilt(c)),
 		resolveFilters(c, query.topicIds, query.widgetIds),
 		viewerBlocks(viewer.userId),
 		Promise.all(
@@ -112,6 +114,11 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 			),
 		),
 	])
+	if (!built) {
+		// Redis lost this community's sets: rebuild from Postgres, then read again.
+		await ensureBuilt(c)
+		if (await redis.exists(keys.feedBuilt(c))) return planUniversal(viewer, query)
+	}
 	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0)
 		return { ids: [], blocked, nextCursor: null }
 	if (direct && blocked.size === 0) return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
