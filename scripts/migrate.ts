@@ -6,7 +6,9 @@ import { migrate } from '../src/lib/migrate'
 try {
 	await ensureDatabase(config.DATABASE_URL)
 	const applied = await migrate((message) => console.log(message))
-	console.log(applied.length === 0 ? 'migrations: up to date' : `migrations: ${applied.length} applied`)
+	console.log(
+		applied.length === 0 ? 'migrations: up to date' : `migrations: ${applied.length} applied`,
+	)
 } catch (error) {
 	console.error(`migrate failed: ${(error as Error).message}`)
 	process.exitCode = 1

@@ -9,7 +9,8 @@ import { AppError } from '../src/lib/errors'
 import { migrate } from '../src/lib/migrate'
 import { createProject } from '../src/modules/projects/service'
 
-const usage = 'usage: bun run scripts/project.ts create --name NAME --owner-country-code CC --owner-mobile NUMBER'
+const usage =
+	'usage: bun run scripts/project.ts create --name NAME --owner-country-code CC --owner-mobile NUMBER'
 
 function fail(message: string): never {
 	console.error(message)
@@ -29,7 +30,8 @@ function readArgs() {
 	const countryCode = values['owner-country-code']?.trim().replace(/^\+/, '')
 	const mobile = values['owner-mobile']?.trim()
 	if (!name) fail(`--name is required\n${usage}`)
-	if (!countryCode || !/^\d{1,4}$/.test(countryCode)) fail(`--owner-country-code must be 1 to 4 digits\n${usage}`)
+	if (!countryCode || !/^\d{1,4}$/.test(countryCode))
+		fail(`--owner-country-code must be 1 to 4 digits\n${usage}`)
 	if (!mobile || !/^\d{4,15}$/.test(mobile)) fail(`--owner-mobile must be 4 to 15 digits\n${usage}`)
 	return { name, ownerCountryCode: countryCode, ownerMobile: mobile }
 }
@@ -53,7 +55,11 @@ try {
 	const project = await createProject(input)
 	console.log(JSON.stringify(project))
 } catch (error) {
-	console.error(error instanceof AppError ? error.message : `project create failed: ${(error as Error).message}`)
+	console.error(
+		error instanceof AppError
+			? error.message
+			: `project create failed: ${(error as Error).message}`,
+	)
 	process.exitCode = 1
 } finally {
 	await sql.end({ timeout: 5 })

@@ -40,7 +40,10 @@ export function clientIp(request: Request, server: RequestIpServer): string {
 	const hops = config.TRUST_PROXY_HOPS
 	const forwarded = hops > 0 ? request.headers.get('x-forwarded-for') : null
 	if (forwarded) {
-		const entries = forwarded.split(',').map((entry) => entry.trim()).filter(Boolean)
+		const entries = forwarded
+			.split(',')
+			.map((entry) => entry.trim())
+			.filter(Boolean)
 		const ip = entries[Math.max(0, entries.length - hops)]
 		if (ip) return ip
 	}

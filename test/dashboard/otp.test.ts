@@ -35,14 +35,16 @@ function caller() {
 	const query = (c: TestCommunity, extra = '') =>
 		`country_code=${c.ownerCountryCode}&mobile_no=${c.ownerMobile}${extra}`
 	return {
-		generate: (c: TestCommunity) => api('GET', `/otp/generate?${query(c)}`, { headers: { 'x-forwarded-for': ip } }),
+		generate: (c: TestCommunity) =>
+			api('GET', `/otp/generate?${query(c)}`, { headers: { 'x-forwarded-for': ip } }),
 		verify: (c: TestCommunity, otp: string) =>
 			api('GET', `/otp/verify?${query(c, `&otp=${otp}`)}`, { headers: { 'x-forwarded-for': ip } }),
 		raw: (path: string) => api('GET', path, { headers: { 'x-forwarded-for': ip } }),
 	}
 }
 
-const lastCodeFor = (c: TestCommunity) => received.findLast((m) => m.mobile_no === c.ownerMobile)?.otp as string
+const lastCodeFor = (c: TestCommunity) =>
+	received.findLast((m) => m.mobile_no === c.ownerMobile)?.otp as string
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
 
 describe('GET /otp/generate and /otp/verify', () => {
@@ -51,10 +53,15 @@ describe('GET /otp/generate and /otp/verify', () => {
 		const call = caller()
 		const generated = await call.generate(c)
 		expect(generated.status).toBe(200)
-		expect(generated.body).toMatchObject({ success: true, data: { expires_in: 300, sends_left: 2 } })
+		expect(generated.body).toMatchObject({
+			success: true,
+			data: { expires_in: 300, sends_left: 2 },
+		})
 		const code = lastCodeFor(c)
 		expect(code).toMatch(/^\d{6}$/)
-		expect(received.findLast((m) => m.mobile_no === c.ownerMobile)).toMatchObject({ country_code: '1' })
+		expect(received.findLast((m) => m.mobile_no === c.ownerMobile)).toMatchObject({
+			country_code: '1',
+		})
 		// Only the HMAC is stored, never the code itself.
 		const stored = await redis.hgetall(keys.otp(`1-${c.ownerMobile}`))
 		expect(stored.h).toMatch(/^[0-9a-f]{64}$/)
@@ -85,8 +92,12 @@ describe('GET /otp/generate and /otp/verify', () => {
 	test('accepts the country code with a plus sign', async () => {
 		const c = await newCommunity('otp-plus')
 		const call = caller()
-		expect((await call.raw(`/otp/generate?country_code=%2B1&mobile_no=${c.ownerMobile}`)).status).toBe(200)
-		const ok = await call.raw(`/otp/verify?country_code=%2B1&mobile_no=${c.ownerMobile}&otp=${lastCodeFor(c)}`)
+		expect(
+			(await call.raw(`/otp/generate?country_code=%2B1&mobile_no=${c.ownerMobile}`)).status,
+		).toBe(200)
+		const ok = await call.raw(
+			`/otp/verify?country_code=%2B1&mobile_no=${c.ownerMobile}&otp=${lastCodeFor(c)}`,
+		)
 		expect(ok.status).toBe(200)
 	})
 
@@ -94,7 +105,10 @@ describe('GET /otp/generate and /otp/verify', () => {
 		const call = caller()
 		const generate = await call.raw('/otp/generate?country_code=1&mobile_no=5550000001')
 		expect(generate.status).toBe(404)
-		expect(generate.body).toEqual({ success: false, error_message: 'No dashboard owner is registered with this number' })
+		expect(generate.body).toEqual({
+			success: false,
+			error_message: 'No dashboard owner is registered with this number',
+		})
 		const verify = await call.raw('/otp/verify?country_code=1&mobile_no=5550000001&otp=123456')
 		expect(verify.status).toBe(404)
 		expect(received.some((m) => m.mobile_no === '5550000001')).toBe(false)
@@ -186,7 +200,10 @@ describe('GET /otp/generate and /otp/verify', () => {
 		try {
 			const reply = await caller().generate(c)
 			expect(reply.status).toBe(502)
-			expect(reply.body).toEqual({ success: false, error_message: 'Could not send the OTP, try again later' })
+			expect(reply.body).toEqual({
+				success: false,
+				error_message: 'Could not send the OTP, try again later',
+			})
 		} finally {
 			gatewayStatus = 200
 		}

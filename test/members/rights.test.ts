@@ -11,12 +11,19 @@ let ownerUuid: string
 
 /** The owner's token as /otp/verify would issue it. */
 async function ownerSession(c: TestCommunity) {
-	const [owner] = await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
-	const token = await signAccessToken({ sub: owner.uuid, uid: owner.id, cid: c.communityId, role: 'owner' })
+	const [owner] =
+		await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
+	const token = await signAccessToken({
+		sub: owner.uuid,
+		uid: owner.id,
+		cid: c.communityId,
+		role: 'owner',
+	})
 	return { token, uuid: owner.uuid as string }
 }
 
-const role = async (token: string) => (await api('GET', '/community/member/role', { token })).body.data
+const role = async (token: string) =>
+	(await api('GET', '/community/member/role', { token })).body.data
 
 beforeAll(async () => {
 	community = await newCommunity('members')
@@ -28,7 +35,12 @@ describe('GET /community/member/role', () => {
 	test('answers member, cm or owner for the caller', async () => {
 		const member = await newUser(community)
 		const cm = await newUser(community, { role: 'cm' })
-		expect(await role(member.token)).toEqual({ uuid: member.uuid, role: 'member', is_cm: false, is_owner: false })
+		expect(await role(member.token)).toEqual({
+			uuid: member.uuid,
+			role: 'member',
+			is_cm: false,
+			is_owner: false,
+		})
 		expect(await role(cm.token)).toMatchObject({ role: 'cm', is_cm: true, is_owner: false })
 		expect(await role(ownerToken)).toMatchObject({ uuid: ownerUuid, role: 'owner', is_owner: true })
 	})
@@ -42,42 +54,69 @@ describe('PATCH /moderation/rights', () => {
 	test('the owner grants CM; the grant applies to the member’s existing token; removing it too', async () => {
 		const member = await newUser(community)
 		const target = await newUser(community)
-		const grant = await api('PATCH', '/moderation/rights', { token: ownerToken, body: { uuid: member.uuid, is_cm: true } })
+		const grant = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: member.uuid, is_cm: true },
+		})
 		expect(grant.status).toBe(200)
 		expect(grant.body.data).toMatchObject({ role: 'cm', is_cm: true, user: { uuid: member.uuid } })
 		expect(await role(member.token)).toMatchObject({ role: 'cm' })
 
 		// The new CM may now change rights of others.
-		const byCm = await api('PATCH', '/moderation/rights', { token: member.token, body: { uuid: target.uuid, is_cm: true } })
+		const byCm = await api('PATCH', '/moderation/rights', {
+			token: member.token,
+			body: { uuid: target.uuid, is_cm: true },
+		})
 		expect(byCm.status).toBe(200)
 		expect(await role(target.token)).toMatchObject({ role: 'cm' })
 
-		const remove = await api('PATCH', '/moderation/rights', { token: ownerToken, body: { uuid: member.uuid, is_cm: false } })
+		const remove = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: member.uuid, is_cm: false },
+		})
 		expect(remove.body.data).toMatchObject({ role: 'member', is_cm: false })
 		expect(await role(member.token)).toMatchObject({ role: 'member' })
 		// Demoted: no longer allowed to change rights.
-		const denied = await api('PATCH', '/moderation/rights', { token: member.token, body: { uuid: target.uuid, is_cm: false } })
+		const denied = await api('PATCH', '/moderation/rights', {
+			token: member.token,
+			body: { uuid: target.uuid, is_cm: false },
+		})
 		expect(denied.status).toBe(403)
 	})
 
 	test('a member is refused with the spec message', async () => {
 		const member = await newUser(community)
 		const target = await newUser(community)
-		const reply = await api('PATCH', '/moderation/rights', { token: member.token, body: { uuid: target.uuid, is_cm: true } })
+		const reply = await api('PATCH', '/moderation/rights', {
+			token: member.token,
+			body: { uuid: target.uuid, is_cm: true },
+		})
 		expect(reply.status).toBe(403)
-		expect(reply.body).toEqual({ success: false, error_message: 'You are not CM/Owner of this community' })
+		expect(reply.body).toEqual({
+			success: false,
+			error_message: 'You are not CM/Owner of this community',
+		})
 		expect(await role(target.token)).toMatchObject({ role: 'member' })
 	})
 
 	test('nobody can remove the owner’s rights', async () => {
 		const cm = await newUser(community, { role: 'cm' })
-		const byCm = await api('PATCH', '/moderation/rights', { token: cm.token, body: { uuid: ownerUuid, is_cm: false } })
+		const byCm = await api('PATCH', '/moderation/rights', {
+			token: cm.token,
+			body: { uuid: ownerUuid, is_cm: false },
+		})
 		expect(byCm.status).toBe(403)
-		const byOwner = await api('PATCH', '/moderation/rights', { token: ownerToken, body: { uuid: ownerUuid, is_cm: false } })
+		const byOwner = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: ownerUuid, is_cm: false },
+		})
 		expect(byOwner.status).toBe(403)
 		expect(byOwner.body.error_message).toBe("The community owner's rights cannot be removed")
 		// Granting CM to the owner changes nothing.
-		const noop = await api('PATCH', '/moderation/rights', { token: cm.token, body: { uuid: ownerUuid, is_cm: true } })
+		const noop = await api('PATCH', '/moderation/rights', {
+			token: cm.token,
+			body: { uuid: ownerUuid, is_cm: true },
+		})
 		expect(noop.status).toBe(200)
 		expect(noop.body.data.role).toBe('owner')
 		expect(await role(ownerToken)).toMatchObject({ role: 'owner' })
@@ -85,7 +124,10 @@ describe('PATCH /moderation/rights', () => {
 
 	test('a uuid of another community, or no user at all, is 404', async () => {
 		const stranger = await newUser(other)
-		const reply = await api('PATCH', '/moderation/rights', { token: ownerToken, body: { uuid: stranger.uuid, is_cm: true } })
+		const reply = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: stranger.uuid, is_cm: true },
+		})
 		expect(reply.status).toBe(404)
 		expect(reply.body.success).toBe(false)
 		expect(await role(stranger.token)).toMatchObject({ role: 'member' })
@@ -94,19 +136,33 @@ describe('PATCH /moderation/rights', () => {
 			body: { uuid: '00000000-0000-4000-8000-000000000000', is_cm: true },
 		})
 		expect(unknown.status).toBe(404)
-		const notUuid = await api('PATCH', '/moderation/rights', { token: ownerToken, body: { uuid: 'not-a-uuid', is_cm: true } })
+		const notUuid = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: 'not-a-uuid', is_cm: true },
+		})
 		expect(notUuid.status).toBe(404)
 	})
 
 	test('bad bodies are 400 and no token is 401', async () => {
 		const member = await newUser(community)
-		for (const body of [{}, { uuid: member.uuid }, { uuid: member.uuid, is_cm: 'yes' }, { uuid: 5, is_cm: true }]) {
+		for (const body of [
+			{},
+			{ uuid: member.uuid },
+			{ uuid: member.uuid, is_cm: 'yes' },
+			{ uuid: 5, is_cm: true },
+		]) {
 			const reply = await api('PATCH', '/moderation/rights', { token: ownerToken, body })
 			expect(reply.status, JSON.stringify(body)).toBe(400)
 			expect(reply.body.success).toBe(false)
 		}
-		const malformed = await api('PATCH', '/moderation/rights', { token: ownerToken, rawBody: '{"uuid":' })
+		const malformed = await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			rawBody: '{"uuid":',
+		})
 		expect(malformed.status).toBe(400)
-		expect((await api('PATCH', '/moderation/rights', { body: { uuid: member.uuid, is_cm: true } })).status).toBe(401)
+		expect(
+			(await api('PATCH', '/moderation/rights', { body: { uuid: member.uuid, is_cm: true } }))
+				.status,
+		).toBe(401)
 	})
 })

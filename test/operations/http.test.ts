@@ -31,16 +31,31 @@ describe('health, readiness, metrics, openapi', () => {
 		await api('GET', '/community/member/role')
 		const text = await metricsText('route="/community/member/role",status="401"')
 		expect(text).toContain('# TYPE http_request_duration_seconds histogram')
-		expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/community\/member\/role",status="401"\} \d+/)
-		expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/community\/member\/role",status="401"\} [1-9]/)
+		expect(text).toMatch(
+			/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/community\/member\/role",status="401"\} \d+/,
+		)
+		expect(text).toMatch(
+			/http_request_duration_seconds_count\{method="GET",route="\/community\/member\/role",status="401"\} [1-9]/,
+		)
 	})
 
 	test('/openapi lists the routes with their schemas', async () => {
 		const reply = await api('GET', '/openapi/json')
 		expect(reply.status).toBe(200)
 		const paths = reply.body.paths
-		for (const path of ['/health', '/ready', '/metrics', '/sdk/initiate', '/user/refresh', '/user/logout', '/otp/generate',
-			'/otp/verify', '/moderation/rights', '/community/member/role', '/sdk/project']) {
+		for (const path of [
+			'/health',
+			'/ready',
+			'/metrics',
+			'/sdk/initiate',
+			'/user/refresh',
+			'/user/logout',
+			'/otp/generate',
+			'/otp/verify',
+			'/moderation/rights',
+			'/community/member/role',
+			'/sdk/project',
+		]) {
 			expect(paths[path], path).toBeDefined()
 		}
 		expect(paths['/sdk/project'].put).toBeDefined()
@@ -66,10 +81,14 @@ describe('rate limits', () => {
 		try {
 			const replies = []
 			// Twelve calls: more than five fall in one minute window even across a boundary.
-			for (let i = 0; i < 12; i++) replies.push(await api('GET', '/community/member/role', { token: user.token }))
+			for (let i = 0; i < 12; i++)
+				replies.push(await api('GET', '/community/member/role', { token: user.token }))
 			const limited = replies.find((r) => r.status === 429)
 			expect(limited).toBeDefined()
-			expect(limited?.body).toEqual({ success: false, error_message: 'Too many requests, slow down' })
+			expect(limited?.body).toEqual({
+				success: false,
+				error_message: 'Too many requests, slow down',
+			})
 			const retryAfter = Number(limited?.headers.get('retry-after'))
 			expect(retryAfter).toBeGreaterThanOrEqual(1)
 			expect(retryAfter).toBeLessThanOrEqual(60)
@@ -88,7 +107,10 @@ describe('rate limits', () => {
 			const statuses: number[] = []
 			let retryAfter: string | null = null
 			for (let i = 0; i < 12; i++) {
-				const reply = await api('POST', '/sdk/initiate', { headers: { 'x-forwarded-for': ip }, body: { user_unique_id: 'x' } })
+				const reply = await api('POST', '/sdk/initiate', {
+					headers: { 'x-forwarded-for': ip },
+					body: { user_unique_id: 'x' },
+				})
 				statuses.push(reply.status)
 				if (reply.status === 429) retryAfter ??= reply.headers.get('retry-after')
 			}
@@ -115,7 +137,9 @@ describe('rate limits', () => {
 			for (let i = 0; i < 12; i++) {
 				// The client forges a new address each time; the proxy appends the real one.
 				const headers = { 'x-forwarded-for': `203.0.113.${i}, ${ip}` }
-				statuses.push((await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status)
+				statuses.push(
+					(await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status,
+				)
 			}
 			expect(statuses).toContain(429)
 			// With no trusted proxy the header is ignored altogether: fresh addresses do not help.
@@ -123,7 +147,9 @@ describe('rate limits', () => {
 			const direct: number[] = []
 			for (let i = 0; i < 12; i++) {
 				const headers = { 'x-forwarded-for': `198.51.100.${Date.now() % 200}${i}` }
-				direct.push((await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status)
+				direct.push(
+					(await api('POST', '/sdk/initiate', { headers, body: { user_unique_id: 'x' } })).status,
+				)
 			}
 			expect(direct).toContain(429)
 		} finally {

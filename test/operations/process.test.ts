@@ -11,7 +11,10 @@ import { api } from '../support/http'
 import { runScript, startServer } from './spawn'
 
 const get = (port: number, path: string, headers: Record<string, string> = {}) =>
-	fetch(`http://127.0.0.1:${port}${path}`, { headers }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+	fetch(`http://127.0.0.1:${port}${path}`, { headers }).then(async (r) => ({
+		status: r.status,
+		body: (await r.json()) as any,
+	}))
 
 describe('the service as a process', () => {
 	test('/ready is 200 when Postgres and Redis answer, 503 when Redis is down', async () => {
@@ -44,12 +47,19 @@ describe('the service as a process', () => {
 		const dataDir = mkdtempSync(join(tmpdir(), 'plaza-start-'))
 		// The demo owner's send counter lives in Redis; earlier runs must not use up its budget.
 		await redis.del(keys.otpSends('91-9999999999'))
-		const server = await startServer({ DATABASE_URL: url.toString(), NODE_ENV: 'development', DATA_DIR: dataDir, ROLE: 'all' })
+		const server = await startServer({
+			DATABASE_URL: url.toString(),
+			NODE_ENV: 'development',
+			DATA_DIR: dataDir,
+			ROLE: 'all',
+		})
 		const admin = postgres({ ...adminOptions(), max: 1, onnotice: () => {} })
 		try {
 			const line = server.stdout.find((l) => l.startsWith('demo project: '))
 			expect(line).toBeDefined()
-			const demo = JSON.parse((line as string).slice('demo project: '.length).split(' dashboard owner')[0])
+			const demo = JSON.parse(
+				(line as string).slice('demo project: '.length).split(' dashboard owner')[0],
+			)
 			expect(demo.api_key).toStartWith('plz_')
 			expect(line).toContain('91-9999999999 (OTP 123456)')
 
@@ -62,8 +72,13 @@ describe('the service as a process', () => {
 			expect(((await initiate.json()) as any).data.community.id).toBe(demo.community_id)
 
 			// In development the demo owner logs in with its fixed code, no configuration needed.
-			expect((await get(server.port, '/otp/generate?country_code=91&mobile_no=9999999999')).status).toBe(200)
-			const verify = await get(server.port, '/otp/verify?country_code=91&mobile_no=9999999999&otp=123456')
+			expect(
+				(await get(server.port, '/otp/generate?country_code=91&mobile_no=9999999999')).status,
+			).toBe(200)
+			const verify = await get(
+				server.port,
+				'/otp/verify?country_code=91&mobile_no=9999999999&otp=123456',
+			)
 			expect(verify.status).toBe(200)
 			const project = await get(server.port, '/sdk/project', {
 				authorization: verify.body.data.auth_token,
@@ -103,9 +118,15 @@ describe('the service as a process', () => {
 				return new Response('ok')
 			},
 		})
-		const server = await startServer({ OTP_SENDER: 'webhook', OTP_WEBHOOK_URL: `http://127.0.0.1:${gateway.port}/sms` })
+		const server = await startServer({
+			OTP_SENDER: 'webhook',
+			OTP_WEBHOOK_URL: `http://127.0.0.1:${gateway.port}/sms`,
+		})
 		try {
-			const inFlight = get(server.port, `/otp/generate?country_code=${c.ownerCountryCode}&mobile_no=${c.ownerMobile}`)
+			const inFlight = get(
+				server.port,
+				`/otp/generate?country_code=${c.ownerCountryCode}&mobile_no=${c.ownerMobile}`,
+			)
 			await arrival
 			server.proc.kill('SIGTERM')
 			await Bun.sleep(200)
@@ -125,7 +146,15 @@ describe('the service as a process', () => {
 	test('scripts/project.ts prints exactly one JSON line with a working API key', async () => {
 		const mobile = `6${String(Date.now()).slice(-8)}${process.pid % 10}`
 		const created = await runScript([
-			'run', 'scripts/project.ts', 'create', '--name', 'Script Co', '--owner-country-code', '44', '--owner-mobile', mobile,
+			'run',
+			'scripts/project.ts',
+			'create',
+			'--name',
+			'Script Co',
+			'--owner-country-code',
+			'44',
+			'--owner-mobile',
+			mobile,
 		])
 		expect(created.code).toBe(0)
 		const lines = created.stdout.split('\n').filter(Boolean)
@@ -134,13 +163,24 @@ describe('the service as a process', () => {
 		expect(Object.keys(project).sort()).toEqual(['api_key', 'community_id', 'project_id'])
 		expect(project.project_id).toMatch(/^[0-9a-f]{24}$/)
 		expect(project.community_id).toBeInteger()
-		const initiate = await api('POST', '/sdk/initiate', { apiKey: project.api_key, body: { user_unique_id: 'script-user' } })
+		const initiate = await api('POST', '/sdk/initiate', {
+			apiKey: project.api_key,
+			body: { user_unique_id: 'script-user' },
+		})
 		expect(initiate.status).toBe(200)
 		expect(initiate.body.data.community.id).toBe(project.community_id)
 
 		// The same owner number twice, or bad arguments: an error on stderr, nothing on stdout.
 		const again = await runScript([
-			'run', 'scripts/project.ts', 'create', '--name', 'Twice', '--owner-country-code', '44', '--owner-mobile', mobile,
+			'run',
+			'scripts/project.ts',
+			'create',
+			'--name',
+			'Twice',
+			'--owner-country-code',
+			'44',
+			'--owner-mobile',
+			mobile,
 		])
 		expect(again.code).not.toBe(0)
 		expect(again.stdout).toBe('')

@@ -13,7 +13,11 @@ export interface Started {
 }
 
 /** Reads stdout line by line into `lines`; resolves when a line matches `until`. */
-async function readUntil(stream: ReadableStream<Uint8Array>, lines: string[], until: (line: string) => boolean) {
+async function readUntil(
+	stream: ReadableStream<Uint8Array>,
+	lines: string[],
+	until: (line: string) => boolean,
+) {
 	const decoder = new TextDecoder()
 	let buffer = ''
 	let found: string | null = null
@@ -53,7 +57,9 @@ export async function startServer(env: Record<string, string>): Promise<Started>
 	)
 	if (!listening) {
 		proc.kill()
-		throw new Error(`server did not start:\n${stdout.join('\n')}\n${await new Response(proc.stderr as ReadableStream).text()}`)
+		throw new Error(
+			`server did not start:\n${stdout.join('\n')}\n${await new Response(proc.stderr as ReadableStream).text()}`,
+		)
 	}
 	return {
 		port: JSON.parse(listening).port,
@@ -67,7 +73,12 @@ export async function startServer(env: Record<string, string>): Promise<Started>
 }
 
 export async function runScript(args: string[], env: Record<string, string> = {}) {
-	const proc = Bun.spawn([process.execPath, ...args], { cwd: root, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+	const proc = Bun.spawn([process.execPath, ...args], {
+		cwd: root,
+		env: { ...process.env, ...env },
+		stdout: 'pipe',
+		stderr: 'pipe',
+	})
 	const [stdout, stderr, code] = await Promise.all([
 		new Response(proc.stdout as ReadableStream).text(),
 		new Response(proc.stderr as ReadableStream).text(),

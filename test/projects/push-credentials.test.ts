@@ -33,11 +33,15 @@ let owner: string
 let otherOwner: string
 
 async function ownerToken(c: TestCommunity) {
-	const [row] = await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
+	const [row] =
+		await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
 	return signAccessToken({ sub: row.uuid, uid: row.id, cid: c.communityId, role: 'owner' })
 }
 
-function call(method: 'GET' | 'PUT', options: { token?: string; apiKey?: string; platform?: string | null; body?: unknown } = {}) {
+function call(
+	method: 'GET' | 'PUT',
+	options: { token?: string; apiKey?: string; platform?: string | null; body?: unknown } = {},
+) {
 	const headers: Record<string, string> = {}
 	if (options.platform !== null) headers['x-platform-type'] = options.platform ?? 'dashboard'
 	return api(method, '/sdk/project', {
@@ -60,7 +64,11 @@ describe('PUT and GET /sdk/project', () => {
 		const empty = await call('GET')
 		expect(empty.status).toBe(200)
 		expect(empty.body.data).toEqual({
-			project: { id: community.projectId, name: 'push-credentials', community_id: community.communityId },
+			project: {
+				id: community.projectId,
+				name: 'push-credentials',
+				community_id: community.communityId,
+			},
 			push_service_account_file: null,
 		})
 
@@ -75,7 +83,8 @@ describe('PUT and GET /sdk/project', () => {
 		expect(got.body.data.push_service_account_file).toEqual(put.body.data.push_service_account_file)
 		for (const reply of [put, got]) expect(JSON.stringify(reply.body)).not.toContain('PRIVATE KEY')
 
-		const [row] = await sql`select sealed_file from push_credentials where project_id = ${community.projectId}`
+		const [row] =
+			await sql`select sealed_file from push_credentials where project_id = ${community.projectId}`
 		expect(row.sealed_file).not.toContain('PRIVATE')
 		expect(Buffer.from(row.sealed_file, 'base64').toString('latin1')).not.toContain('PRIVATE KEY')
 		const opened = await loadServiceAccount(community.projectId)
@@ -85,7 +94,14 @@ describe('PUT and GET /sdk/project', () => {
 
 	test('a second upload replaces the first; escaped newlines in the key are accepted', async () => {
 		const escaped = keys.privateKey.replaceAll('\n', '\\n')
-		const put = await call('PUT', { body: { push_service_account_file: serviceAccount({ private_key: escaped, private_key_id: 'key-2' }) } })
+		const put = await call('PUT', {
+			body: {
+				push_service_account_file: serviceAccount({
+					private_key: escaped,
+					private_key_id: 'key-2',
+				}),
+			},
+		})
 		expect(put.status).toBe(200)
 		expect((await call('GET')).body.data.push_service_account_file.private_key_id).toBe('key-2')
 		expect((await loadServiceAccount(community.projectId))?.private_key).toBe(keys.privateKey)
@@ -98,7 +114,9 @@ describe('PUT and GET /sdk/project', () => {
 			const reply = await call('PUT', { body: { push_service_account_file: missing } })
 			expect(reply.status, name).toBe(400)
 			expect(reply.body.error_message).toContain(name)
-			const wrongType = await call('PUT', { body: { push_service_account_file: serviceAccount({ [name]: 42 }) } })
+			const wrongType = await call('PUT', {
+				body: { push_service_account_file: serviceAccount({ [name]: 42 }) },
+			})
 			expect(wrongType.status, name).toBe(400)
 		}
 	})
@@ -106,12 +124,23 @@ describe('PUT and GET /sdk/project', () => {
 	test('content rules: type, PEM private key, URLs; bad JSON', async () => {
 		const cases: [Record<string, unknown>, string][] = [
 			[{ type: 'authorized_user' }, 'push_service_account_file.type must be service_account'],
-			[{ private_key: 'not a key' }, 'push_service_account_file.private_key is not a valid PEM private key'],
-			[{ private_key: keys.publicKey }, 'push_service_account_file.private_key is not a valid PEM private key'],
-			[{ token_uri: 'oauth2.googleapis.com/token' }, 'push_service_account_file.token_uri must be an http(s) URL'],
+			[
+				{ private_key: 'not a key' },
+				'push_service_account_file.private_key is not a valid PEM private key',
+			],
+			[
+				{ private_key: keys.publicKey },
+				'push_service_account_file.private_key is not a valid PEM private key',
+			],
+			[
+				{ token_uri: 'oauth2.googleapis.com/token' },
+				'push_service_account_file.token_uri must be an http(s) URL',
+			],
 		]
 		for (const [override, message] of cases) {
-			const reply = await call('PUT', { body: { push_service_account_file: serviceAccount(override) } })
+			const reply = await call('PUT', {
+				body: { push_service_account_file: serviceAccount(override) },
+			})
 			expect(reply.status).toBe(400)
 			expect(reply.body).toEqual({ success: false, error_message: message })
 		}
@@ -136,7 +165,10 @@ describe('PUT and GET /sdk/project', () => {
 			expect((await call('PUT', { token, body })).status).toBe(403)
 			expect((await call('GET', { token })).status).toBe(403)
 		}
-		const anonymous = await api('GET', '/sdk/project', { apiKey: community.apiKey, headers: { 'x-platform-type': 'dashboard' } })
+		const anonymous = await api('GET', '/sdk/project', {
+			apiKey: community.apiKey,
+			headers: { 'x-platform-type': 'dashboard' },
+		})
 		expect(anonymous.status).toBe(401)
 	})
 
@@ -146,12 +178,18 @@ describe('PUT and GET /sdk/project', () => {
 		expect(noPlatform.body.error_message).toBe('x-platform-type must be dashboard')
 		expect((await call('GET', { platform: 'an' })).status).toBe(400)
 
-		const noKey = await api('GET', '/sdk/project', { token: owner, headers: { 'x-platform-type': 'dashboard' } })
+		const noKey = await api('GET', '/sdk/project', {
+			token: owner,
+			headers: { 'x-platform-type': 'dashboard' },
+		})
 		expect(noKey.status).toBe(401)
 		expect((await call('GET', { apiKey: 'plz_unknown' })).status).toBe(401)
 
 		// Another project's owner with this project's key: refused, nothing changes.
-		const foreign = await call('PUT', { token: otherOwner, body: { push_service_account_file: serviceAccount({ private_key_id: 'evil' }) } })
+		const foreign = await call('PUT', {
+			token: otherOwner,
+			body: { push_service_account_file: serviceAccount({ private_key_id: 'evil' }) },
+		})
 		expect(foreign.status).toBe(403)
 		expect((await call('GET', { token: otherOwner })).status).toBe(403)
 		expect((await call('GET')).body.data.push_service_account_file.private_key_id).toBe('key-2')

@@ -17,7 +17,10 @@ export const dashboardModule = new Elysia({ name: 'dashboard' })
 		{
 			query: OtpGenerateQuery,
 			beforeHandle: ({ request, server }) => otpLimit(request, server),
-			detail: { summary: 'Send a one-time password to a registered owner number', tags: ['dashboard'] },
+			detail: {
+				summary: 'Send a one-time password to a registered owner number',
+				tags: ['dashboard'],
+			},
 		},
 	)
 	.get(
@@ -26,6 +29,9 @@ export const dashboardModule = new Elysia({ name: 'dashboard' })
 		{
 			query: OtpVerifyQuery,
 			beforeHandle: ({ request, server }) => otpLimit(request, server),
-			detail: { summary: 'Exchange the code for the owner auth_token and refresh_token', tags: ['dashboard'] },
+			detail: {
+				summary: 'Exchange the code for the owner auth_token and refresh_token',
+				tags: ['dashboard'],
+			},
 		},
 	)

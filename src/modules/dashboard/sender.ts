@@ -14,7 +14,10 @@ export interface OtpMessage {
 
 export async function sendOtp(message: OtpMessage): Promise<void> {
 	if (config.OTP_SENDER === 'log' || !config.OTP_WEBHOOK_URL) {
-		log.info({ country_code: message.country_code, mobile_no: message.mobile_no, otp: message.otp }, 'otp generated')
+		log.info(
+			{ country_code: message.country_code, mobile_no: message.mobile_no, otp: message.otp },
+			'otp generated',
+		)
 		return
 	}
 	let status = 0

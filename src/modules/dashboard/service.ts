@@ -30,7 +30,8 @@ export function normalizePhone(countryCode: string, mobile: string): Phone {
 
 /** Test numbers have a fixed code and get no message; in development so does the demo owner. */
 function fixedCode(phone: Phone): string | undefined {
-	const configured = config.otpTestNumbers.get(phone.id) ?? config.otpTestNumbers.get(`+${phone.id}`)
+	const configured =
+		config.otpTestNumbers.get(phone.id) ?? config.otpTestNumbers.get(`+${phone.id}`)
 	if (configured) return configured
 	const demo = normalizePhone(DEMO_OWNER.countryCode, DEMO_OWNER.mobile)
 	if (config.NODE_ENV === 'development' && phone.id === demo.id) return DEMO_OWNER.otp
@@ -38,7 +39,8 @@ function fixedCode(phone: Phone): string | undefined {
 
 async function ownerFor(phone: Phone): Promise<UserRow> {
 	const owner = await findOwnerByMobile(sql, phone.countryCode, phone.mobile)
-	if (!owner || owner.is_deleted) throw new AppError(404, 'No dashboard owner is registered with this number')
+	if (!owner || owner.is_deleted)
+		throw new AppError(404, 'No dashboard owner is registered with this number')
 	return owner
 }
 

@@ -47,7 +47,12 @@ export async function countSend(phone: string): Promise<{ count: number; retryAf
 
 export async function storeCode(phone: string, code: string): Promise<void> {
 	const key = keys.otp(phone)
-	await redis.multi().del(key).hset(key, 'h', digest(phone, code), 'tries', 0).expire(key, config.OTP_TTL_SECONDS).exec()
+	await redis
+		.multi()
+		.del(key)
+		.hset(key, 'h', digest(phone, code), 'tries', 0)
+		.expire(key, config.OTP_TTL_SECONDS)
+		.exec()
 }
 
 export type CheckResult = 'ok' | 'wrong' | 'missing' | 'exhausted'

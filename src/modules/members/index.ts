@@ -8,15 +8,29 @@ export const membersModule = new Elysia({ name: 'members' })
 	.use(authPlugin)
 	.patch(
 		'/moderation/rights',
-		async ({ session, body }) => ({ success: true, error_message: null, data: await changeRights(session, body) }),
+		async ({ session, body }) => ({
+			success: true,
+			error_message: null,
+			data: await changeRights(session, body),
+		}),
 		{
 			auth: 'member',
 			body: RightsBody,
-			detail: { summary: 'Grant (is_cm true) or remove CM rights of a member; owner or CM only', tags: ['members'] },
+			detail: {
+				summary: 'Grant (is_cm true) or remove CM rights of a member; owner or CM only',
+				tags: ['members'],
+			},
 		},
 	)
 	.get(
 		'/community/member/role',
-		async ({ session }) => ({ success: true, error_message: null, data: await currentRole(session) }),
-		{ auth: 'member', detail: { summary: "The caller's role: member, cm or owner", tags: ['members'] } },
+		async ({ session }) => ({
+			success: true,
+			error_message: null,
+			data: await currentRole(session),
+		}),
+		{
+			auth: 'member',
+			detail: { summary: "The caller's role: member, cm or owner", tags: ['members'] },
+		},
 	)

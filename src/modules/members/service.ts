@@ -9,7 +9,11 @@ import { presentUser } from '../users/present'
 import { findUserByUuid, setRole } from '../users/repo'
 import type { Rights } from './model'
 
-const describeRole = (role: Role) => ({ role, is_cm: role !== 'member', is_owner: role === 'owner' })
+const describeRole = (role: Role) => ({
+	role,
+	is_cm: role !== 'member',
+	is_owner: role === 'owner',
+})
 
 export async function changeRights(session: Session, input: Rights) {
 	await requireRole(session, 'cm', Messages.notCmOrOwner)

@@ -15,14 +15,23 @@ export const projectsModule = new Elysia({ name: 'projects' })
 	.put(
 		'/sdk/project',
 		async ({ session, headers, body }) => {
-			const community = await assertDashboardProject(session, headers['x-api-key'], headers['x-platform-type'])
-			return { success: true, error_message: null, data: await savePushCredentials(community, body.push_service_account_file) }
+			const community = await assertDashboardProject(
+				session,
+				headers['x-api-key'],
+				headers['x-platform-type'],
+			)
+			return {
+				success: true,
+				error_message: null,
+				data: await savePushCredentials(community, body.push_service_account_file),
+			}
 		},
 		{
 			auth: 'member',
 			body: PutProjectBody,
 			detail: {
-				summary: 'Store the push provider service-account file (encrypted; the private key is never returned)',
+				summary:
+					'Store the push provider service-account file (encrypted; the private key is never returned)',
 				description: `Headers: ${JSON.stringify(headersDoc)}`,
 				tags: ['projects'],
 			},
@@ -31,7 +40,11 @@ export const projectsModule = new Elysia({ name: 'projects' })
 	.get(
 		'/sdk/project',
 		async ({ session, headers }) => {
-			const community = await assertDashboardProject(session, headers['x-api-key'], headers['x-platform-type'])
+			const community = await assertDashboardProject(
+				session,
+				headers['x-api-key'],
+				headers['x-platform-type'],
+			)
 			return { success: true, error_message: null, data: await describeProject(community) }
 		},
 		{

@@ -50,7 +50,9 @@ export async function createProject(input: {
 	// An owner number logs in to exactly one project (the OTP login finds it by number).
 	return created.catch((error) => {
 		if ((error as { constraint_name?: string }).constraint_name === 'users_owner_mobile') {
-			throw conflict(`The number ${input.ownerCountryCode}-${input.ownerMobile} already owns a project`)
+			throw conflict(
+				`The number ${input.ownerCountryCode}-${input.ownerMobile} already owns a project`,
+			)
 		}
 		throw error
 	})
@@ -63,27 +65,44 @@ export async function communityForApiKey(apiKey: string | undefined | null): Pro
 	return community
 }
 
-export const presentCommunity = (community: CommunityRow) => ({ id: community.id, name: community.name })
+export const presentCommunity = (community: CommunityRow) => ({
+	id: community.id,
+	name: community.name,
+})
 
 /** The dashboard routes need the owner's token, the project's own API key and `x-platform-type: dashboard`. */
-export async function assertDashboardProject(session: Session, apiKey: string | undefined, platformType: string | undefined) {
-	if (platformType?.trim().toLowerCase() !== 'dashboard') throw badRequest('x-platform-type must be dashboard')
+export async function assertDashboardProject(
+	session: Session,
+	apiKey: string | undefined,
+	platformType: string | undefined,
+) {
+	if (platformType?.trim().toLowerCase() !== 'dashboard')
+		throw badRequest('x-platform-type must be dashboard')
 	await requireRole(session, 'owner')
 	const community = await communityForApiKey(apiKey)
-	if (community.id !== session.communityId) throw forbidden('The x-api-key does not belong to your project')
+	if (community.id !== session.communityId)
+		throw forbidden('The x-api-key does not belong to your project')
 	return community
 }
 
 function assertServiceAccount(file: ServiceAccount): ServiceAccount {
-	if (file.type !== 'service_account') throw badRequest('push_service_account_file.type must be service_account')
+	if (file.type !== 'service_account')
+		throw badRequest('push_service_account_file.type must be service_account')
 	// Keys pasted with escaped newlines are common; a PEM needs real ones.
-	const privateKey = file.private_key.includes('\\n') ? file.private_key.replaceAll('\\n', '\n') : file.private_key
+	const privateKey = file.private_key.includes('\\n')
+		? file.private_key.replaceAll('\\n', '\n')
+		: file.private_key
 	try {
 		createPrivateKey({ key: privateKey, format: 'pem' })
 	} catch {
 		throw badRequest('push_service_account_file.private_key is not a valid PEM private key')
 	}
-	for (const name of ['auth_uri', 'token_uri', 'auth_provider_x509_cert_url', 'client_x509_cert_url'] as const) {
+	for (const name of [
+		'auth_uri',
+		'token_uri',
+		'auth_provider_x509_cert_url',
+		'client_x509_cert_url',
+	] as const) {
 		if (!URL.canParse(file[name]) || !/^https?:$/.test(new URL(file[name]).protocol)) {
 			throw badRequest(`push_service_account_file.${name} must be an http(s) URL`)
 		}
@@ -103,7 +122,8 @@ const presentPushCredentials = (row: PushCredentialRow | null) =>
 export async function savePushCredentials(community: CommunityRow, file: ServiceAccount) {
 	const valid = assertServiceAccount(file)
 	const pick: Record<string, string> = {}
-	for (const name of Object.keys(ServiceAccountFile.properties)) pick[name] = valid[name as keyof ServiceAccount]
+	for (const name of Object.keys(ServiceAccountFile.properties))
+		pick[name] = valid[name as keyof ServiceAccount]
 	await upsertPushCredentials(sql, community.project_id, {
 		provider_project_id: valid.project_id,
 		client_email: valid.client_email,
