@@ -134,7 +134,10 @@ describe('delivery', () => {
 		await waitFor(() => receiptsAt('/recover').length === 1)
 		behaviour.set('/recover', 'ok')
 		await waitFor(() => receiptsAt('/recover').length === 2)
-		const log = await api('GET', `/webhook/${hook.id}/deliveries`, { token: s.cm.token })
+		// The receiver answers before the worker records the outcome; wait for the record.
+		const logOf = () => api('GET', `/webhook/${hook.id}/deliveries`, { token: s.cm.token })
+		await waitFor(async () => (await logOf()).body.data.deliveries[0].status === 'delivered')
+		const log = await logOf()
 		expect(log.body.data.deliveries.map((d: { status: string; attempt: number }) => [d.status, d.attempt])).toEqual([
 			['delivered', 2],
 			['failed', 1],
@@ -152,7 +155,9 @@ describe('delivery', () => {
 		const hook = await register(s, at('/off'))
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/off').length === 1)
-		const pending = await api('GET', `/webhook/${hook.id}/deliveries?status=pending`, { token: s.cm.token })
+		const pendingLog = () => api('GET', `/webhook/${hook.id}/deliveries?status=pending`, { token: s.cm.token })
+		await waitFor(async () => (await pendingLog()).body.data.deliveries[0]?.attempt === 2)
+		const pending = await pendingLog()
 		expect(pending.body.data.total_count).toBe(1)
 		expect(pending.body.data.deliveries[0]).toMatchObject({ status: 'pending', attempt: 2, status_code: null })
 		await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
@@ -182,10 +187,11 @@ describe('delivery', () => {
 		const replayed = receiptsAt('/replay').slice(3)
 		expect(replayed.map((r) => r.id).sort()).toEqual([...first].sort())
 		expect(replayed.every((r) => r.attempt === 1)).toBe(true)
+		const delivered = () => api('GET', `/webhook/${hook.id}/deliveries?status=delivered&page_size=100`, { token: s.cm.token })
+		await waitFor(async () => (await delivered()).body.data.total_count === 5)
 		await sleep(200)
 		expect(receiptsAt('/replay')).toHaveLength(5)
-		const log = await api('GET', `/webhook/${hook.id}/deliveries?status=delivered&page_size=100`, { token: s.cm.token })
-		expect(log.body.data.total_count).toBe(5)
+		expect((await delivered()).body.data.total_count).toBe(5)
 
 		await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
 		const inactive = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since } })
