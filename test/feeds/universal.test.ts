@@ -202,7 +202,15 @@ describe('GET /feed/universal', () => {
 			'a1',
 			'a0',
 		])
+		const bobsList = async (as: TestUser) =>
+			named(
+				(await api('GET', `/feed/user/${bob.uuid}/post?page_size=100`, { token: as.token })).body
+					.data.posts,
+			)
+		expect(await bobsList(viewer)).not.toContain('b2')
+		expect(await bobsList(bob)).toContain('b2')
 		await setTopicEnabled(cm, topicB, true)
+		expect(await bobsList(viewer)).toContain('b2')
 		expect(named((await feed(viewer)).posts)).toHaveLength(10)
 	})
 

@@ -147,19 +147,21 @@ export async function userPostIds(
 	communityId: number,
 	userId: number,
 	visibilities: Visibility[],
+	includeHidden: boolean,
 	limit: number,
 	offset: number,
 ): Promise<{ ids: string[]; total: number }> {
+	// "Hidden": the post has topics and all of them are disabled.
+	const where = db`
+		community_id = ${communityId} and user_id = ${userId} and not is_deleted
+		and visibility = any(${visibilities}::text[])
+		and (${includeHidden} or not exists (select 1 from post_topics pt where pt.post_id = posts.id)
+			or exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = posts.id and t.is_enabled))`
 	const [rows, [count]] = await Promise.all([
-		db<{ id: string }[]>`
-			select id from posts
-			where community_id = ${communityId} and user_id = ${userId} and not is_deleted
-				and visibility = any(${visibilities}::text[])
-			order by created_at desc, id desc limit ${limit} offset ${offset}`,
-		db<{ total: number }[]>`
-			select count(*)::int as total from posts
-			where community_id = ${communityId} and user_id = ${userId} and not is_deleted
-				and visibility = any(${visibilities}::text[])`,
+		db<
+			{ id: string }[]
+		>`select id from posts where ${where} order by created_at desc, id desc limit ${limit} offset ${offset}`,
+		db<{ total: number }[]>`select count(*)::int as total from posts where ${where}`,
 	])
 	return { ids: rows.map((r) => r.id), total: count?.total ?? 0 }
 }

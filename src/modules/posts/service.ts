@@ -282,14 +282,16 @@ export async function listUserPosts(
 	if ((await viewerBlocks(viewer.userId)).has(author.id))
 		return { posts: [], users: {}, total_count: 0 }
 	const visibilities = await visibilitiesFor(viewer, author.id)
+	const own = viewer.userId === author.id
 	const { ids, total } = await userPostIds(
 		sql,
 		viewer.communityId,
 		author.id,
 		visibilities,
+		own,
 		pageSize,
 		(page - 1) * pageSize,
 	)
-	const { posts, users } = await hydratePosts(viewer, ids, { visibilities, keepHidden: true })
+	const { posts, users } = await hydratePosts(viewer, ids, { visibilities, keepHidden: own })
 	return { posts, users, total_count: total }
 }
