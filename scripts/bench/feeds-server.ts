@@ -46,8 +46,14 @@ const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 	},
 )
 
+// Same auth and rate limits as the feed, constant answer: what any authenticated route costs.
+const authOnly = new Elysia({ name: 'bench-auth' })
+	.use(authPlugin)
+	.get('/bench/auth-only', () => ({ success: true }), { auth: 'member' })
+
 const server = new Elysia()
 	.get('/bench/bare', () => 'ok')
+	.use(authOnly)
 	.use(pgFeed)
 	.use(app)
 	.listen({ port: 0 })

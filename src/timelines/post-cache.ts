@@ -22,7 +22,7 @@ import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { indexPost } from './index-post'
-import { presentSharedPost } from './present'
+import { postFromShared, presentSharedPost } from './present'
 import {
 	blockedUserIds,
 	type CachedPost,
@@ -118,12 +118,13 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 	})
 }
 
-// A cached post is three lines: a small header (what feed filters need), the full
-// post, and the viewer-independent part of its feed form already serialized, so the
-// hot feed path splices strings instead of parsing and re-serializing every post.
+// A cached post is two lines: a small header (what feed filters need and what the
+// feed form leaves out) and the viewer-independent part of its feed form, already
+// serialized. The hot feed path splices that string instead of parsing and
+// re-serializing every post; the object form is rebuilt from both lines.
 export type PostHeader = Pick<
 	CachedPost,
-	'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned'
+	'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned' | 'tagged_user_ids'
 >
 
 export interface PostView {
@@ -133,22 +134,19 @@ export interface PostView {
 }
 
 function encodePost(post: CachedPost): string {
-	const { user_id, community_id, visibility, is_deleted, hidden, is_pinned } = post
-	const header: PostHeader = { user_id, community_id, visibility, is_deleted, hidden, is_pinned }
-	return `${JSON.stringify(header)}\n${JSON.stringify(post)}\n${JSON.stringify(presentSharedPost(post)).slice(1, -1)}`
-}
-
-function decodeFull(raw: string): CachedPost {
-	const first = raw.indexOf('\n')
-	return JSON.parse(raw.slice(first + 1, raw.indexOf('\n', first + 1)))
+	const { user_id, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids } = post
+	const header: PostHeader = { user_id, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids }
+	return `${JSON.stringify(header)}\n${JSON.stringify(presentSharedPost(post)).slice(1, -1)}`
 }
 
 function decodeView(raw: string): PostView {
-	const first = raw.indexOf('\n')
-	return {
-		header: JSON.parse(raw.slice(0, first)),
-		fragment: raw.slice(raw.indexOf('\n', first + 1) + 1),
-	}
+	const newline = raw.indexOf('\n')
+	return { header: JSON.parse(raw.slice(0, newline)), fragment: raw.slice(newline + 1) }
+}
+
+function decodeFull(raw: string): CachedPost {
+	const { header, fragment } = decodeView(raw)
+	return postFromShared(header, JSON.parse(`{${fragment}}`))
 }
 
 export async function storePosts(posts: CachedPost[]): Promise<void> {

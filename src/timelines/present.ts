@@ -101,6 +101,39 @@ export function presentSharedPost(post: CachedPost) {
 	}
 }
 
+export type SharedPost = ReturnType<typeof presentSharedPost>
+
+/** The inverse of presentSharedPost, given what the feed form leaves out. */
+export function postFromShared(
+	rest: Pick<CachedPost, 'user_id' | 'hidden' | 'tagged_user_ids'>,
+	shared: SharedPost,
+): CachedPost {
+	return {
+		id: shared._id,
+		community_id: shared.community_id,
+		user_id: rest.user_id,
+		author_uuid: shared.uuid,
+		heading: shared.heading,
+		text: shared.text,
+		attachments: shared.attachments,
+		visibility: shared.visibility,
+		is_pinned: shared.is_pinned,
+		is_edited: shared.is_edited,
+		is_deleted: shared.is_deleted,
+		likes_count: shared.likes_count,
+		comments_count: shared.comments_count,
+		post_shared_count: shared.post_shared_count,
+		impressions_count: shared.impressions_count,
+		reach_count: shared.reach_count,
+		created_at: shared.created_at,
+		updated_at: shared.updated_at,
+		topic_ids: shared.topics,
+		widget_ids: shared.widget_ids,
+		tagged_user_ids: rest.tagged_user_ids,
+		hidden: rest.hidden,
+	}
+}
+
 export function presentFeedPost(post: CachedPost, viewer: Viewer, state: ViewerState) {
 	return {
 		...presentSharedPost(post),
