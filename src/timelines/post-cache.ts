@@ -22,7 +22,7 @@ import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { indexPost } from './index-post'
-import { postFromShared, presentSharedPost } from './present'
+import { postFromShared, presentFeedUser, presentSharedPost, userFromFeed } from './present'
 import {
 	blockedUserIds,
 	type CachedPost,
@@ -124,29 +124,47 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 // re-serializing every post; the object form is rebuilt from both lines.
 export type PostHeader = Pick<
 	CachedPost,
-	'user_id' | 'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'is_pinned' | 'tagged_user_ids'
+	| 'user_id'
+	| 'author_uuid'
+	| 'community_id'
+	| 'visibility'
+	| 'is_deleted'
+	| 'hidden'
+	| 'is_pinned'
+	| 'tagged_user_ids'
 >
 
 export interface PostView {
 	header: PostHeader
-	/** `"_id":...,"updated_at":...` — the shared feed fields without braces. */
-	fragment: string
+	/** `"_id":...,"updated_at":...` — the shared feed fields without braces, as UTF-8. */
+	fragment: Buffer
 }
 
 function encodePost(post: CachedPost): string {
-	const { user_id, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids } = post
-	const header: PostHeader = { user_id, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids }
+	const { user_id, author_uuid, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids } = post
+	const header: PostHeader = {
+		user_id,
+		author_uuid,
+		community_id,
+		visibility,
+		is_deleted,
+		hidden,
+		is_pinned,
+		tagged_user_ids,
+	}
 	return `${JSON.stringify(header)}\n${JSON.stringify(presentSharedPost(post)).slice(1, -1)}`
 }
 
-function decodeView(raw: string): PostView {
-	const newline = raw.indexOf('\n')
-	return { header: JSON.parse(raw.slice(0, newline)), fragment: raw.slice(newline + 1) }
+const NEWLINE = 10
+
+function decodeView(raw: Buffer): PostView {
+	const newline = raw.indexOf(NEWLINE)
+	return { header: JSON.parse(raw.toString('utf8', 0, newline)), fragment: raw.subarray(newline + 1) }
 }
 
-function decodeFull(raw: string): CachedPost {
+function decodeFull(raw: Buffer): CachedPost {
 	const { header, fragment } = decodeView(raw)
-	return postFromShared(header, JSON.parse(`{${fragment}}`))
+	return postFromShared(header, JSON.parse(`{${fragment.toString()}}`))
 }
 
 export async function storePosts(posts: CachedPost[]): Promise<void> {
@@ -166,11 +184,11 @@ export async function storePosts(posts: CachedPost[]): Promise<void> {
 async function cachedPosts<T>(
 	communityId: number,
 	ids: string[],
-	decode: (raw: string) => T,
+	decode: (raw: Buffer) => T,
 ): Promise<Map<string, T>> {
 	const found = new Map<string, T>()
 	if (ids.length === 0) return found
-	const cached = await redis.mget(...ids.map((id) => keys.postCache(communityId, id)))
+	const cached = await redis.mgetBuffer(...ids.map((id) => keys.postCache(communityId, id)))
 	const missing: string[] = []
 	ids.forEach((id, i) => {
 		const raw = cached[i]
@@ -179,7 +197,7 @@ async function cachedPosts<T>(
 	})
 	if (missing.length > 0) {
 		const loaded = await loadPosts(sql, communityId, missing)
-		for (const post of loaded) found.set(post.id, decode(encodePost(post)))
+		for (const post of loaded) found.set(post.id, decode(Buffer.from(encodePost(post))))
 		await quietly('fill posts', () => storePosts(loaded))
 	}
 	return found
@@ -195,35 +213,38 @@ export function getPostViews(communityId: number, ids: string[]): Promise<Map<st
 	return cachedPosts(communityId, ids, decodeView)
 }
 
-export async function getUsers(
-	communityId: number,
-	ids: number[],
-): Promise<Map<number, CachedUser>> {
-	const found = new Map<number, CachedUser>()
+// A cached user is its feed form (presentFeedUser) serialized; the object form is
+// read back from it, and feed pages splice the bytes as they are.
+async function cachedUsers<T>(communityId: number, ids: number[], decode: (raw: Buffer) => T): Promise<Map<number, T>> {
+	const found = new Map<number, T>()
 	if (ids.length === 0) return found
-	const cached = await redis.mget(...ids.map((id) => keys.userCache(communityId, id)))
+	const cached = await redis.mgetBuffer(...ids.map((id) => keys.userCache(communityId, id)))
 	const missing: number[] = []
 	ids.forEach((id, i) => {
 		const raw = cached[i]
-		if (raw) found.set(id, JSON.parse(raw))
+		if (raw) found.set(id, decode(raw))
 		else missing.push(id)
 	})
 	if (missing.length > 0) {
 		const loaded = await loadUsers(sql, communityId, missing)
-		for (const user of loaded) found.set(user.id, user)
+		const encoded = loaded.map((user) => [user.id, JSON.stringify(presentFeedUser(user))] as const)
+		for (const [id, json] of encoded) found.set(id, decode(Buffer.from(json)))
 		await quietly('fill users', async () => {
 			const pipeline = redis.multi()
-			for (const user of loaded)
-				pipeline.set(
-					keys.userCache(communityId, user.id),
-					JSON.stringify(user),
-					'EX',
-					USER_TTL_SECONDS,
-				)
+			for (const [id, json] of encoded) pipeline.set(keys.userCache(communityId, id), json, 'EX', USER_TTL_SECONDS)
 			await pipeline.exec()
 		})
 	}
 	return found
+}
+
+export function getUsers(communityId: number, ids: number[]): Promise<Map<number, CachedUser>> {
+	return cachedUsers(communityId, ids, (raw) => userFromFeed(JSON.parse(raw.toString())))
+}
+
+/** Users in their serialized feed form (the hot path of feed pages). */
+export function getUserViews(communityId: number, ids: number[]): Promise<Map<number, Buffer>> {
+	return cachedUsers(communityId, ids, (raw) => raw)
 }
 
 async function loadSet(key: string, load: () => Promise<(string | number)[]>): Promise<void> {

@@ -68,6 +68,21 @@ export function presentFeedUser(user: CachedUser) {
 
 export type FeedUser = ReturnType<typeof presentFeedUser>
 
+/** The inverse of presentFeedUser. */
+export function userFromFeed(user: FeedUser): CachedUser {
+	return {
+		id: user.id,
+		uuid: user.uuid,
+		community_id: user.sdk_client_info.community,
+		user_unique_id: user.user_unique_id,
+		name: user.name,
+		image_url: user.image_url,
+		custom_title: user.custom_title,
+		is_guest: user.is_guest,
+		is_deleted: user.is_deleted,
+	}
+}
+
 export interface ViewerState {
 	isLiked: boolean
 	isSaved: boolean

@@ -1,31 +1,45 @@
-// Serializing a feed page without parsing the cached posts: each post's shared part
-// is stored pre-serialized (post-cache.ts) and only the viewer's fields are added.
-// Produces exactly the JSON of hydrate.ts present() for the same posts.
-import { type VisibilityRules, mayShow } from './hydrate'
-import { getPostViews, getUsers, viewerFlags } from './post-cache'
-import { type FeedUser, postMenu, presentFeedUser, type Viewer } from './present'
+// Serializing a feed page without parsing the cached posts and users: their
+// viewer-independent JSON is stored ready (post-cache.ts) and copied as bytes; only
+// the viewer's fields are written here. Produces the JSON of hydrate.ts present()
+// (same fields, same order) for the same posts.
+import { mayShow, type VisibilityRules } from './hydrate'
+import { getPostViews, getUserViews, viewerFlags } from './post-cache'
+import { postMenu, type Viewer } from './present'
 
+const bytes = (text: string) => Buffer.from(text)
+const OPEN = bytes('{')
+const COMMA = bytes(',')
+const CLOSE_LIST = bytes(']')
+const CLOSE = bytes('}')
+
+/** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */
 export async function renderPostsJson(
 	viewer: Viewer,
 	ids: string[],
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
-): Promise<{ postsJson: string; usersJson: string }> {
+): Promise<Buffer[]> {
 	const [views, flags] = await Promise.all([
 		getPostViews(viewer.communityId, ids),
 		viewerFlags(viewer.userId, ids),
 	])
-	const parts: string[] = []
-	const authorIds = new Set<number>()
+	const parts: Buffer[] = [bytes('{"posts":[')]
+	const authors = new Map<number, string>()
 	for (const id of ids) {
 		const view = views.get(id)
 		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
-		authorIds.add(view.header.user_id)
-		const own = `"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}`
-		parts.push(`{${view.fragment},${own}}`)
+		authors.set(view.header.user_id, view.header.author_uuid)
+		const own = `,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`
+		if (parts.length > 1) parts.push(COMMA)
+		parts.push(OPEN, view.fragment, bytes(own))
 	}
-	const authors = await getUsers(viewer.communityId, [...authorIds])
-	const users: Record<string, FeedUser> = {}
-	for (const author of authors.values()) users[author.uuid] = presentFeedUser(author)
-	return { postsJson: `[${parts.join(',')}]`, usersJson: JSON.stringify(users) }
+	parts.push(CLOSE_LIST, bytes(',"users":{'))
+	const users = await getUserViews(viewer.communityId, [...authors.keys()])
+	let first = true
+	for (const [userId, json] of users) {
+		parts.push(bytes(`${first ? '' : ','}${JSON.stringify(authors.get(userId))}:`), json)
+		first = false
+	}
+	parts.push(CLOSE)
+	return parts
 }

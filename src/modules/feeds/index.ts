@@ -19,8 +19,10 @@ function feedQuery(query: Query) {
 }
 
 /** The envelope around a pre-serialized `data` (the feed is spliced, not re-serialized). */
-const serve = (data: string) =>
-	new Response(`{"success":true,"error_message":null,"data":${data}}`, {
+const head = Buffer.from('{"success":true,"error_message":null,"data":')
+const tail = Buffer.from('}')
+const serve = (data: Buffer) =>
+	new Response(Buffer.concat([head, data, tail]), {
 		headers: { 'content-type': 'application/json; charset=utf-8' },
 	})
 
