@@ -7,6 +7,8 @@ import { app } from '../../src/app'
 import { sql } from '../../src/lib/db'
 import { authPlugin } from '../../src/modules/auth/plugin'
 import { parseIdList } from '../../src/modules/feeds/model'
+import { viewerFromSession } from '../../src/timelines/present'
+import { readUniversalJson } from '../../src/timelines/universal'
 
 const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 	'/bench/pg-universal',
@@ -46,10 +48,27 @@ const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 	},
 )
 
-// Same auth and rate limits as the feed, constant answer: what any authenticated route costs.
+// Same auth and rate limits as the feed, constant answers: what any authenticated
+// route costs, and what sending a feed page's bytes costs (page 1, captured once).
+let pageBytes: Buffer | null = null
 const authOnly = new Elysia({ name: 'bench-auth' })
 	.use(authPlugin)
 	.get('/bench/auth-only', () => ({ success: true }), { auth: 'member' })
+	.get(
+		'/bench/static-page',
+		async ({ session }) => {
+			pageBytes ??= await readUniversalJson(viewerFromSession(session), {
+				topicIds: [],
+				widgetIds: [],
+				page: 1,
+				pageSize: 20,
+			})
+			return new Response(pageBytes, {
+				headers: { 'content-type': 'application/json; charset=utf-8' },
+			})
+		},
+		{ auth: 'member' },
+	)
 
 const server = new Elysia()
 	.get('/bench/bare', () => 'ok')

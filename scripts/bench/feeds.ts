@@ -110,10 +110,15 @@ const best = (a: Row | undefined, b: Row) => (a && a.rps >= b.rps ? a : b)
 try {
 	let bare: Row | undefined
 	let authOnly: Row | undefined
+	let staticPage: Row | undefined
 	const rows: { redis?: Row; pg?: Row }[] = cases.map(() => ({}))
 	for (let round = 0; round < rounds; round++) {
 		bare = best(bare, await measure('(a) bare route', '/bench/bare'))
 		authOnly = best(authOnly, await measure('    authenticated constant route', '/bench/auth-only'))
+		staticPage = best(
+			staticPage,
+			await measure('    page 1 bytes as a constant', '/bench/static-page'),
+		)
 		for (const [i, [label, query]] of cases.entries()) {
 			const row = rows[i] as { redis?: Row; pg?: Row }
 			row.redis = best(
@@ -136,7 +141,8 @@ try {
 			`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`,
 		)
 	line(bare)
-	if (authOnly) line(authOnly, [`${Math.round((100 * authOnly.rps) / bare.rps)}%`, ''])
+	for (const row of [authOnly, staticPage])
+		if (row) line(row, [`${Math.round((100 * row.rps) / bare.rps)}%`, ''])
 	for (const { redis: b, pg: c } of rows as { redis: Row; pg: Row }[]) {
 		line(b, [`${Math.round((100 * b.rps) / (bare as Row).rps)}%`, `${(b.rps / c.rps).toFixed(1)}x`])
 		line(c)

@@ -141,7 +141,16 @@ export interface PostView {
 }
 
 function encodePost(post: CachedPost): string {
-	const { user_id, author_uuid, community_id, visibility, is_deleted, hidden, is_pinned, tagged_user_ids } = post
+	const {
+		user_id,
+		author_uuid,
+		community_id,
+		visibility,
+		is_deleted,
+		hidden,
+		is_pinned,
+		tagged_user_ids,
+	} = post
 	const header: PostHeader = {
 		user_id,
 		author_uuid,
@@ -159,7 +168,10 @@ const NEWLINE = 10
 
 function decodeView(raw: Buffer): PostView {
 	const newline = raw.indexOf(NEWLINE)
-	return { header: JSON.parse(raw.toString('utf8', 0, newline)), fragment: raw.subarray(newline + 1) }
+	return {
+		header: JSON.parse(raw.toString('utf8', 0, newline)),
+		fragment: raw.subarray(newline + 1),
+	}
 }
 
 function decodeFull(raw: Buffer): CachedPost {
@@ -215,7 +227,11 @@ export function getPostViews(communityId: number, ids: string[]): Promise<Map<st
 
 // A cached user is its feed form (presentFeedUser) serialized; the object form is
 // read back from it, and feed pages splice the bytes as they are.
-async function cachedUsers<T>(communityId: number, ids: number[], decode: (raw: Buffer) => T): Promise<Map<number, T>> {
+async function cachedUsers<T>(
+	communityId: number,
+	ids: number[],
+	decode: (raw: Buffer) => T,
+): Promise<Map<number, T>> {
 	const found = new Map<number, T>()
 	if (ids.length === 0) return found
 	const cached = await redis.mgetBuffer(...ids.map((id) => keys.userCache(communityId, id)))
@@ -231,7 +247,8 @@ async function cachedUsers<T>(communityId: number, ids: number[], decode: (raw: 
 		for (const [id, json] of encoded) found.set(id, decode(Buffer.from(json)))
 		await quietly('fill users', async () => {
 			const pipeline = redis.multi()
-			for (const [id, json] of encoded) pipeline.set(keys.userCache(communityId, id), json, 'EX', USER_TTL_SECONDS)
+			for (const [id, json] of encoded)
+				pipeline.set(keys.userCache(communityId, id), json, 'EX', USER_TTL_SECONDS)
 			await pipeline.exec()
 		})
 	}
