@@ -104,8 +104,7 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 		!bound &&
 		requestedTopicKeys.length + requestedWidgetKeys.length <= 1
 	// The filters, blocks and the first read of the sets go out together (one round trip).
-	const [built, filters, blocked, firstLists] = await Promise.all([
-		redis.exists(keys.feedBuilt(c)),
+	const [filters, blocked, firstLists] = await Promise.all([
 		resolveFilters(c, query.topicIds, query.widgetIds),
 		viewerBlocks(viewer.userId),
 		Promise.all(
@@ -114,8 +113,9 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 			),
 		),
 	])
-	if (!built) {
-		// Redis lost this community's sets: rebuild from Postgres, then read again.
+	// An empty read may mean Redis lost this community's sets (no build marker):
+	// rebuild them from Postgres, then read again.
+	if (firstLists.every((list) => list.length === 0) && !(await redis.exists(keys.feedBuilt(c)))) {
 		await ensureBuilt(c)
 		if (await redis.exists(keys.feedBuilt(c))) return planUniversal(viewer, query)
 	}
