@@ -21,10 +21,37 @@ export function signAccessToken(claims: AccessClaims, minutes = config.ACCESS_TO
 	return signer.sign({ ...claims, exp })
 }
 
+// Verified tokens, so a client's repeated token skips the HMAC check (it was ~12% of
+// a feed request's CPU). Bounded LRU (a Map keeps insertion order: a hit is moved to
+// the end, the first key is the oldest); an entry is used only before the token's own
+// `exp`, so caching never extends a token's life. Only valid tokens are cached: a
+// forged one cannot fill the cache.
+const VERIFIED_MAX = 10_000
+const verified = new Map<string, { claims: AccessClaims; expMs: number }>()
+
+function cachedClaims(token: string): AccessClaims | null {
+	const hit = verified.get(token)
+	if (!hit) return null
+	verified.delete(token)
+	if (hit.expMs <= Date.now()) return null
+	verified.set(token, hit)
+	return hit.claims
+}
+
+function remember(token: string, claims: AccessClaims, exp: number) {
+	if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string)
+	verified.set(token, { claims, expMs: exp * 1000 })
+}
+
 export async function verifyAccessToken(token: string): Promise<AccessClaims | null> {
+	const cached = cachedClaims(token)
+	if (cached) return cached
 	const payload = await signer.verify(token)
 	if (!payload || typeof payload.sub !== 'string' || typeof payload.uid !== 'number') return null
-	return payload as unknown as AccessClaims
+	const claims = payload as unknown as AccessClaims
+	// A token without `exp` never expires for the verifier; it is not cached (none is issued).
+	if (typeof payload.exp === 'number') remember(token, claims, payload.exp)
+	return claims
 }
 
 /** Both forms of the header: `Bearer <token>` and the bare token. */

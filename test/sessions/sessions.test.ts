@@ -30,6 +30,20 @@ describe('POST /sdk/initiate', () => {
 		expect(forUser[0].data.user.sdk_client_info).toEqual({ community: community.communityId, uuid: 'cust-1' })
 	})
 
+	test('a new name or image shows in feeds at once (the cached feed user is dropped)', async () => {
+		const first = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', user_name: 'Old' } })
+		const token = first.body.data.access_token
+		const uuid = first.body.data.user.uuid
+		const post = await api('POST', '/feed/post', { token, body: { text: 'hi' } })
+		expect(post.status).toBe(200)
+		const usersOf = async () => (await api('GET', '/feed/universal', { token })).body.data.users[uuid]
+		expect(await usersOf()).toMatchObject({ name: 'Old' })
+		await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', user_name: 'New' } })
+		expect(await usersOf()).toMatchObject({ name: 'New' })
+		await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', image_url: 'https://img/x.png' } })
+		expect(await usersOf()).toMatchObject({ name: 'New', image_url: 'https://img/x.png' })
+	})
+
 	test('accepts the customer id as uuid and the key as an apikey body field', async () => {
 		const reply = await api('POST', '/sdk/initiate', { body: { uuid: 'cust-2', user_name: 'B', apikey: community.apiKey } })
 		expect(reply.status).toBe(200)
@@ -87,6 +101,19 @@ describe('access tokens', () => {
 		const reply = await api('GET', '/sdk/initiate', { token: expired })
 		expect(reply.status).toBe(401)
 		expect(reply.body).toMatchObject({ success: false, error_message: 'Invalid or expired access token' })
+	})
+
+	test('a token verified (and cached) before its exp is 401 once exp has passed', async () => {
+		const user = await newUser(community)
+		const minutes = 2 / 60
+		const token = await signAccessToken({ sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' }, minutes)
+		const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
+		expect((await api('GET', '/sdk/initiate', { token })).status).toBe(200)
+		expect((await api('GET', '/sdk/initiate', { token })).status).toBe(200)
+		await Bun.sleep(Math.max(0, exp * 1000 - Date.now()) + 50)
+		const reply = await api('GET', '/sdk/initiate', { token })
+		expect(reply.status).toBe(401)
+		expect(reply.body.error_message).toBe('Invalid or expired access token')
 	})
 
 	test('client too old is 426', async () => {
