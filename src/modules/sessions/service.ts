@@ -7,6 +7,7 @@ import { unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
 import { recordEvent } from '../../events/outbox'
+import { forgetUsers } from '../../timelines/post-cache'
 import { communityForApiKey, presentCommunity } from '../projects/service'
 import { findCommunity } from '../projects/repo'
 import { presentUser, presentUserForWebhook } from '../users/present'
@@ -36,11 +37,13 @@ export async function issueTokens(db: Db, user: UserRow, familyId = newId(), min
 async function findOrCreateUser(communityId: number, input: InitiateInput): Promise<UserRow> {
 	const existing = await findUserByUniqueId(sql, communityId, input.userUniqueId)
 	if (existing) {
-		if (input.userName && (input.userName !== existing.name || (input.imageUrl && input.imageUrl !== existing.image_url))) {
-			await updateProfile(sql, existing.id, input.userName, input.imageUrl)
-			return { ...existing, name: input.userName, image_url: input.imageUrl ?? existing.image_url }
-		}
-		return existing
+		const name = input.userName || existing.name
+		const imageUrl = input.imageUrl || existing.image_url
+		if (name === existing.name && imageUrl === existing.image_url) return existing
+		await updateProfile(sql, existing.id, name, imageUrl)
+		// Feeds cache the user's feed form; drop it so the new name shows at once.
+		await forgetUsers(communityId, [existing.id])
+		return { ...existing, name, image_url: imageUrl }
 	}
 	const created = await sql.begin(async (tx) => {
 		const user = await insertUser(tx, {
