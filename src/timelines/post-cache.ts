@@ -4,8 +4,10 @@
 // would be stale):
 //
 //   forgetPosts(communityId, postIds)      counters/pin/text changed (like, comment,
-//                                           save count, pin, seen): the next read
+//                                           save count, pin): the next read
 //                                           refills the post from Postgres.
+//   setSeenCounts(communityId, counts)     impressions/reach changed (seen): updates
+//                                           the cached post in place, no reload.
 //   setViewerFlag(userId, postId, 'liked' | 'saved', on)
 //                                           the viewer's is_liked / is_saved changed.
 //   topicsChanged(communityId, topicIds)   a topic was enabled, disabled or deleted:
@@ -54,6 +56,43 @@ export async function forgetPosts(communityId: number, postIds: string[]): Promi
 	await quietly('forgetPosts', () =>
 		redis.del(...postIds.map((id) => keys.postCache(communityId, id))),
 	)
+}
+
+// Seen counters written into the cached post in place (seen is the busiest write; an
+// eviction per call would keep busy posts reloading from Postgres). Both counters only
+// grow, so the larger of cached and given wins: concurrent calls finishing out of
+// order cannot lower them. The last `"impressions_count":N,"reach_count":M` is the
+// post's own (attachments, earlier in the line, could hold look-alike keys); a cached
+// value not in that form is dropped, as forgetPosts would.
+redis.defineCommand('postSetSeen', {
+	numberOfKeys: 1,
+	lua: `local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local head, imp, mid, reach, tail = string.match(v, '^(.*"impressions_count":)(%d+)(,"reach_count":)(%d+)(.*)$')
+if not head then redis.call('DEL', KEYS[1]) return -1 end
+if tonumber(ARGV[1]) > tonumber(imp) then imp = ARGV[1] end
+if tonumber(ARGV[2]) > tonumber(reach) then reach = ARGV[2] end
+redis.call('SET', KEYS[1], head .. imp .. mid .. reach .. tail, 'KEEPTTL')
+return 1`,
+})
+
+type SetSeen = (key: string, impressions: number, reach: number) => unknown
+
+export interface SeenCounts {
+	id: string
+	impressions_count: number
+	reach_count: number
+}
+
+/** Writes exact impressions/reach (as just committed) into the cached posts; uncached posts stay uncached. */
+export async function setSeenCounts(communityId: number, counts: SeenCounts[]): Promise<void> {
+	if (counts.length === 0) return
+	await quietly('setSeenCounts', async () => {
+		const pipeline = redis.pipeline() as unknown as { postSetSeen: SetSeen; exec(): Promise<unknown> }
+		for (const c of counts)
+			pipeline.postSetSeen(keys.postCache(communityId, c.id), c.impressions_count, c.reach_count)
+		await pipeline.exec()
+	})
 }
 
 export async function forgetUsers(communityId: number, userIds: number[]): Promise<void> {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
 import { block, eventsFor, newPost } from './helpers'
@@ -136,6 +138,28 @@ describe('POST /feed/post/seen', () => {
 		expect(reply.body.data.posts).toEqual([{ _id: a, impressions_count: 31, reach_count: 11 }])
 		const feedView = await api('GET', `/feed/post/${a}`, { token: reader.token })
 		expect(feedView.body.data.post).toMatchObject({ impressions_count: 31, reach_count: 11 })
+	})
+
+	test('a cached post gets the new counters in place (not evicted, TTL kept)', async () => {
+		// Attachments holding look-alike keys must not be rewritten instead of the post's own.
+		const meta = { impressions_count: 7, reach_count: 7 }
+		const a = await newPost(author, { attachments: [{ attachment_type: 1, attachment_meta: meta }] })
+		await api('GET', `/feed/post/${a}`, { token: reader.token })
+		const key = keys.postCache(community.communityId, a)
+		expect(await redis.exists(key)).toBe(1)
+		const viewers = await Promise.all(Array.from({ length: 4 }, () => newUser(community)))
+		await Promise.all(
+			viewers.flatMap((v) =>
+				[1, 2].map(() => api('POST', '/feed/post/seen', { token: v.token, body: { post_ids: [a] } })),
+			),
+		)
+		expect(await redis.exists(key)).toBe(1)
+		expect(await redis.ttl(key)).toBeGreaterThan(0)
+		const post = (await api('GET', `/feed/post/${a}`, { token: reader.token })).body.data.post
+		expect(post).toMatchObject({ impressions_count: 8, reach_count: 4 })
+		expect(post.attachments[0].attachment_meta).toEqual(meta)
+		const feed = (await api('GET', '/feed/universal', { token: reader.token })).body.data.posts
+		expect(feed.find((p: any) => p._id === a)).toMatchObject({ impressions_count: 8, reach_count: 4 })
 	})
 
 	test('missing or empty post_ids is 400', async () => {

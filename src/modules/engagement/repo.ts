@@ -2,6 +2,7 @@
 // statement sequence (one transaction) as the row that justifies them, with atomic
 // `x = x + 1` updates, so they stay exact under concurrency.
 import type { Db } from '../../lib/db'
+import type { SeenCounts } from '../../timelines/post-cache'
 
 /** Likes the post for the user; false when it was already liked. */
 export async function addPostLike(
@@ -114,11 +115,6 @@ export async function togglePin(db: Db, postId: string, now: number): Promise<bo
 	return row?.is_pinned ?? false
 }
 
-export interface SeenCounts {
-	id: string
-	impressions_count: number
-	reach_count: number
-}
 
 /**
  * One impression per listed post, and one reach for each post the user sees for the

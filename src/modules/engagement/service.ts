@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { recordEvent } from '../../events/outbox'
 import { isUuid } from '../../lib/ids'
 import { hydratePosts } from '../../timelines/hydrate'
-import { forgetPosts, setViewerFlag } from '../../timelines/post-cache'
+import { forgetPosts, setSeenCounts, setViewerFlag } from '../../timelines/post-cache'
 import type { Session } from '../auth/plugin'
 import { postEventData } from '../posts/present'
 import { presentUserForWebhook, usersMap } from '../users/present'
@@ -136,10 +136,7 @@ export async function markSeen(session: Session, postIds: string[]) {
 	const posts = await sql.begin((tx) =>
 		recordViews(tx, session.communityId, session.userId, postIds, Date.now()),
 	)
-	await forgetPosts(
-		session.communityId,
-		posts.map((p) => p.id),
-	)
+	await setSeenCounts(session.communityId, posts)
 	return {
 		posts: posts.map((p) => ({
 			_id: p.id,
