@@ -1,30 +1,13 @@
 // The two public shapes of a user: the feed-response form and the webhook form (SPEC
 // "User object"). Maps in responses are keyed by the user's uuid (DESIGN section 3).
-import type { UserRow } from './repo'
+import { type FeedUser, presentFeedUser } from '../../timelines/present'
+import type { CachedUser } from '../../timelines/repo'
 
-export type UserLike = Pick<
-	UserRow,
-	'id' | 'uuid' | 'community_id' | 'user_unique_id' | 'name' | 'image_url' | 'custom_title' | 'is_guest' | 'is_deleted'
->
+/** What both shapes need: the feed engine's cached user (a UserRow is one). */
+export type UserLike = CachedUser
 
-export function presentUser(user: UserLike) {
-	return {
-		id: user.id,
-		name: user.name,
-		image_url: user.image_url,
-		user_unique_id: user.user_unique_id,
-		uuid: user.uuid,
-		custom_title: user.custom_title,
-		sdk_client_info: {
-			community: user.community_id,
-			user: user.id,
-			user_unique_id: user.user_unique_id,
-			uuid: user.uuid,
-		},
-		is_guest: user.is_guest,
-		is_deleted: user.is_deleted,
-	}
-}
+/** The feed-response form: one definition, shared with the feed engine's users maps. */
+export const presentUser: (user: UserLike) => FeedUser = presentFeedUser
 
 export function presentUserForWebhook(user: UserLike) {
 	return {
@@ -39,8 +22,8 @@ export function presentUserForWebhook(user: UserLike) {
 	}
 }
 
-export function usersMap(users: UserLike[]): Record<string, ReturnType<typeof presentUser>> {
-	const map: Record<string, ReturnType<typeof presentUser>> = {}
+export function usersMap(users: UserLike[]): Record<string, FeedUser> {
+	const map: Record<string, FeedUser> = {}
 	for (const user of users) map[user.uuid] = presentUser(user)
 	return map
 }

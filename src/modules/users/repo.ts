@@ -2,17 +2,10 @@
 import type { Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
 import type { Role } from '../../lib/tokens'
+import type { CachedUser } from '../../timelines/repo'
 
-export interface UserRow {
-	id: number
-	uuid: string
-	community_id: number
-	user_unique_id: string
-	name: string
-	image_url: string
-	custom_title: string
-	is_guest: boolean
-	is_deleted: boolean
+/** A user row: the fields the feed engine caches (CachedUser) plus the rest. */
+export interface UserRow extends CachedUser {
 	role: Role
 	last_active_at: Date
 	created_at: Date
