@@ -12,22 +12,39 @@ export const sql = postgres(config.DATABASE_URL, {
 
 export type Db = postgres.Sql | postgres.TransactionSql
 
-/** Creates the database named in `url` when it does not exist yet. */
-export async function ensureDatabase(url: string): Promise<void> {
-	const target = new URL(url)
-	const name = decodeURIComponent(target.pathname.slice(1))
+/** Runs `work` on a connection to the `postgres` database of the server in `url`. */
+async function withAdmin<T>(url: string, work: (root: postgres.Sql, name: string) => Promise<T>): Promise<T> {
+	const name = decodeURIComponent(new URL(url).pathname.slice(1))
 	const admin = new URL(url)
 	admin.pathname = '/postgres'
 	const root = postgres(admin.toString(), { max: 1, onnotice: () => {} })
 	try {
-		const [found] = await root`select 1 from pg_database where datname = ${name}`
-		if (!found) await root.unsafe(`create database "${name.replaceAll('"', '""')}"`)
-	} catch (error) {
-		// Two processes may race to create it; the loser sees 42P04 (duplicate_database).
-		if ((error as { code?: string }).code !== '42P04') throw error
+		return await work(root, name)
 	} finally {
 		await root.end()
 	}
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** Creates the database named in `url` when it does not exist yet. */
+export function ensureDatabase(url: string): Promise<void> {
+	return withAdmin(url, async (root, name) => {
+		try {
+			const [found] = await root`select 1 from pg_database where datname = ${name}`
+			if (!found) await root.unsafe(`create database ${quoted(name)}`)
+		} catch (error) {
+			// Two processes may race to create it; the loser sees 42P04 (duplicate_database).
+			if ((error as { code?: string }).code !== '42P04') throw error
+		}
+	})
+}
+
+/** Drops the database named in `url` (tests start from an empty one). */
+export function dropDatabase(url: string): Promise<void> {
+	return withAdmin(url, async (root, name) => {
+		await root.unsafe(`drop database if exists ${quoted(name)} with (force)`)
+	})
 }
 
 /** True when Postgres answers within a second (a dead server must not hang /ready). */

@@ -1,9 +1,12 @@
 // Test environment: its own database and Redis db, short webhook retry schedule,
-// loopback webhooks allowed. Set before anything imports src/config.ts; each value
-// can be overridden from the environment (helpers working in parallel use their own).
+// loopback webhooks allowed. Set before anything imports src/config.ts.
+// The test database and Redis db are made anew on every run, so a run never depends
+// on what an earlier one (or an older schema) left behind. They come from
+// TEST_DATABASE_URL / TEST_REDIS_URL, never from DATABASE_URL / REDIS_URL, so a
+// developer's own data is never wiped by running the tests.
 process.env.NODE_ENV = 'test'
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/plaza_test'
-process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1'
+process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_test'
+process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
 process.env.DATA_DIR ??= '.data/test'
 process.env.WEBHOOK_RETRY_SCHEDULE_MS ??= '200,400,800'
 process.env.WEBHOOK_TIMEOUT_MS ??= '1500'
@@ -14,10 +17,12 @@ process.env.RATE_LIMIT_IP_PER_MINUTE ??= '1000000'
 process.env.TRUST_PROXY_HOPS ??= '1'
 process.env.MIN_VERSION_CODES ??= 'an:120'
 
-const { ensureDatabase } = await import('../../src/lib/db')
+const { dropDatabase, ensureDatabase } = await import('../../src/lib/db')
+await dropDatabase(process.env.DATABASE_URL)
+await ensureDatabase(process.env.DATABASE_URL)
 const { migrate } = await import('../../src/lib/migrate')
-const { config } = await import('../../src/config')
-await ensureDatabase(config.DATABASE_URL)
+const { redis } = await import('../../src/lib/redis')
+await redis.flushdb()
 await migrate()
 
 export {}
