@@ -6,7 +6,17 @@ import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
-import { connectionFeedFromDb, type FeedEntry, markFeedRead, postIdsOfAuthor, recentPostsOfAuthor } from './graph-repo'
+import {
+	connectionFeedFromDb,
+	type FeedEntry,
+	markFeedRead,
+	postIdsOfAuthor,
+	recentPostsOfAuthor,
+} from './graph-repo'
+import type { VisibilityRules } from './hydrate'
+import { viewerBlocks } from './post-cache'
+import type { Viewer } from './present'
+import { renderSelection, selectPage } from './render'
 
 export const CONN_FEED_MAX = 1000
 export const MERGE_RECENT = 200
@@ -21,21 +31,42 @@ if redis.call('zcard', KEYS[2]) > tonumber(ARGV[3]) then redis.call('zremrangeby
 return 1`,
 })
 
-type AddCommand = (live: string, feed: string, score: number, postId: string, max: number) => unknown
+type AddCommand = (
+	live: string,
+	feed: string,
+	score: number,
+	postId: string,
+	max: number,
+) => unknown
 export interface ConnFeedPipeline {
 	connFeedAdd: AddCommand
 }
 
 /** Queues the add of one post to one follower's feed on a pipeline. */
-export function queueAdd(pipeline: unknown, followerId: number, postId: string, score: number): void {
-	;(pipeline as ConnFeedPipeline).connFeedAdd(keys.connLive(followerId), keys.connFeed(followerId), score, postId, CONN_FEED_MAX)
+export function queueAdd(
+	pipeline: unknown,
+	followerId: number,
+	postId: string,
+	score: number,
+): void {
+	;(pipeline as ConnFeedPipeline).connFeedAdd(
+		keys.connLive(followerId),
+		keys.connFeed(followerId),
+		score,
+		postId,
+		CONN_FEED_MAX,
+	)
 }
 
 async function addEntries(userId: number, entries: FeedEntry[]): Promise<void> {
 	if (entries.length === 0) return
 	const feed = keys.connFeed(userId)
 	const args = entries.flatMap((e) => [e.created_at, e.id])
-	await redis.multi().zadd(feed, ...args).zremrangebyrank(feed, 0, -CONN_FEED_MAX - 1).exec()
+	await redis
+		.multi()
+		.zadd(feed, ...args)
+		.zremrangebyrank(feed, 0, -CONN_FEED_MAX - 1)
+		.exec()
 }
 
 /** A new connection: the follower's live feed gets the author's recent posts now. */
@@ -75,10 +106,40 @@ export async function ensureLiveFeed(userId: number, communityId: number): Promi
 	await markFeedRead(sql, userId, communityId, Date.now())
 }
 
-/** A page of post ids, newest first, and the feed size. */
-export async function readConnectionFeed(userId: number, communityId: number, offset: number, limit: number) {
-	await ensureLiveFeed(userId, communityId)
-	const feed = keys.connFeed(userId)
-	const [ids, total] = await Promise.all([redis.zrevrange(feed, offset, offset + limit - 1), redis.zcard(feed)])
-	return { ids, total }
+/** Refreshes the live marker for 7 more days; false when it is missing (the feed needs a rebuild). */
+async function touchLiveFeed(userId: number): Promise<boolean> {
+	return (await redis.expire(keys.connLive(userId), LIVE_SECONDS)) === 1
+}
+
+const SHOWN: VisibilityRules = { visibilities: ['public', 'connections'] }
+
+/**
+ * A page of the connection feed as the `data` JSON: `{feed, users, total_count, page,
+ * page_size}`. `gate` (the feature check) goes out in the same round trip as the
+ * marker refresh and the first read; a missing marker rebuilds the feed first.
+ */
+export async function readConnectionFeedJson(
+	viewer: Viewer,
+	page: number,
+	pageSize: number,
+	gate: Promise<unknown> = Promise.resolve(),
+): Promise<Buffer> {
+	const feed = keys.connFeed(viewer.userId)
+	const offset = (page - 1) * pageSize
+	const window = (n: number) => redis.zrevrange(feed, 0, n - 1)
+	const read = () => Promise.all([window(offset + pageSize), redis.zcard(feed)])
+	let [live, [first, total], blocked] = await Promise.all([
+		touchLiveFeed(viewer.userId),
+		read(),
+		viewerBlocks(viewer.userId),
+		gate,
+	])
+	if (!live) {
+		await ensureLiveFeed(viewer.userId, viewer.communityId)
+		;[first, total] = await read()
+	}
+	const selection = await selectPage(viewer, first, window, blocked, SHOWN, offset, pageSize)
+	const parts = await renderSelection(viewer, selection, { listKey: 'feed' })
+	parts.push(Buffer.from(`,"total_count":${total},"page":${page},"page_size":${pageSize}}`))
+	return Buffer.concat(parts)
 }

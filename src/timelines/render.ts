@@ -1,9 +1,10 @@
 // Serializing a feed page without parsing the cached posts and users: their
 // viewer-independent JSON is stored ready (post-cache.ts) and copied as bytes; only
 // the viewer's fields are written here. Produces the JSON of hydrate.ts present()
-// (same fields, same order) for the same posts.
+// (same fields, same order) for the same posts. Used by every feed page (universal,
+// connection, personalised).
 import { mayShow, type VisibilityRules } from './hydrate'
-import { getPostViews, getUserViews, viewerFlags } from './post-cache'
+import { getPostViews, getUserViews, type PostView, viewerFlags } from './post-cache'
 import { postMenu, type Viewer } from './present'
 
 const bytes = (text: string) => Buffer.from(text)
@@ -12,29 +13,69 @@ const COMMA = bytes(',')
 const CLOSE_LIST = bytes(']')
 const CLOSE = bytes('}')
 
-/** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */
-export async function renderPostsJson(
+/** The visible posts of a window of candidates, with what rendering them needs. */
+export interface Selection {
+	page: { id: string; view: PostView }[]
+	liked: Set<string>
+	saved: Set<string>
+	/** Visible candidates seen in the window (skipped + page): fewer than offset + limit means the window ran short. */
+	visible: number
+}
+
+/**
+ * One round trip: the views and the viewer's flags of `ids` (feed order); drops what
+ * the viewer may not see (deleted, hidden, visibility, blocked authors), skips the
+ * first `offset` visible posts and keeps up to `limit`.
+ */
+export async function selectVisible(
 	viewer: Viewer,
 	ids: string[],
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
-): Promise<Buffer[]> {
+	offset = 0,
+	limit = ids.length,
+): Promise<Selection> {
 	const [views, flags] = await Promise.all([
 		getPostViews(viewer.communityId, ids),
 		viewerFlags(viewer.userId, ids),
 	])
-	const parts: Buffer[] = [bytes('{"posts":[')]
-	const authors = new Map<number, string>()
+	const page: Selection['page'] = []
+	let visible = 0
 	for (const id of ids) {
+		if (page.length >= limit) break
 		const view = views.get(id)
 		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
-		authors.set(view.header.user_id, view.header.author_uuid)
-		const own = `,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`
+		if (visible++ >= offset) page.push({ id, view })
+	}
+	return { page, liked: flags.liked, saved: flags.saved, visible }
+}
+
+export interface RenderOptions {
+	/** Name of the posts list (`posts`, or `feed` for the connection feed). */
+	listKey?: string
+	/** Each post also carries its author as `user` (the personalised feed). */
+	embedUser?: boolean
+}
+
+/** `{"<listKey>":[...],"users":{...}` of a selection — the caller appends its fields and the closing brace. */
+export async function renderSelection(
+	viewer: Viewer,
+	selection: Selection,
+	options: RenderOptions = {},
+): Promise<Buffer[]> {
+	const authors = new Map<number, string>()
+	for (const { view } of selection.page) authors.set(view.header.user_id, view.header.author_uuid)
+	const users = await getUserViews(viewer.communityId, [...authors.keys()])
+	const parts: Buffer[] = [bytes(`{${JSON.stringify(options.listKey ?? 'posts')}:[`)]
+	for (const { id, view } of selection.page) {
+		const author = options.embedUser ? users.get(view.header.user_id) : undefined
+		const own = `,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}`
 		if (parts.length > 1) parts.push(COMMA)
 		parts.push(OPEN, view.fragment, bytes(own))
+		if (author) parts.push(bytes(',"user":'), author)
+		parts.push(CLOSE)
 	}
 	parts.push(CLOSE_LIST, bytes(',"users":{'))
-	const users = await getUserViews(viewer.communityId, [...authors.keys()])
 	let first = true
 	for (const [userId, json] of users) {
 		parts.push(bytes(`${first ? '' : ','}${JSON.stringify(authors.get(userId))}:`), json)
@@ -42,4 +83,39 @@ export async function renderPostsJson(
 	}
 	parts.push(CLOSE)
 	return parts
+}
+
+/** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */
+export async function renderPostsJson(
+	viewer: Viewer,
+	ids: string[],
+	blocked: Set<number>,
+	rules: VisibilityRules = {},
+): Promise<Buffer[]> {
+	return renderSelection(viewer, await selectVisible(viewer, ids, blocked, rules))
+}
+
+/**
+ * A page of `limit` visible posts after `offset` visible ones, from a source read as
+ * its first n candidates: `first` holds the first offset + limit; when hidden posts
+ * thin the page out, n doubles and the source is read again (until it runs dry), so a
+ * page is short only at the end of the feed.
+ */
+export async function selectPage(
+	viewer: Viewer,
+	first: string[],
+	more: (n: number) => Promise<string[]>,
+	blocked: Set<number>,
+	rules: VisibilityRules,
+	offset: number,
+	limit: number,
+): Promise<Selection> {
+	let n = offset + limit
+	let ids = first
+	for (;;) {
+		const selection = await selectVisible(viewer, ids, blocked, rules, offset, limit)
+		if (selection.page.length >= limit || ids.length < n) return selection
+		n *= 2
+		ids = await more(n)
+	}
 }

@@ -117,6 +117,24 @@ describe('GET /feed/connection', () => {
 		expect(await ids(reader)).toEqual([kept])
 	})
 
+	test('a page stays full when hidden posts are dropped from it', async () => {
+		const [author, reader] = await Promise.all([1, 2].map(() => newUser(community)))
+		await connect(author, reader)
+		await feed(reader)
+		const topic = await api('POST', '/feed/topic', { token: cm.token, body: { names: [`fill-${Date.now()}`] } })
+		const topicId = topic.body.topics[0].id
+		const plain: string[] = []
+		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
+		for (let i = 0; i < 2; i++) await post(author, { topic_ids: [topicId] })
+		await drainFanOut()
+		expect((await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } })).status).toBe(200)
+		// The two newest posts are hidden now: page 1 is filled from further down.
+		const page1 = await feed(reader, '?page=1&page_size=2')
+		expect(page1.feed.map((p) => p._id)).toEqual([plain[2], plain[1]])
+		expect(Object.keys(page1.users)).toEqual([author.uuid])
+		expect((await feed(reader, '?page=2&page_size=2')).feed.map((p) => p._id)).toEqual([plain[0]])
+	})
+
 	test('users inactive for 7 days get no fan-out and are rebuilt from Postgres on their next read', async () => {
 		const [author, sleeper] = await Promise.all([1, 2].map(() => newUser(community)))
 		await connect(author, sleeper)

@@ -69,6 +69,22 @@ describe('GET /feed/personalised', () => {
 		for (const hidden of [strangersOnly, privatePost, fromBlocker, fromBlocked, deleted, inTopic]) expect(seen).not.toContain(hidden)
 	})
 
+	test('a page stays full when ranked posts are hidden after the recompute', async () => {
+		const { community, viewer, cm } = await setup()
+		const author = await newUser(community)
+		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Fill'] } })).body.topics[0].id
+		const plain: string[] = []
+		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
+		const tagged = [await post(author, { topic_ids: [topic] }), await post(author, { topic_ids: [topic] })]
+		expect((await read(viewer, '?should_reorder=true&page_size=2')).posts.map((p) => p._id).sort()).toEqual(tagged.sort())
+		await api('PUT', `/feed/topic/${topic}`, { token: cm.token, body: { is_enabled: false } })
+		const page1 = await read(viewer, '?page=1&page_size=2')
+		expect(page1.posts).toHaveLength(2)
+		const page2 = await read(viewer, '?page=2&page_size=2')
+		expect([...page1.posts, ...page2.posts].map((p) => p._id).sort()).toEqual([...plain].sort())
+		expect(page1.posts[0].user).toMatchObject({ uuid: author.uuid })
+	})
+
 	test('fresh posts appear without a recompute; should_reorder re-ranks after engagement', async () => {
 		const { community, viewer } = await setup()
 		const author = await newUser(community)

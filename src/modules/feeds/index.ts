@@ -18,10 +18,10 @@ function feedQuery(query: Query) {
 	}
 }
 
-/** The envelope around a pre-serialized `data` (the feed is spliced, not re-serialized). */
+/** The envelope around a pre-serialized `data` (the feed is spliced, not re-serialized; graph-feeds uses it too). */
 const head = Buffer.from('{"success":true,"error_message":null,"data":')
 const tail = Buffer.from('}')
-const serve = (data: Buffer) =>
+export const serve = (data: Buffer) =>
 	new Response(Buffer.concat([head, data, tail]), {
 		headers: { 'content-type': 'application/json; charset=utf-8' },
 	})

@@ -1,8 +1,10 @@
-// GET /feed/connection (fan-out on write) and GET /feed/personalised (ranked).
+// GET /feed/connection (fan-out on write) and GET /feed/personalised (ranked), served
+// as pre-serialized pages like the universal feed.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
+import { serve } from '../feeds'
 import { ConnectionFeedQuery, PersonalisedQuery } from './model'
-import { connectionFeed, personalisedFeed } from './service'
+import { connectionFeedJson, personalisedFeedJson } from './service'
 
 const tags = ['feeds']
 
@@ -10,29 +12,32 @@ export const graphFeedsModule = new Elysia({ name: 'graph-feeds' })
 	.use(authPlugin)
 	.get(
 		'/feed/connection',
-		async ({ session, query }) => ({
-			success: true,
-			error_message: null,
-			data: await connectionFeed(session, query.page ?? 1, query.page_size ?? 20),
-		}),
+		async ({ session, query }) =>
+			serve(await connectionFeedJson(session, query.page ?? 1, query.page_size ?? 20)),
 		{
 			auth: 'member',
 			query: ConnectionFeedQuery,
-			detail: { summary: "Posts of the caller's connections, newest first (needs user_connection)", tags },
+			detail: {
+				summary: "Posts of the caller's connections, newest first (needs user_connection)",
+				tags,
+			},
 		},
 	)
 	.get(
 		'/feed/personalised',
-		async ({ session, query }) => ({
-			success: true,
-			error_message: null,
-			data: await personalisedFeed(session, {
-				page: query.page ?? 1,
-				pageSize: query.page_size ?? 20,
-				reorder: query.should_reorder ?? false,
-				recompute: query.should_recompute ?? false,
-				topics: query.topics,
-			}),
-		}),
-		{ auth: 'member', query: PersonalisedQuery, detail: { summary: 'The ranked feed of the caller', tags } },
+		async ({ session, query }) =>
+			serve(
+				await personalisedFeedJson(session, {
+					page: query.page ?? 1,
+					pageSize: query.page_size ?? 20,
+					reorder: query.should_reorder ?? false,
+					recompute: query.should_recompute ?? false,
+					topics: query.topics,
+				}),
+			),
+		{
+			auth: 'member',
+			query: PersonalisedQuery,
+			detail: { summary: 'The ranked feed of the caller', tags },
+		},
 	)

@@ -1,24 +1,25 @@
 // The connection and personalised feeds for one viewer: the rules (feature gate,
-// paging) on top of the timelines engine, which does the reading and hydration.
+// paging) on top of the timelines engine, which reads Redis and serializes the page
+// (the universal feed's byte-splicing render path).
 import { noteFeedRead } from '../../timelines/activity'
-import { readConnectionFeed } from '../../timelines/connection-feed'
-import { hydratePosts } from '../../timelines/hydrate'
-import { readPersonalised } from '../../timelines/personalised'
-import type { Viewer } from '../../timelines/present'
+import { readConnectionFeedJson } from '../../timelines/connection-feed'
+import { readPersonalisedJson } from '../../timelines/personalised'
+import { viewerFromSession } from '../../timelines/present'
 import type { Session } from '../auth/plugin'
 import { assertConnectionsEnabled } from '../connections/service'
 
-const viewerOf = (session: Session): Viewer => ({
-	userId: session.userId,
-	communityId: session.communityId,
-	isCm: session.role === 'cm' || session.role === 'owner',
-})
-
-export async function connectionFeed(session: Session, page: number, pageSize: number) {
-	await Promise.all([assertConnectionsEnabled(session.communityId), noteFeedRead(session.userId, session.communityId)])
-	const { ids, total } = await readConnectionFeed(session.userId, session.communityId, (page - 1) * pageSize, pageSize)
-	const { posts, users } = await hydratePosts(viewerOf(session), ids, { visibilities: ['public', 'connections'] })
-	return { feed: posts, users, total_count: total, page, page_size: pageSize }
+/** The `data` JSON of GET /feed/connection: `{feed, users, total_count, page, page_size}`. */
+export function connectionFeedJson(
+	session: Session,
+	page: number,
+	pageSize: number,
+): Promise<Buffer> {
+	// The gate and the activity note go out with the feed's first read (one round trip).
+	const gate = Promise.all([
+		assertConnectionsEnabled(session.communityId),
+		noteFeedRead(session.userId, session.communityId),
+	])
+	return readConnectionFeedJson(viewerFromSession(session), page, pageSize, gate)
 }
 
 export interface PersonalisedOptions {
@@ -29,18 +30,24 @@ export interface PersonalisedOptions {
 	topics: string | undefined
 }
 
-export async function personalisedFeed(session: Session, options: PersonalisedOptions) {
-	await noteFeedRead(session.userId, session.communityId)
+/** The `data` JSON of GET /feed/personalised: `{posts (each with user), users, total_count, page, page_size}`. */
+export async function personalisedFeedJson(
+	session: Session,
+	options: PersonalisedOptions,
+): Promise<Buffer> {
 	const topicNames = (options.topics ?? '')
 		.split(',')
 		.map((name) => name.trim())
 		.filter(Boolean)
-	const data = await readPersonalised(viewerOf(session), {
-		page: options.page,
-		pageSize: options.pageSize,
-		reorder: options.reorder,
-		recompute: options.recompute,
-		topicNames,
-	})
-	return { ...data, page: options.page, page_size: options.pageSize }
+	const [, data] = await Promise.all([
+		noteFeedRead(session.userId, session.communityId),
+		readPersonalisedJson(viewerFromSession(session), {
+			page: options.page,
+			pageSize: options.pageSize,
+			reorder: options.reorder,
+			recompute: options.recompute,
+			topicNames,
+		}),
+	])
+	return data
 }
