@@ -20,7 +20,10 @@ afterAll(async () => {
 })
 
 async function post(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
-	const reply = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello', ...body } })
+	const reply = await api('POST', '/feed/post', {
+		token: author.token,
+		body: { text: 'hello', ...body },
+	})
 	expect(reply.status).toBe(200)
 	return reply.body.data.post._id
 }
@@ -30,7 +33,8 @@ const feed = async (viewer: TestUser, query = '') => {
 	expect(reply.status).toBe(200)
 	return reply.body.data as { feed: any[]; users: Record<string, any>; total_count: number }
 }
-const ids = async (viewer: TestUser) => (await feed(viewer, '?page=1&page_size=50')).feed.map((p) => p._id)
+const ids = async (viewer: TestUser) =>
+	(await feed(viewer, '?page=1&page_size=50')).feed.map((p) => p._id)
 
 describe('GET /feed/connection', () => {
 	test('needs the user_connection setting (exact message)', async () => {
@@ -38,11 +42,16 @@ describe('GET /feed/connection', () => {
 		const user = await newUser(off)
 		const reply = await api('GET', '/feed/connection', { token: user.token })
 		expect(reply.status).toBe(400)
-		expect(reply.body).toEqual({ success: false, error_message: 'Enable User Connection Setting to use this api' })
+		expect(reply.body).toEqual({
+			success: false,
+			error_message: 'Enable User Connection Setting to use this api',
+		})
 	})
 
 	test("connections' public and connections-only posts, newest first, fanned out by the worker", async () => {
-		const [author, friend, follower, stranger] = await Promise.all([1, 2, 3, 4].map(() => newUser(community)))
+		const [author, friend, follower, stranger] = await Promise.all(
+			[1, 2, 3, 4].map(() => newUser(community)),
+		)
 		await connect(author, friend, 'two_way')
 		await connect(follower, author, 'one_way')
 		for (const u of [author, friend, follower, stranger]) await feed(u)
@@ -57,7 +66,13 @@ describe('GET /feed/connection', () => {
 
 		const ofFriend = await feed(friend)
 		expect(ofFriend.feed.map((p) => p._id)).toEqual([shared, older])
-		expect(ofFriend.feed[0]).toMatchObject({ _id: shared, text: 'for connections', user_id: author.uuid, likes_count: 0, comments_count: 0 })
+		expect(ofFriend.feed[0]).toMatchObject({
+			_id: shared,
+			text: 'for connections',
+			user_id: author.uuid,
+			likes_count: 0,
+			comments_count: 0,
+		})
 		expect(ofFriend.feed[0].created_at).toBeNumber()
 		expect(Object.keys(ofFriend.users)).toEqual([author.uuid])
 		expect(ofFriend.total_count).toBe(2)
@@ -77,12 +92,29 @@ describe('GET /feed/connection', () => {
 		const p2 = await post(author, { text: 'also before' })
 		await drainFanOut()
 		await feed(reader)
-		await api('POST', connectionPath(author), { token: reader.token, body: { connection_type: 'two_way' } })
+		await api('POST', connectionPath(author), {
+			token: reader.token,
+			body: { connection_type: 'two_way' },
+		})
 		expect(await ids(reader)).toEqual([])
-		expect((await api('PATCH', connectionPath(reader), { token: author.token, body: { action: 'accept' } })).status).toBe(200)
+		expect(
+			(
+				await api('PATCH', connectionPath(reader), {
+					token: author.token,
+					body: { action: 'accept' },
+				})
+			).status,
+		).toBe(200)
 		expect(await ids(reader)).toEqual([p2, p1])
 
-		expect((await api('PATCH', connectionPath(author), { token: reader.token, body: { action: 'reject' } })).status).toBe(200)
+		expect(
+			(
+				await api('PATCH', connectionPath(author), {
+					token: reader.token,
+					body: { action: 'reject' },
+				})
+			).status,
+		).toBe(200)
 		expect(await ids(reader)).toEqual([])
 		expect(await redis.zcard(keys.connFeed(reader.id))).toBe(0)
 		await post(author, { text: 'after rejection' })
@@ -91,7 +123,10 @@ describe('GET /feed/connection', () => {
 
 		await connect(other, author)
 		expect(await ids(other)).toEqual(expect.arrayContaining([p1, p2]))
-		await api('PUT', `/user/${other.uuid}/block`, { token: other.token, body: { uuid: author.uuid, shouldBlock: true } })
+		await api('PUT', `/user/${other.uuid}/block`, {
+			token: other.token,
+			body: { uuid: author.uuid, shouldBlock: true },
+		})
 		expect(await ids(other)).toEqual([])
 	})
 
@@ -99,7 +134,10 @@ describe('GET /feed/connection', () => {
 		const [author, reader] = await Promise.all([1, 2].map(() => newUser(community)))
 		await connect(author, reader)
 		await feed(reader)
-		const topic = await api('POST', '/feed/topic', { token: cm.token, body: { names: [`t-${Date.now()}`] } })
+		const topic = await api('POST', '/feed/topic', {
+			token: cm.token,
+			body: { names: [`t-${Date.now()}`] },
+		})
 		expect(topic.status).toBe(200)
 		const topicId = topic.body.topics[0].id
 		const tagged = await post(author, { topic_ids: [topicId] })
@@ -113,7 +151,10 @@ describe('GET /feed/connection', () => {
 		await drainFanOut()
 		expect(await redis.zscore(keys.connFeed(reader.id), doomed)).toBeNull()
 
-		expect((await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } })).status).toBe(200)
+		expect(
+			(await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } }))
+				.status,
+		).toBe(200)
 		expect(await ids(reader)).toEqual([kept])
 	})
 
@@ -121,13 +162,19 @@ describe('GET /feed/connection', () => {
 		const [author, reader] = await Promise.all([1, 2].map(() => newUser(community)))
 		await connect(author, reader)
 		await feed(reader)
-		const topic = await api('POST', '/feed/topic', { token: cm.token, body: { names: [`fill-${Date.now()}`] } })
+		const topic = await api('POST', '/feed/topic', {
+			token: cm.token,
+			body: { names: [`fill-${Date.now()}`] },
+		})
 		const topicId = topic.body.topics[0].id
 		const plain: string[] = []
 		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
 		for (let i = 0; i < 2; i++) await post(author, { topic_ids: [topicId] })
 		await drainFanOut()
-		expect((await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } })).status).toBe(200)
+		expect(
+			(await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } }))
+				.status,
+		).toBe(200)
 		// The two newest posts are hidden now: page 1 is filled from further down.
 		const page1 = await feed(reader, '?page=1&page_size=2')
 		expect(page1.feed.map((p) => p._id)).toEqual([plain[2], plain[1]])

@@ -11,11 +11,18 @@ import { connect, enableConnections } from './helpers'
 async function setup(): Promise<{ community: TestCommunity; viewer: TestUser; cm: TestUser }> {
 	const community = await newCommunity('personalised')
 	await enableConnections(community)
-	return { community, viewer: await newUser(community), cm: await newUser(community, { role: 'cm' }) }
+	return {
+		community,
+		viewer: await newUser(community),
+		cm: await newUser(community, { role: 'cm' }),
+	}
 }
 
 async function post(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
-	const reply = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello', ...body } })
+	const reply = await api('POST', '/feed/post', {
+		token: author.token,
+		body: { text: 'hello', ...body },
+	})
 	expect(reply.status).toBe(200)
 	return reply.body.data.post._id
 }
@@ -26,7 +33,8 @@ async function read(viewer: TestUser, query = '') {
 	expect(reply.body.success).toBe(true)
 	return reply.body.data as { posts: any[]; users: Record<string, any>; total_count: number }
 }
-const order = async (viewer: TestUser, query = '') => (await read(viewer, query)).posts.map((p) => p._id)
+const order = async (viewer: TestUser, query = '') =>
+	(await read(viewer, query)).posts.map((p) => p._id)
 
 const hoursAgo = (h: number) => Date.now() - h * 3_600_000
 
@@ -39,7 +47,12 @@ describe('GET /feed/personalised', () => {
 		const data = await read(viewer)
 		expect(data.total_count).toBe(22)
 		expect(data.posts).toHaveLength(20)
-		expect(data.posts[0]).toMatchObject({ _id: ids[21], user_id: author.uuid, is_liked: false, is_saved: false })
+		expect(data.posts[0]).toMatchObject({
+			_id: ids[21],
+			user_id: author.uuid,
+			is_liked: false,
+			is_saved: false,
+		})
 		expect(data.posts[0].user).toMatchObject({ uuid: author.uuid, name: 'Author' })
 		expect(data.posts[0].menu_items).toBeArray()
 		expect(Object.keys(data.users)).toEqual([author.uuid])
@@ -48,9 +61,13 @@ describe('GET /feed/personalised', () => {
 
 	test('inclusion and exclusion: visibility, connections, blocks, deleted posts, disabled topics', async () => {
 		const { community, viewer, cm } = await setup()
-		const [friend, stranger, blocker, blocked] = await Promise.all([1, 2, 3, 4].map(() => newUser(community)))
+		const [friend, stranger, blocker, blocked] = await Promise.all(
+			[1, 2, 3, 4].map(() => newUser(community)),
+		)
 		await connect(viewer, friend)
-		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Soon off'] } })).body.topics[0].id
+		const topic = (
+			await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Soon off'] } })
+		).body.topics[0].id
 		const pub = await post(stranger)
 		const friendsOnly = await post(friend, { visibility: 'connections' })
 		const strangersOnly = await post(stranger, { visibility: 'connections' })
@@ -59,24 +76,37 @@ describe('GET /feed/personalised', () => {
 		const fromBlocked = await post(blocked)
 		const deleted = await post(stranger)
 		const inTopic = await post(stranger, { topic_ids: [topic] })
-		await api('PUT', `/user/${blocker.uuid}/block`, { token: blocker.token, body: { uuid: viewer.uuid, shouldBlock: true } })
-		await api('PUT', `/user/${viewer.uuid}/block`, { token: viewer.token, body: { uuid: blocked.uuid, shouldBlock: true } })
+		await api('PUT', `/user/${blocker.uuid}/block`, {
+			token: blocker.token,
+			body: { uuid: viewer.uuid, shouldBlock: true },
+		})
+		await api('PUT', `/user/${viewer.uuid}/block`, {
+			token: viewer.token,
+			body: { uuid: blocked.uuid, shouldBlock: true },
+		})
 		await api('DELETE', `/feed/post/${deleted}`, { token: stranger.token })
 		await api('PUT', `/feed/topic/${topic}`, { token: cm.token, body: { is_enabled: false } })
 		await drainFanOut()
 		const seen = await order(viewer, '?should_reorder=true')
 		expect(seen.sort()).toEqual([pub, friendsOnly].sort())
-		for (const hidden of [strangersOnly, privatePost, fromBlocker, fromBlocked, deleted, inTopic]) expect(seen).not.toContain(hidden)
+		for (const hidden of [strangersOnly, privatePost, fromBlocker, fromBlocked, deleted, inTopic])
+			expect(seen).not.toContain(hidden)
 	})
 
 	test('a page stays full when ranked posts are hidden after the recompute', async () => {
 		const { community, viewer, cm } = await setup()
 		const author = await newUser(community)
-		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Fill'] } })).body.topics[0].id
+		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Fill'] } }))
+			.body.topics[0].id
 		const plain: string[] = []
 		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
-		const tagged = [await post(author, { topic_ids: [topic] }), await post(author, { topic_ids: [topic] })]
-		expect((await read(viewer, '?should_reorder=true&page_size=2')).posts.map((p) => p._id).sort()).toEqual(tagged.sort())
+		const tagged = [
+			await post(author, { topic_ids: [topic] }),
+			await post(author, { topic_ids: [topic] }),
+		]
+		expect(
+			(await read(viewer, '?should_reorder=true&page_size=2')).posts.map((p) => p._id).sort(),
+		).toEqual(tagged.sort())
 		await api('PUT', `/feed/topic/${topic}`, { token: cm.token, body: { is_enabled: false } })
 		const page1 = await read(viewer, '?page=1&page_size=2')
 		expect(page1.posts).toHaveLength(2)
@@ -98,13 +128,16 @@ describe('GET /feed/personalised', () => {
 		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBe(computedAt)
 
 		const fans = await Promise.all([1, 2, 3, 4, 5, 6].map(() => newUser(community)))
-		for (const fan of fans) expect((await api('PUT', `/feed/post/${older}/like`, { token: fan.token })).status).toBe(200)
+		for (const fan of fans)
+			expect((await api('PUT', `/feed/post/${older}/like`, { token: fan.token })).status).toBe(200)
 		// Stored scores are kept until a recompute...
 		expect(await order(viewer)).toEqual([fresh, newer, older])
 		// ...which should_reorder runs before reading.
 		const reordered = await order(viewer, '?should_reorder=true')
 		expect(reordered.indexOf(older)).toBeLessThan(reordered.indexOf(newer))
-		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(computedAt)
+		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(
+			computedAt,
+		)
 		// A deletion shows at once, without a recompute.
 		await api('DELETE', `/feed/post/${fresh}`, { token: author.token })
 		expect(await order(viewer)).not.toContain(fresh)
@@ -119,9 +152,13 @@ describe('GET /feed/personalised', () => {
 		await Bun.sleep(5)
 		const data = await read(viewer, '?should_recompute=true')
 		expect(data.posts).toHaveLength(1)
-		expect(await redis.sismember(keys.recomputeQueue(), `${community.communityId}:${viewer.id}`)).toBe(1)
+		expect(
+			await redis.sismember(keys.recomputeQueue(), `${community.communityId}:${viewer.id}`),
+		).toBe(1)
 		await drainRecomputeQueue()
-		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(before)
+		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBeGreaterThan(
+			before,
+		)
 	})
 
 	test('connections and author affinity lift posts', async () => {
@@ -141,7 +178,10 @@ describe('GET /feed/personalised', () => {
 	test('topics filter: comma-separated names, case-insensitive; unknown names give an empty page', async () => {
 		const { community, viewer, cm } = await setup()
 		const author = await newUser(community)
-		const created = await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Cooking', 'Travel', 'Music'] } })
+		const created = await api('POST', '/feed/topic', {
+			token: cm.token,
+			body: { names: ['Cooking', 'Travel', 'Music'] },
+		})
 		const [cooking, travel, music] = created.body.topics.map((t: any) => t.id)
 		const p1 = await post(author, { topic_ids: [cooking] })
 		const p2 = await post(author, { topic_ids: [travel] })
