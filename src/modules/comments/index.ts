@@ -2,7 +2,8 @@
 // and likes list, all under /feed/post/:post_id/comment.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { CommentBody, CommentParams, DeleteCommentBody, PageQuery, PostParams } from './model'
+import { PageQuery } from '../../lib/paging'
+import { CommentBody, CommentParams, DeleteCommentBody, PostParams } from './model'
 import {
 	addComment,
 	deleteComment,

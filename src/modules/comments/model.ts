@@ -19,8 +19,3 @@ export const DeleteCommentBody = t.Optional(
 		delete_reason: t.Optional(t.String({ maxLength: 1000 })),
 	}),
 )
-
-export const PageQuery = t.Object({
-	page: t.Optional(t.Numeric({ minimum: 1 })),
-	page_size: t.Optional(t.Numeric({ minimum: 1 })),
-})

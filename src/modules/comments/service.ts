@@ -5,7 +5,8 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { isUuid, newId } from '../../lib/ids'
 import { forgetPosts } from '../../timelines/post-cache'
 import type { Session } from '../auth/plugin'
-import { hasCmRights, paging, visiblePost } from '../engagement/access'
+import { paging } from '../../lib/paging'
+import { hasCmRights, visiblePost } from '../engagement/access'
 import { commentLikeTarget, likesPage } from '../engagement/repo'
 import { presentLikes } from '../engagement/service'
 import type { PostRow } from '../posts/repo'
@@ -187,7 +188,7 @@ export async function listRootComments(
 }
 
 /** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
-export async function rootComments(session: Session, post: PostRow, page = 1, pageSize = 10) {
+export async function rootComments(session: Session, post: PostRow, page?: number, pageSize?: number) {
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(
 		sql,

@@ -33,9 +33,3 @@ export async function visiblePost(
 	}
 	return post
 }
-
-export const paging = (page: number | undefined, pageSize: number | undefined, fallback = 10) => {
-	const size = Math.min(Math.floor(pageSize ?? fallback), 100)
-	const number = Math.floor(page ?? 1)
-	return { page: number, pageSize: size, offset: (number - 1) * size }
-}

@@ -2,7 +2,8 @@
 // pin toggle, seen (impressions and reach).
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { PageQuery, PostParams, SeenBody, UserParams } from './model'
+import { PageQuery } from '../../lib/paging'
+import { PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,
 	listSavedPosts,

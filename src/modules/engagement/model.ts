@@ -4,11 +4,6 @@ import { t } from 'elysia'
 export const PostParams = t.Object({ post_id: t.String({ maxLength: 100 }) })
 export const UserParams = t.Object({ uuid: t.String({ maxLength: 100 }) })
 
-export const PageQuery = t.Object({
-	page: t.Optional(t.Numeric({ minimum: 1 })),
-	page_size: t.Optional(t.Numeric({ minimum: 1 })),
-})
-
 export const SeenBody = t.Object({
 	post_ids: t.Array(t.String({ maxLength: 100 }), { minItems: 1, maxItems: 100 }),
 })

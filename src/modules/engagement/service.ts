@@ -11,7 +11,8 @@ import type { Session } from '../auth/plugin'
 import { postEventData } from '../posts/present'
 import { presentUserForWebhook, usersMap } from '../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../users/repo'
-import { hasCmRights, paging, visiblePost } from './access'
+import { paging } from '../../lib/paging'
+import { hasCmRights, visiblePost } from './access'
 import {
 	addPostLike,
 	type LikeRow,

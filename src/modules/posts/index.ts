@@ -1,11 +1,11 @@
 // Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post.
 import { Elysia, t } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { CreatePostBody, DeletePostBody, EditPostBody, PageQuery, PostParams } from './model'
+import { PageQuery } from '../../lib/paging'
+import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
 import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
 
 const ok = <T>(data: T) => ({ success: true as const, error_message: null, data })
-const MAX_PAGE_SIZE = 100
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)
@@ -24,8 +24,8 @@ export const postsModule = new Elysia({ name: 'posts' })
 				await getPost(
 					session,
 					params.post_id,
-					query.page ?? 1,
-					Math.min(query.page_size ?? 10, MAX_PAGE_SIZE),
+					query.page,
+					query.page_size,
 				),
 			),
 		{
@@ -69,8 +69,8 @@ export const postsModule = new Elysia({ name: 'posts' })
 				await listUserPosts(
 					session,
 					params.uuid,
-					query.page ?? 1,
-					Math.min(query.page_size ?? 20, MAX_PAGE_SIZE),
+					query.page,
+					query.page_size,
 				),
 			),
 		{

@@ -44,7 +44,3 @@ export const DeletePostBody = t.Optional(
 
 export const PostParams = t.Object({ post_id: t.String({ maxLength: 64 }) })
 
-export const PageQuery = t.Object({
-	page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
-	page_size: t.Optional(t.Integer({ minimum: 1 })),
-})

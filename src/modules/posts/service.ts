@@ -6,6 +6,7 @@ import { recordEvent } from '../../events/outbox'
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { isId, isUuid, newId } from '../../lib/ids'
+import { paging } from '../../lib/paging'
 import { enqueueFanOut, enqueueFanOutRemoval } from '../../timelines/fanout'
 import { type Hydrated, hydratePosts, type VisibilityRules } from '../../timelines/hydrate'
 import { refreshPosts, viewerBlocks } from '../../timelines/post-cache'
@@ -176,7 +177,7 @@ async function livePost(
 }
 
 /** The post with `replies` (a page of its root comments) and everyone they reference in `users`. */
-export async function getPost(session: Session, postId: string, page = 1, pageSize = 10) {
+export async function getPost(session: Session, postId: string, page?: number, pageSize?: number) {
 	const viewer = await viewerOf(session)
 	const post = await livePost(viewer.communityId, postId)
 	const found = await postResponse(viewer, postId, {
@@ -273,9 +274,10 @@ export async function deletePost(session: Session, postId: string, reason: strin
 export async function listUserPosts(
 	session: Session,
 	uuid: string,
-	page: number,
-	pageSize: number,
+	page?: number,
+	pageSize?: number,
 ) {
+	const p = paging(page, pageSize, 20)
 	const viewer = await viewerOf(session)
 	const author = isUuid(uuid) ? await findUserByUuid(sql, viewer.communityId, uuid) : null
 	if (!author) throw notFound('User')
@@ -289,8 +291,8 @@ export async function listUserPosts(
 		author.id,
 		visibilities,
 		own,
-		pageSize,
-		(page - 1) * pageSize,
+		p.pageSize,
+		p.offset,
 	)
 	const { posts, users } = await hydratePosts(viewer, ids, { visibilities, keepHidden: own })
 	return { posts, users, total_count: total }

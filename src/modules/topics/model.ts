@@ -1,6 +1,7 @@
 // Request schemas of the topic routes. Values a migration sample sends loosely
 // (is_searchable as "true") are typed unknown here and checked by the service.
 import { t } from 'elysia'
+import { pageFields } from '../../lib/paging'
 
 const TopicFields = {
 	priority: t.Optional(t.Unknown()),
@@ -25,8 +26,7 @@ export const EditTopicBody = t.Object({ name: t.Optional(t.Unknown()), ...TopicF
 export const TopicParams = t.Object({ topic_id: t.String({ maxLength: 100 }) })
 
 export const ListTopicsQuery = t.Object({
-	page: t.Optional(t.Numeric({ minimum: 1 })),
-	page_size: t.Optional(t.Numeric({ minimum: 1 })),
+	...pageFields,
 	is_enabled: t.Optional(t.String()),
 	search_type: t.Optional(t.String()),
 	search: t.Optional(t.String({ maxLength: 200 })),

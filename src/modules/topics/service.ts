@@ -3,6 +3,7 @@
 import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
+import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import { topicsChanged } from './feeds'
 import { presentTopic } from './present'
@@ -162,8 +163,7 @@ export function parseIdList(field: string, raw: string): string[] {
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export async function listCommunityTopics(session: Session, q: TopicListQuery) {
-	const page = Math.floor(q.page ?? 1)
-	const pageSize = Math.min(Math.floor(q.page_size ?? 10), 100)
+	const { page, pageSize, offset } = paging(q.page, q.page_size)
 	const order = (q.topics_order_by ?? 'priority') as TopicOrder
 	if (!orders.includes(order))
 		throw badRequest(`topics_order_by must be one of ${orders.join(', ')}`)
@@ -177,7 +177,7 @@ export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 		parentIds: q.parent_ids === undefined ? undefined : parseIdList('parent_ids', q.parent_ids),
 		order,
 		limit: pageSize,
-		offset: (page - 1) * pageSize,
+		offset,
 	})
 	return { page, page_size: pageSize, total, topics: rows.map(presentTopic) }
 }

@@ -49,11 +49,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 		'/webhook/:webhook_id/deliveries',
 		async ({ session, params, query }) =>
 			ok(
-				await webhookDeliveries(session, params.webhook_id, {
-					status: query.status,
-					page: Math.floor(query.page ?? 1),
-					page_size: Math.min(Math.floor(query.page_size ?? 10), 100),
-				}),
+				await webhookDeliveries(session, params.webhook_id, query),
 			),
 		{
 			auth: 'cm',

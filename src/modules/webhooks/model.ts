@@ -1,6 +1,7 @@
 // Request schemas of the webhook routes. Bodies are lenient: unknown fields are ignored.
 import { t } from 'elysia'
 import { webhookTypes } from '../../events/types'
+import { pageFields } from '../../lib/paging'
 
 const WebhookType = t.Union(webhookTypes.map((name) => t.Literal(name)))
 const Url = t.String({ minLength: 1, maxLength: 2048 })
@@ -23,8 +24,7 @@ export const deliveryStatuses = ['pending', 'delivered', 'failed', 'discarded'] 
 
 export const DeliveriesQuery = t.Object({
 	status: t.Optional(t.Union(deliveryStatuses.map((s) => t.Literal(s)))),
-	page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-	page_size: t.Optional(t.Numeric({ minimum: 1, default: 10 })),
+	...pageFields,
 })
 
 // Epoch milliseconds or an ISO 8601 date.

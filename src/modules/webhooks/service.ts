@@ -10,6 +10,7 @@ import { encrypt } from '../../lib/crypto'
 import { sql } from '../../lib/db'
 import { badRequest, conflict, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
+import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import type { CreateWebhook, DeliveryStatus, UpdateWebhook } from './model'
 import { presentDelivery, presentWebhook } from './present'
@@ -105,13 +106,14 @@ export async function removeWebhook(session: Session, id: string) {
 	return { webhook_id: id, deleted: true }
 }
 
-export async function webhookDeliveries(session: Session, id: string, query: { status?: DeliveryStatus; page: number; page_size: number }) {
+export async function webhookDeliveries(session: Session, id: string, query: { status?: DeliveryStatus; page?: number; page_size?: number }) {
 	await ownWebhook(session, id)
-	const rows = await listDeliveryLog(sql, id, query.status, query.page_size, (query.page - 1) * query.page_size)
+	const p = paging(query.page, query.page_size)
+	const rows = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
 	let total = rows[0]?.total_count
 	// Past the last page the window function has no row to ride on; count separately.
-	if (total === undefined) total = query.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
-	return { deliveries: rows.map(presentDelivery), total_count: total, page: query.page, page_size: query.page_size }
+	if (total === undefined) total = p.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
+	return { deliveries: rows.map(presentDelivery), total_count: total, page: p.page, page_size: p.pageSize }
 }
 
 function instant(value: number | string, field: string): number {

@@ -28,12 +28,7 @@ export const widgetsModule = new Elysia({ name: 'widgets' })
 		'/widget',
 		async ({ session, query }) =>
 			ok(
-				await listWidgets(session, {
-					search_key: query.search_key,
-					search_value: query.search_value,
-					page: Math.floor(query.page ?? 1),
-					page_size: Math.min(Math.floor(query.page_size ?? 10), 100),
-				}),
+				await listWidgets(session, query),
 			),
 		{
 			auth: 'member',

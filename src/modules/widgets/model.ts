@@ -1,5 +1,6 @@
 // Request schemas of the widget routes. Bodies are lenient: unknown fields are ignored.
 import { t } from 'elysia'
+import { pageFields } from '../../lib/paging'
 
 // Checked as an object by the service: an object schema here makes Elysia coerce a
 // string into {"0": ...} instead of rejecting it.
@@ -15,8 +16,7 @@ export const WidgetBody = t.Object({
 export const WidgetQuery = t.Object({
 	search_key: t.Optional(t.String({ maxLength: 200 })),
 	search_value: t.Optional(t.String({ maxLength: 500 })),
-	page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-	page_size: t.Optional(t.Numeric({ minimum: 1, default: 10 })),
+	...pageFields,
 })
 
 export const WidgetParams = t.Object({ widget_id: t.String({ maxLength: 100 }) })

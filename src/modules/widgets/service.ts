@@ -3,6 +3,7 @@
 import { sql, type Db } from '../../lib/db'
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
+import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
 import { presentWidget } from './present'
@@ -167,8 +168,8 @@ function searchOf(key: string): WidgetSearch {
 export interface WidgetQuery {
 	search_key?: string
 	search_value?: string
-	page: number
-	page_size: number
+	page?: number
+	page_size?: number
 }
 
 export async function listWidgets(session: Session, query: WidgetQuery) {
@@ -178,18 +179,14 @@ export async function listWidgets(session: Session, query: WidgetQuery) {
 	const search =
 		query.search_key === undefined ? null : searchOf(unquote('search_key', query.search_key))
 	const value = query.search_value === undefined ? '' : unquote('search_value', query.search_value)
+	const p = paging(query.page, query.page_size)
 	const { rows, total } = await searchWidgets(
 		sql,
 		session.communityId,
 		search,
 		value,
-		query.page_size,
-		(query.page - 1) * query.page_size,
+		p.pageSize,
+		p.offset,
 	)
-	return {
-		widgets: rows.map(presentWidget),
-		total_count: total,
-		page: query.page,
-		page_size: query.page_size,
-	}
+	return { widgets: rows.map(presentWidget), total_count: total, page: p.page, page_size: p.pageSize }
 }
