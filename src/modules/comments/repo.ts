@@ -112,32 +112,6 @@ export async function isBlockedBetween(db: Db, a: number, b: number): Promise<bo
 	return rows.length > 0
 }
 
-export async function addCommentLike(
-	db: Db,
-	commentId: string,
-	userId: number,
-	now: number,
-): Promise<boolean> {
-	const inserted = await db`
-		insert into comment_likes (comment_id, user_id, created_at) values (${commentId}, ${userId}, ${now})
-		on conflict do nothing returning comment_id`
-	if (inserted.length === 0) return false
-	await db`update comments set likes_count = likes_count + 1 where id = ${commentId}`
-	return true
-}
-
-export async function removeCommentLike(
-	db: Db,
-	commentId: string,
-	userId: number,
-): Promise<boolean> {
-	const deleted =
-		await db`delete from comment_likes where comment_id = ${commentId} and user_id = ${userId} returning comment_id`
-	if (deleted.length === 0) return false
-	await db`update comments set likes_count = greatest(likes_count - 1, 0) where id = ${commentId}`
-	return true
-}
-
 export async function updateCommentText(
 	db: Db,
 	commentId: string,

@@ -7,7 +7,7 @@ import { forgetPosts } from '../../timelines/post-cache'
 import type { Session } from '../auth/plugin'
 import { paging } from '../../lib/paging'
 import { hasCmRights, visiblePost } from '../engagement/access'
-import { commentLikeTarget, likesPage } from '../engagement/repo'
+import { addLike, commentLikeTarget, likesPage, removeLike } from '../engagement/repo'
 import { presentLikes } from '../engagement/service'
 import type { PostRow } from '../posts/repo'
 import { taggedUuids } from '../posts/tags'
@@ -16,7 +16,6 @@ import { findUserById, findUsersByIds, findUsersByUuids } from '../users/repo'
 import { recordCommentEvent } from './events'
 import { type CommentViewer, presentComment } from './present'
 import {
-	addCommentLike,
 	addCommentTags,
 	childComments,
 	type CommentRow,
@@ -24,7 +23,6 @@ import {
 	insertComment,
 	isBlockedBetween,
 	likedCommentIds,
-	removeCommentLike,
 	softDeleteComment,
 	updateCommentText,
 } from './repo'
@@ -256,8 +254,8 @@ export async function toggleCommentLike(session: Session, postId: string, commen
 	return sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const comment = await liveComment(tx, session, post.id, commentId)
-		const liked = await addCommentLike(tx, comment.id, session.userId, Date.now())
-		if (!liked) await removeCommentLike(tx, comment.id, session.userId)
+		const liked = await addLike(tx, commentLikeTarget, comment.id, session.userId, Date.now())
+		if (!liked) await removeLike(tx, commentLikeTarget, comment.id, session.userId)
 		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
 		if (liked) {
 			const liker = await findUserById(tx, session.userId)

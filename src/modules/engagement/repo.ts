@@ -4,26 +4,33 @@
 import type { Db } from '../../lib/db'
 import type { SeenCounts } from '../../timelines/post-cache'
 
-/** Likes the post for the user; false when it was already liked. */
-export async function addPostLike(
+/** Likes the post or comment for the user; false when it was already liked. */
+export async function addLike(
 	db: Db,
-	postId: string,
+	target: LikeTarget,
+	targetId: string,
 	userId: number,
 	now: number,
 ): Promise<boolean> {
 	const inserted = await db`
-		insert into post_likes (post_id, user_id, created_at) values (${postId}, ${userId}, ${now})
-		on conflict do nothing returning post_id`
+		insert into ${db(target.table)} (${db(target.column)}, user_id, created_at) values (${targetId}, ${userId}, ${now})
+		on conflict do nothing returning user_id`
 	if (inserted.length === 0) return false
-	await db`update posts set likes_count = likes_count + 1 where id = ${postId}`
+	await db`update ${db(target.counted)} set likes_count = likes_count + 1 where id = ${targetId}`
 	return true
 }
 
-export async function removePostLike(db: Db, postId: string, userId: number): Promise<boolean> {
-	const deleted =
-		await db`delete from post_likes where post_id = ${postId} and user_id = ${userId} returning post_id`
+/** Removes the user's like; false when there was none. */
+export async function removeLike(
+	db: Db,
+	target: LikeTarget,
+	targetId: string,
+	userId: number,
+): Promise<boolean> {
+	const deleted = await db`
+		delete from ${db(target.table)} where ${db(target.column)} = ${targetId} and user_id = ${userId} returning user_id`
 	if (deleted.length === 0) return false
-	await db`update posts set likes_count = greatest(likes_count - 1, 0) where id = ${postId}`
+	await db`update ${db(target.counted)} set likes_count = greatest(likes_count - 1, 0) where id = ${targetId}`
 	return true
 }
 
@@ -40,11 +47,16 @@ export interface LikeRow {
 	created_at: number
 }
 
+/** Where likes of posts and of comments live, and the table keeping their likes_count. */
 export type LikeTarget =
-	| { table: 'post_likes'; column: 'post_id' }
-	| { table: 'comment_likes'; column: 'comment_id' }
-export const postLikeTarget: LikeTarget = { table: 'post_likes', column: 'post_id' }
-export const commentLikeTarget: LikeTarget = { table: 'comment_likes', column: 'comment_id' }
+	| { table: 'post_likes'; column: 'post_id'; counted: 'posts' }
+	| { table: 'comment_likes'; column: 'comment_id'; counted: 'comments' }
+export const postLikeTarget: LikeTarget = { table: 'post_likes', column: 'post_id', counted: 'posts' }
+export const commentLikeTarget: LikeTarget = {
+	table: 'comment_likes',
+	column: 'comment_id',
+	counted: 'comments',
+}
 
 /**
  * A page of likes of a post or comment, newest first, leaving out users blocked by or

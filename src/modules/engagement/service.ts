@@ -14,13 +14,13 @@ import { findUserById, findUserByUuid, findUsersByIds } from '../users/repo'
 import { paging } from '../../lib/paging'
 import { hasCmRights, visiblePost } from './access'
 import {
-	addPostLike,
+	addLike,
 	type LikeRow,
 	likesPage,
 	postLikeTarget,
 	postLikesCount,
 	recordViews,
-	removePostLike,
+	removeLike,
 	savedPosts,
 	toggleSave,
 	togglePin,
@@ -36,8 +36,8 @@ export async function togglePostLike(session: Session, postId: string) {
 	const result = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const now = Date.now()
-		const liked = await addPostLike(tx, post.id, session.userId, now)
-		if (!liked) await removePostLike(tx, post.id, session.userId)
+		const liked = await addLike(tx, postLikeTarget, post.id, session.userId, now)
+		if (!liked) await removeLike(tx, postLikeTarget, post.id, session.userId)
 		if (liked) {
 			const data = {
 				...(await postEventData(tx, session.communityId, post.id)),

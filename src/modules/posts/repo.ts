@@ -28,17 +28,10 @@ const selectPost = (db: Db) => db`
 	deleted_by, delete_reason, likes_count, comments_count, post_shared_count,
 	created_at::float8 as created_at, updated_at::float8 as updated_at`
 
-export interface NewPost {
-	id: string
-	community_id: number
-	user_id: number
-	heading: string
-	text: string
-	attachments: unknown[]
-	visibility: Visibility
-	created_at: number
-	updated_at: number
-}
+export type NewPost = Pick<
+	PostRow,
+	'id' | 'community_id' | 'user_id' | 'heading' | 'text' | 'attachments' | 'visibility' | 'created_at' | 'updated_at'
+>
 
 export async function insertPost(db: Db, post: NewPost): Promise<void> {
 	await db`

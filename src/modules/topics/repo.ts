@@ -33,18 +33,8 @@ const insertColumns = [
 	'updated_at',
 ]
 
-export interface NewTopic {
-	id: string
-	community_id: number
-	name: string
-	priority: number
-	is_searchable: boolean
-	parent_id: string | null
-	level: number
-	is_enabled: boolean
-	metadata: Record<string, unknown>
-	created_at: number
-}
+/** A row to insert: post_count is the triggers', updated_at starts as created_at. */
+export type NewTopic = Omit<TopicRow, 'post_count' | 'updated_at' | 'parent_name'>
 
 export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow[]> {
 	if (topics.length === 0) return []

@@ -17,15 +17,10 @@ export interface WebhookRow {
 }
 
 /** Inserts unless the same type and url are registered already (then null). */
-export interface NewWebhook {
-	id: string
-	community_id: number
-	webhook_type: string
-	url: string
-	sealed_secret: string
-	is_active: boolean
-	created_at: number
-}
+export type NewWebhook = Pick<
+	WebhookRow,
+	'id' | 'community_id' | 'webhook_type' | 'url' | 'sealed_secret' | 'is_active'
+> & { created_at: number }
 
 export async function insertWebhook(db: Db, w: NewWebhook) {
 	const [created] = await db<WebhookRow[]>`

@@ -15,17 +15,8 @@ export interface WidgetRow {
 	updated_at: number
 }
 
-export interface NewWidget {
-	id: string
-	community_id: number
-	parent_entity_id: string | null
-	parent_entity_type: string | null
-	company_id: string | null
-	metadata: Record<string, unknown>
-	meta: unknown
-	created_by: number | null
-	created_at: number
-}
+/** A row to insert: updated_at starts as created_at. */
+export type NewWidget = Omit<WidgetRow, 'updated_at'>
 
 /** Inserts the widget; null when another widget already holds its company_id. */
 export async function insertWidget(db: Db, w: NewWidget): Promise<WidgetRow | null> {
