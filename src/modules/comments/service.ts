@@ -7,8 +7,8 @@ import { forgetPosts } from '../../timelines/post-cache'
 import type { Session } from '../auth/plugin'
 import { paging } from '../../lib/paging'
 import { hasCmRights, visiblePost } from '../engagement/access'
-import { addLike, commentLikeTarget, likesPage, removeLike } from '../engagement/repo'
-import { presentLikes } from '../engagement/service'
+import { addLike, commentLikeTarget, removeLike } from '../engagement/repo'
+import { likesList } from '../engagement/service'
 import type { PostRow } from '../posts/repo'
 import { taggedUuids } from '../posts/tags'
 import { usersMap } from '../users/present'
@@ -276,14 +276,5 @@ export async function listCommentLikes(
 ) {
 	const post = await visiblePost(sql, session, postId)
 	const comment = await liveComment(sql, session, post.id, commentId)
-	const p = paging(page, pageSize)
-	const { rows, total } = await likesPage(
-		sql,
-		commentLikeTarget,
-		comment.id,
-		session.userId,
-		p.pageSize,
-		p.offset,
-	)
-	return presentLikes(rows, total)
+	return likesList(session, commentLikeTarget, comment.id, page, pageSize)
 }

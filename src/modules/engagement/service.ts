@@ -15,7 +15,7 @@ import { paging } from '../../lib/paging'
 import { hasCmRights, visiblePost } from './access'
 import {
 	addLike,
-	type LikeRow,
+	type LikeTarget,
 	likesPage,
 	postLikeTarget,
 	postLikesCount,
@@ -59,20 +59,19 @@ export async function listPostLikes(
 	pageSize?: number,
 ) {
 	const post = await visiblePost(sql, session, postId)
-	const p = paging(page, pageSize)
-	const { rows, total } = await likesPage(
-		sql,
-		postLikeTarget,
-		post.id,
-		session.userId,
-		p.pageSize,
-		p.offset,
-	)
-	return presentLikes(rows, total)
+	return likesList(session, postLikeTarget, post.id, page, pageSize)
 }
 
-/** `data` of a like list: likes (`_id`, `user_id` as the liker's uuid, `created_at`), users, total_count. */
-export async function presentLikes(rows: LikeRow[], total: number) {
+/** `data` of a like list (post or comment): a page of likes (`_id`, `user_id` as the liker's uuid, `created_at`), users, total_count. */
+export async function likesList(
+	session: Session,
+	target: LikeTarget,
+	targetId: string,
+	page?: number,
+	pageSize?: number,
+) {
+	const p = paging(page, pageSize)
+	const { rows, total } = await likesPage(sql, target, targetId, session.userId, p.pageSize, p.offset)
 	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
