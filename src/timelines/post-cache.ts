@@ -231,27 +231,46 @@ export async function storePosts(posts: CachedPost[]): Promise<void> {
 	await pipeline.exec()
 }
 
-/** Cached values of `ids`, misses loaded from Postgres (and cached); unknown ids are left out. */
-async function cachedPosts<T>(
-	communityId: number,
-	ids: string[],
+/**
+ * Cache-aside over MGET (posts and users alike): cached values of `ids`, misses loaded
+ * from Postgres, returned and cached for `ttl` seconds; unknown ids are left out.
+ */
+async function readThrough<K extends string | number, T>(
+	ids: K[],
+	keyOf: (id: K) => string,
+	load: (missing: K[]) => Promise<(readonly [K, string])[]>,
+	ttl: number,
 	decode: (raw: Buffer) => T,
-): Promise<Map<string, T>> {
-	const found = new Map<string, T>()
+): Promise<Map<K, T>> {
+	const found = new Map<K, T>()
 	if (ids.length === 0) return found
-	const cached = await redis.mgetBuffer(...ids.map((id) => keys.postCache(communityId, id)))
-	const missing: string[] = []
+	const cached = await redis.mgetBuffer(...ids.map(keyOf))
+	const missing: K[] = []
 	ids.forEach((id, i) => {
 		const raw = cached[i]
 		if (raw) found.set(id, decode(raw))
 		else missing.push(id)
 	})
 	if (missing.length > 0) {
-		const loaded = await loadPosts(sql, communityId, missing)
-		for (const post of loaded) found.set(post.id, decode(Buffer.from(encodePost(post))))
-		await quietly('fill posts', () => storePosts(loaded))
+		const encoded = await load(missing)
+		for (const [id, value] of encoded) found.set(id, decode(Buffer.from(value)))
+		await quietly('fill cache', async () => {
+			const pipeline = redis.multi()
+			for (const [id, value] of encoded) pipeline.set(keyOf(id), value, 'EX', ttl)
+			await pipeline.exec()
+		})
 	}
 	return found
+}
+
+function cachedPosts<T>(
+	communityId: number,
+	ids: string[],
+	decode: (raw: Buffer) => T,
+): Promise<Map<string, T>> {
+	const load = async (missing: string[]) =>
+		(await loadPosts(sql, communityId, missing)).map((post) => [post.id, encodePost(post)] as const)
+	return readThrough(ids, (id) => keys.postCache(communityId, id), load, POST_TTL_SECONDS, decode)
 }
 
 /** Posts by id from the cache, missing ones from Postgres (and then cached). Unknown ids are left out. */
@@ -266,32 +285,16 @@ export function getPostViews(communityId: number, ids: string[]): Promise<Map<st
 
 // A cached user is its feed form (presentFeedUser) serialized; the object form is
 // read back from it, and feed pages splice the bytes as they are.
-async function cachedUsers<T>(
+function cachedUsers<T>(
 	communityId: number,
 	ids: number[],
 	decode: (raw: Buffer) => T,
 ): Promise<Map<number, T>> {
-	const found = new Map<number, T>()
-	if (ids.length === 0) return found
-	const cached = await redis.mgetBuffer(...ids.map((id) => keys.userCache(communityId, id)))
-	const missing: number[] = []
-	ids.forEach((id, i) => {
-		const raw = cached[i]
-		if (raw) found.set(id, decode(raw))
-		else missing.push(id)
-	})
-	if (missing.length > 0) {
-		const loaded = await loadUsers(sql, communityId, missing)
-		const encoded = loaded.map((user) => [user.id, JSON.stringify(presentFeedUser(user))] as const)
-		for (const [id, json] of encoded) found.set(id, decode(Buffer.from(json)))
-		await quietly('fill users', async () => {
-			const pipeline = redis.multi()
-			for (const [id, json] of encoded)
-				pipeline.set(keys.userCache(communityId, id), json, 'EX', USER_TTL_SECONDS)
-			await pipeline.exec()
-		})
-	}
-	return found
+	const load = async (missing: number[]) =>
+		(await loadUsers(sql, communityId, missing)).map(
+			(user) => [user.id, JSON.stringify(presentFeedUser(user))] as const,
+		)
+	return readThrough(ids, (id) => keys.userCache(communityId, id), load, USER_TTL_SECONDS, decode)
 }
 
 export function getUsers(communityId: number, ids: number[]): Promise<Map<number, CachedUser>> {
