@@ -27,7 +27,10 @@ import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
 
-function validationMessage(error: { all?: { path?: string; message: string; summary?: string }[]; message: string }, where: string) {
+function validationMessage(
+	error: { all?: { path?: string; message: string; summary?: string }[]; message: string },
+	where: string,
+) {
 	const first = error.all?.[0]
 	if (!first) return `Invalid ${where}`
 	const field = first.path ? first.path.replace(/^\//, '').replaceAll('/', '.') : where
@@ -38,9 +41,11 @@ export const app = new Elysia()
 	.onRequest(async ({ request, server }) => {
 		startedAt.set(request, performance.now())
 		const length = Number(request.headers.get('content-length') ?? 0)
-		if (length > config.MAX_BODY_BYTES) throw new AppError(413, `Request body larger than ${config.MAX_BODY_BYTES} bytes`)
+		if (length > config.MAX_BODY_BYTES)
+			throw new AppError(413, `Request body larger than ${config.MAX_BODY_BYTES} bytes`)
 		assertSupportedVersion(readClientInfo(request.headers))
-		if (!new URL(request.url).pathname.match(/^\/(health|ready|metrics)$/)) await limitIp(clientIp(request, server))
+		if (!new URL(request.url).pathname.match(/^\/(health|ready|metrics)$/))
+			await limitIp(clientIp(request, server))
 	})
 	.onError(({ error, code, set, request }) => {
 		if (error instanceof AppError) {
@@ -73,8 +78,14 @@ export const app = new Elysia()
 		if (start === undefined) return
 		const seconds = (performance.now() - start) / 1000
 		const status = String(set.status ?? 200)
-		requestDuration.observe({ method: request.method, route: route || 'unmatched', status }, seconds)
-		log.info({ method: request.method, route, status: Number(status), ms: Math.round(seconds * 1000) }, 'request')
+		requestDuration.observe(
+			{ method: request.method, route: route || 'unmatched', status },
+			seconds,
+		)
+		log.info(
+			{ method: request.method, route, status: Number(status), ms: Math.round(seconds * 1000) },
+			'request',
+		)
 	})
 	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
 	.use(healthModule)

@@ -6,13 +6,15 @@ import { join } from 'node:path'
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
-
 const Schema = T.Object({
 	NODE_ENV: T.Union([T.Literal('development'), T.Literal('production'), T.Literal('test')], {
 		default: 'development',
 	}),
 	PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-	DATABASE_URL: T.String({ pattern: '^postgres(ql)?://', default: 'postgres://postgres@127.0.0.1:5432/plaza' }),
+	DATABASE_URL: T.String({
+		pattern: '^postgres(ql)?://',
+		default: 'postgres://postgres@127.0.0.1:5432/plaza',
+	}),
 	DATABASE_REPLICA_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
 	REDIS_URL: T.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' }),
 	REDIS_CLUSTER_NODES: T.Optional(T.String()),
@@ -23,10 +25,16 @@ const Schema = T.Object({
 	REFRESH_TOKEN_DAYS: T.Integer({ minimum: 1, default: 30 }),
 	OTP_SENDER: T.Union([T.Literal('log'), T.Literal('webhook')], { default: 'log' }),
 	OTP_WEBHOOK_URL: T.Optional(T.String({ pattern: '^https?://' })),
-	OTP_TEST_NUMBERS: T.String({ pattern: '^(\\+?\\d{1,4}-\\d{4,15}:\\d{6}(,\\+?\\d{1,4}-\\d{4,15}:\\d{6})*)?$', default: '' }),
+	OTP_TEST_NUMBERS: T.String({
+		pattern: '^(\\+?\\d{1,4}-\\d{4,15}:\\d{6}(,\\+?\\d{1,4}-\\d{4,15}:\\d{6})*)?$',
+		default: '',
+	}),
 	OTP_TTL_SECONDS: T.Integer({ minimum: 1, default: 300 }),
 	OTP_RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 30 }),
-	WEBHOOK_RETRY_SCHEDULE_MS: T.String({ pattern: '^\\d+,\\d+,\\d+$', default: '1000,60000,3600000' }),
+	WEBHOOK_RETRY_SCHEDULE_MS: T.String({
+		pattern: '^\\d+,\\d+,\\d+$',
+		default: '1000,60000,3600000',
+	}),
 	WEBHOOK_TIMEOUT_MS: T.Integer({ minimum: 1, default: 60000 }),
 	WEBHOOK_ALLOWED_CIDRS: T.String({ default: '' }),
 	FCM_BASE_URL: T.String({ default: 'https://fcm.googleapis.com' }),
@@ -100,8 +108,12 @@ export const config = {
 	otpTestNumbers: parsePairs(env.OTP_TEST_NUMBERS),
 	minVersionCodes: new Map([...parsePairs(env.MIN_VERSION_CODES)].map(([k, v]) => [k, Number(v)])),
 	webhookRetryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
-	webhookAllowedCidrs: env.WEBHOOK_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean),
-	pushAllowedHosts: env.PUSH_ALLOWED_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),
+	webhookAllowedCidrs: env.WEBHOOK_ALLOWED_CIDRS.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean),
+	pushAllowedHosts: env.PUSH_ALLOWED_HOSTS.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean),
 }
 
 export type Config = typeof config
