@@ -3,11 +3,13 @@
 //   (c) the same page computed by a plain Postgres query on the same server.
 // Seeds a community (scripts/bench/feeds-seed.ts) into its own database
 // (plaza_bench_d); the viewer follows 300 members. Server in a child process,
-// autocannon (64 connections) in this one.
+// autocannon (64 connections) in this one. GET /feed/universal page 1 is measured
+// in the same run as a reference (the same render path).
 // Run: bun run scripts/bench/graph-feeds.ts   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64)
 export {}
 
-process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
 process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6'
 process.env.LOG_LEVEL = 'warn'
 process.env.RATE_LIMIT_PER_MINUTE = '100000000'
@@ -42,7 +44,10 @@ await sql`
 	on conflict do nothing`
 await rebuildCommunity(c)
 await redis.del(keys.settings(c), keys.connLive(bench.viewerId), keys.persMeta(bench.viewerId))
-const token = await signAccessToken({ sub: bench.viewerUuid, uid: bench.viewerId, cid: c, role: 'member' }, 120)
+const token = await signAccessToken(
+	{ sub: bench.viewerUuid, uid: bench.viewerId, cid: c, role: 'member' },
+	120,
+)
 
 const child = Bun.spawn([process.execPath, 'run', 'scripts/bench/graph-feeds-server.ts'], {
 	env: { ...process.env },
@@ -73,7 +78,8 @@ async function measure(name: string, path: string): Promise<Row> {
 	const url = `http://127.0.0.1:${port}${path}`
 	const headers = { authorization: `Bearer ${token}` }
 	const check = await fetch(url, { headers })
-	if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`)
+	if (check.status !== 200)
+		throw new Error(`${path} answered ${check.status}: ${await check.text()}`)
 	await autocannon({ url, connections, duration: 2, headers })
 	const result = await autocannon({ url, connections, duration: seconds, headers })
 	const row = {
@@ -87,20 +93,64 @@ async function measure(name: string, path: string): Promise<Row> {
 	return row
 }
 
+/**
+ * The plain-Postgres personalised page is slow enough that autocannon leaves queries
+ * running when it stops; they would load the machine during the next row. Cancel what
+ * is still running on the bench database and wait until it is idle.
+ */
+async function settle(): Promise<void> {
+	for (let i = 0; i < 100; i++) {
+		const [row] = await sql<{ active: number }[]>`
+			select count(*)::int as active, count(pg_cancel_backend(pid)) from pg_stat_activity
+			where datname = current_database() and pid <> pg_backend_pid() and state = 'active'`
+		if (!row?.active) return
+		await Bun.sleep(200)
+	}
+}
+
+async function baseline(name: string, path: string): Promise<Row> {
+	const row = await measure(name, path)
+	await settle()
+	return row
+}
+
 try {
 	const bare = await measure('(a) bare route', '/bench/bare')
+	const universal = await measure(
+		'    /feed/universal p1 (reference)',
+		'/feed/universal?page=1&page_size=20',
+	)
 	const pairs = [
-		[await measure('(b) /feed/connection p1', '/feed/connection?page=1&page_size=20'), await measure('(c) postgres connection p1', '/bench/pg-connection?page=1&page_size=20')],
-		[await measure('(b) /feed/connection p5', '/feed/connection?page=5&page_size=20'), await measure('(c) postgres connection p5', '/bench/pg-connection?page=5&page_size=20')],
-		[await measure('(b) /feed/personalised p1', '/feed/personalised?page=1&page_size=20'), await measure('(c) postgres personalised p1', '/bench/pg-personalised?page=1&page_size=20')],
-		[await measure('(b) /feed/personalised p5', '/feed/personalised?page=5&page_size=20'), await measure('(c) postgres personalised p5', '/bench/pg-personalised?page=5&page_size=20')],
+		[
+			await measure('(b) /feed/connection p1', '/feed/connection?page=1&page_size=20'),
+			await baseline('(c) postgres connection p1', '/bench/pg-connection?page=1&page_size=20'),
+		],
+		[
+			await measure('(b) /feed/connection p5', '/feed/connection?page=5&page_size=20'),
+			await baseline('(c) postgres connection p5', '/bench/pg-connection?page=5&page_size=20'),
+		],
+		[
+			await measure('(b) /feed/personalised p1', '/feed/personalised?page=1&page_size=20'),
+			await baseline('(c) postgres personalised p1', '/bench/pg-personalised?page=1&page_size=20'),
+		],
+		[
+			await measure('(b) /feed/personalised p5', '/feed/personalised?page=5&page_size=20'),
+			await baseline('(c) postgres personalised p5', '/bench/pg-personalised?page=5&page_size=20'),
+		],
 	] as const
 	const pad = (value: string | number, width: number) => String(value).padStart(width)
-	console.log(`\ngraph feeds benchmark: ${bench.posts} posts, ${size.users} users, viewer follows 300, ${connections} connections, ${seconds} s/run`)
-	console.log(`${'case'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('b/a', 7)}${pad('b/c', 7)}`)
+	console.log(
+		`\ngraph feeds benchmark: ${bench.posts} posts, ${size.users} users, viewer follows 300, ${connections} connections, ${seconds} s/run`,
+	)
+	console.log(
+		`${'case'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('b/a', 7)}${pad('b/c', 7)}`,
+	)
 	const line = (row: Row, ratios = ['', '']) =>
-		console.log(`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`)
+		console.log(
+			`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`,
+		)
 	line(bare)
+	line(universal, [`${Math.round((100 * universal.rps) / bare.rps)}%`, ''])
 	for (const [b, pgRow] of pairs) {
 		line(b, [`${Math.round((100 * b.rps) / bare.rps)}%`, `${(b.rps / pgRow.rps).toFixed(1)}x`])
 		line(pgRow)
