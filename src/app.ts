@@ -4,7 +4,7 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { config } from './config'
 import { assertSupportedVersion, clientIp, readClientInfo } from './lib/client'
-import { AppError } from './lib/errors'
+import { AppError, badRequest } from './lib/errors'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
@@ -27,14 +27,40 @@ import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
 
-function validationMessage(
-	error: { all?: { path?: string; message: string; summary?: string }[]; message: string },
-	where: string,
-) {
+interface ValidationIssue {
+	path?: string
+	message: string
+	summary?: string
+	value?: unknown
+}
+
+const kinds: Record<string, string> = {
+	integer: 'an integer',
+	numeric: 'a number',
+	number: 'a number',
+	boolean: 'true or false',
+}
+
+/** The query field holding `value`: a coerced query number is validated alone, without its name. */
+function queryFieldOf(url: string, value: unknown): string {
+	if (typeof value !== 'number') return ''
+	const names = [...new URL(url).searchParams].filter(([, v]) => Number(v) === value)
+	return names.length === 1 ? names[0][0] : ''
+}
+
+/** `Invalid <where>: <field> <problem> (got <value>)` from the first issue, never the validator's JSON. */
+function validationMessage(error: { all?: ValidationIssue[] }, type: string, url: string) {
 	const first = error.all?.[0]
+	const where = type === 'property' ? 'query' : type
 	if (!first) return `Invalid ${where}`
-	const field = first.path ? first.path.replace(/^\//, '').replaceAll('/', '.') : where
-	return `Invalid ${where}: ${field ? `${field} ` : ''}${first.summary ?? first.message}`.trim()
+	const path = first.path ? first.path.replace(/^\//, '').replaceAll('/', '.') : ''
+	const field = path || (type === 'property' ? queryFieldOf(url, first.value) : '')
+	// Query numbers and booleans are unions of the value and its string form; name the kind.
+	const kind = /should be one of: '(\w+)'/.exec(first.summary ?? '')?.[1]
+	const problem = kind && kinds[kind] ? `must be ${kinds[kind]}` : (first.summary ?? first.message)
+	const shown = ['string', 'number', 'boolean'].includes(typeof first.value)
+	const got = shown ? ` (got ${JSON.stringify(first.value).slice(0, 100)})` : ''
+	return `Invalid ${where}: ${field ? `${field} ` : ''}${problem}${got}`
 }
 
 export const app = new Elysia()
@@ -47,7 +73,25 @@ export const app = new Elysia()
 		if (!new URL(request.url).pathname.match(/^\/(health|ready|metrics)$/))
 			await limitIp(clientIp(request, server))
 	})
-	.onError(({ error, code, set, request }) => {
+	// Bodies are JSON (forms too, as Elysia parses them). JSON sent as text/plain
+	// (sendBeacon, some SDKs) is read as JSON; any other body is a 400 saying so, rather
+	// than a string that fails the route's checks with a confusing message.
+	.onParse(async ({ request, contentType }) => {
+		if (!contentType || /json|x-www-form-urlencoded|multipart\/form-data/i.test(contentType)) return
+		const text = await request.text()
+		if (text.trim() === '') return {}
+		try {
+			return JSON.parse(text)
+		} catch {
+			throw badRequest(
+				`Request body must be JSON (Content-Type: application/json), got ${contentType}`,
+			)
+		}
+	})
+	.onError(({ error: thrown, code, set, request }) => {
+		// A throw inside a parser reaches here wrapped in Elysia's ParseError.
+		const cause = (thrown as { cause?: unknown }).cause
+		const error = code === 'PARSE' && cause instanceof AppError ? cause : thrown
 		if (error instanceof AppError) {
 			set.status = error.status
 			Object.assign(set.headers, error.headers)
@@ -56,7 +100,10 @@ export const app = new Elysia()
 		switch (code) {
 			case 'VALIDATION':
 				set.status = 400
-				return { success: false, error_message: validationMessage(error, error.type) }
+				return {
+					success: false,
+					error_message: validationMessage(thrown, thrown.type, request.url),
+				}
 			case 'PARSE':
 				set.status = 400
 				return { success: false, error_message: 'Malformed request body' }
