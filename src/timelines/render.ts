@@ -35,9 +35,11 @@ export async function selectVisible(
 	offset = 0,
 	limit = ids.length,
 ): Promise<Selection> {
+	// A visible post's index never exceeds its index in `ids`: the page lies in ids[offset..],
+	// so only those need the viewer's flags.
 	const [views, flags] = await Promise.all([
 		getPostViews(viewer.communityId, ids),
-		viewerFlags(viewer.userId, ids),
+		viewerFlags(viewer.userId, ids.slice(offset)),
 	])
 	const page: Selection['page'] = []
 	let visible = 0
