@@ -8,6 +8,7 @@
 // schedule, and also sweeps for rows whose notification it missed.
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
+import { insertEventWithDeliveries } from './repo'
 import { type FeedNotification, feedNotificationsFor, recordFeedNotificationWith } from './notifications'
 
 export type EventSource = 'feed' | 'chat'
@@ -36,21 +37,6 @@ export async function recordEvent(tx: Db, input: NewEvent): Promise<string> {
 /** `notifications.feed` for the given recipients, 1,000 uuids per page (one event each). */
 export const recordFeedNotification = (tx: Db, input: FeedNotification) => recordFeedNotificationWith(insertEvent, tx, input)
 
-async function insertEvent(tx: Db, input: NewEvent): Promise<string> {
-	const id = newId()
-	const now = Date.now()
-	await tx`
-		with event as (
-			insert into events (id, community_id, event, source, data, created_at)
-			values (${id}, ${input.communityId}, ${input.event}, ${input.source ?? 'feed'}, ${tx.json(input.data as never)}, ${now})
-			returning id
-		), deliveries as (
-			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
-			select w.id, event.id, w.community_id, ${now}, ${now}, ${now}
-			from webhooks w, event
-			where w.community_id = ${input.communityId} and w.webhook_type = ${input.event} and w.is_active
-			returning 1
-		)
-		select pg_notify(${deliveriesChannel}, '') from (select 1 from deliveries limit 1) any_delivery`
-	return id
+function insertEvent(tx: Db, input: NewEvent): Promise<string> {
+	return insertEventWithDeliveries(tx, { ...input, id: newId(), source: input.source ?? 'feed', now: Date.now() }, deliveriesChannel)
 }

@@ -18,6 +18,12 @@ export interface ConnectionRow {
 	created_at: number
 }
 
+/** Serialises requests between the same two users (until the transaction ends) so checks and writes agree. */
+export async function lockPair(tx: Db, a: number, b: number): Promise<void> {
+	const [low, high] = [a, b].sort((x, y) => x - y)
+	await tx`select pg_advisory_xact_lock(${low}, ${high})`
+}
+
 export async function findRequest(db: Db, by: number, to: number): Promise<RequestRow | null> {
 	const [row] = await db<RequestRow[]>`
 		select request_by, request_to, connection_type, created_at::float8 as created_at, updated_at::float8 as updated_at

@@ -22,6 +22,7 @@ import {
 	isConnected,
 	listAccepted,
 	listPending,
+	lockPair,
 } from './repo'
 
 export async function assertConnectionsEnabled(communityId: number): Promise<void> {
@@ -45,9 +46,7 @@ export async function requestConnection(session: Session, memberUuid: string, ty
 	const now = Date.now()
 	const pairs = pairsFor(type, session.userId, target.id)
 	const status = await sql.begin(async (tx) => {
-		// Serialise requests between the same two users so checks and writes agree.
-		const [low, high] = [session.userId, target.id].sort((a, b) => a - b)
-		await tx`select pg_advisory_xact_lock(${low}, ${high})`
+		await lockPair(tx, session.userId, target.id)
 		if (await isBlockedEitherWay(tx, session.userId, target.id)) throw forbidden('You cannot connect with this member')
 		if (await isConnected(tx, session.userId, target.id)) throw conflict('You are already connected with this member')
 		if (await findRequest(tx, target.id, session.userId)) {
