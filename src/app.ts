@@ -8,6 +8,7 @@ import { AppError, badRequest } from './lib/errors'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
+import { validationMessage } from './lib/validation-message'
 import { commentsModule } from './modules/comments'
 import { dashboardModule } from './modules/dashboard'
 import { blocksModule } from './modules/blocks'
@@ -26,42 +27,6 @@ import { webhooksModule } from './modules/webhooks'
 import { widgetsModule } from './modules/widgets'
 
 const startedAt = new WeakMap<Request, number>()
-
-interface ValidationIssue {
-	path?: string
-	message: string
-	summary?: string
-	value?: unknown
-}
-
-const kinds: Record<string, string> = {
-	integer: 'an integer',
-	numeric: 'a number',
-	number: 'a number',
-	boolean: 'true or false',
-}
-
-/** The query field holding `value`: a coerced query number is validated alone, without its name. */
-function queryFieldOf(url: string, value: unknown): string {
-	if (typeof value !== 'number') return ''
-	const names = [...new URL(url).searchParams].filter(([, v]) => Number(v) === value)
-	return names.length === 1 ? names[0][0] : ''
-}
-
-/** `Invalid <where>: <field> <problem> (got <value>)` from the first issue, never the validator's JSON. */
-function validationMessage(error: { all?: ValidationIssue[] }, type: string, url: string) {
-	const first = error.all?.[0]
-	const where = type === 'property' ? 'query' : type
-	if (!first) return `Invalid ${where}`
-	const path = first.path ? first.path.replace(/^\//, '').replaceAll('/', '.') : ''
-	const field = path || (type === 'property' ? queryFieldOf(url, first.value) : '')
-	// Query numbers and booleans are unions of the value and its string form; name the kind.
-	const kind = /should be one of: '(\w+)'/.exec(first.summary ?? '')?.[1]
-	const problem = kind && kinds[kind] ? `must be ${kinds[kind]}` : (first.summary ?? first.message)
-	const shown = ['string', 'number', 'boolean'].includes(typeof first.value)
-	const got = shown ? ` (got ${JSON.stringify(first.value).slice(0, 100)})` : ''
-	return `Invalid ${where}: ${field ? `${field} ` : ''}${problem}${got}`
-}
 
 export const app = new Elysia()
 	.onRequest(async ({ request, server }) => {
