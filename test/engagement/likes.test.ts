@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
+import { connect, enableConnections } from '../connections/helpers'
 import { block, eventsFor, newPost } from './helpers'
 
 let community: TestCommunity
@@ -125,5 +126,26 @@ describe('GET /feed/post/:post_id/like', () => {
 		expect(
 			(await api('GET', `/feed/post/${postId}/like?page_size=abc`, { token: fan.token })).status,
 		).toBe(400)
+	})
+})
+
+describe('visibility of the liked post', () => {
+	test('a connections post can be liked by the author\'s connections only; a private one by the author and CMs', async () => {
+		const own = await newCommunity('likes-visibility')
+		await enableConnections(own)
+		const writer = await newUser(own)
+		const friend = await newUser(own)
+		const stranger = await newUser(own)
+		const cm = await newUser(own, { role: 'cm' })
+		await connect(friend, writer)
+		const forConnections = await newPost(writer, { visibility: 'connections' })
+		const like = (user: TestUser, postId: string) => api('PUT', `/feed/post/${postId}/like`, { token: user.token })
+		expect((await like(stranger, forConnections)).status).toBe(404)
+		expect((await like(friend, forConnections)).status).toBe(200)
+		expect((await like(cm, forConnections)).status).toBe(200)
+		const secret = await newPost(writer, { visibility: 'private' })
+		expect((await like(friend, secret)).status).toBe(404)
+		expect((await like(cm, secret)).status).toBe(200)
+		expect((await like(writer, secret)).status).toBe(200)
 	})
 })

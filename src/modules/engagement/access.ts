@@ -1,10 +1,12 @@
 // Who may engage with a post: it exists in the viewer's community, is not deleted,
-// and is visible to the viewer (private posts: author and CMs). Anything else is 404,
+// and is visible to the viewer (private posts: author and CMs; connections posts:
+// also the author's connections — the same rule as GET /feed/post). Anything else is 404,
 // so ids of other communities and hidden posts are indistinguishable from unknown ones.
 import { sql, type Db } from '../../lib/db'
 import { notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
+import { isConnected } from '../connections/repo'
 import { findPost, type PostRow } from '../posts/repo'
 
 // Inside a transaction every read goes through `db`: taking a second pool connection
@@ -24,12 +26,10 @@ export async function visiblePost(
 ): Promise<PostRow> {
 	const post = await findPost(db, session.communityId, postId, lock)
 	if (!post || post.is_deleted) throw notFound('Post')
-	if (
-		post.visibility === 'private' &&
-		post.user_id !== session.userId &&
-		!(await hasCmRights(session, db))
-	) {
-		throw notFound('Post')
+	if (post.visibility === 'public' || post.user_id === session.userId) return post
+	if (await hasCmRights(session, db)) return post
+	if (post.visibility === 'connections' && (await isConnected(db, session.userId, post.user_id))) {
+		return post
 	}
-	return post
+	throw notFound('Post')
 }
