@@ -7,8 +7,9 @@
 // Run: bun run scripts/bench/fanout.ts   (BENCH_RUNS=3; own database plaza_bench_d)
 export {}
 
-process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
-process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6'
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13'
 process.env.LOG_LEVEL = 'warn'
 process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
@@ -31,12 +32,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 await ensureDatabase(process.env.DATABASE_URL)
 await migrate()
 
-const project = await createProject({ name: 'fanout-bench', ownerCountryCode: '1', ownerMobile: `66${Date.now() % 1e8}` })
+const project = await createProject({
+	name: 'fanout-bench',
+	ownerCountryCode: '1',
+	ownerMobile: `66${Date.now() % 1e8}`,
+})
 const c = project.community_id
-const [followersMade] = [await sql`
+const [followersMade] = [
+	await sql`
 	insert into users (uuid, community_id, user_unique_id, name)
 	select gen_random_uuid(), ${c}, 'f-' || g, 'Follower ' || g from generate_series(1, ${Math.max(...sizes)}) g
-	returning id`]
+	returning id`,
+]
 const followers = followersMade.map((r) => r.id as number)
 log(`community ${c}: ${followers.length} users`)
 
@@ -47,11 +54,17 @@ async function makeAuthor(n: number) {
 	await sql`
 		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
 		select ${c}, id, ${author!.id}, 'one_way', 0 from unnest(${followers.slice(0, n)}::int[]) id`
-	const token = await signAccessToken({ sub: author!.uuid, uid: author!.id, cid: c, role: 'member' }, 60)
+	const token = await signAccessToken(
+		{ sub: author!.uuid, uid: author!.id, cid: c, role: 'member' },
+		60,
+	)
 	return { id: author!.id as number, token }
 }
 
-async function forEachBatch(ids: number[], add: (pipeline: ReturnType<typeof redis.pipeline>, id: number) => void) {
+async function forEachBatch(
+	ids: number[],
+	add: (pipeline: ReturnType<typeof redis.pipeline>, id: number) => void,
+) {
 	for (let i = 0; i < ids.length; i += 10_000) {
 		const pipeline = redis.pipeline()
 		for (const id of ids.slice(i, i + 10_000)) add(pipeline, id)
@@ -63,7 +76,14 @@ async function forEachBatch(ids: number[], add: (pipeline: ReturnType<typeof red
 await forEachBatch(followers, (p, id) => p.set(keys.connLive(id), '1', 'EX', 3600))
 
 const worker = Bun.spawn([process.execPath, 'src/index.ts'], {
-	env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'warn', NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SECRET_KEY: 'y'.repeat(32) },
+	env: {
+		...process.env,
+		ROLE: 'worker',
+		LOG_LEVEL: 'warn',
+		NODE_ENV: 'production',
+		JWT_SECRET: 'x'.repeat(32),
+		SECRET_KEY: 'y'.repeat(32),
+	},
 	stdout: 'inherit',
 	stderr: 'inherit',
 })
@@ -95,14 +115,17 @@ async function fanOutOnce(author: { id: number; token: string }, n: number): Pro
 		await Bun.sleep(1)
 	}
 	const ms = performance.now() - started
-	if (!(await allHold(followers.slice(0, n), postId))) throw new Error('a follower is missing the post')
+	if (!(await allHold(followers.slice(0, n), postId)))
+		throw new Error('a follower is missing the post')
 	return ms
 }
 
 async function baselineOnce(n: number): Promise<number> {
 	const postId = newId()
 	const started = performance.now()
-	await forEachBatch(followers.slice(0, n), (p, id) => p.zadd(keys.connFeed(id), Date.now(), postId))
+	await forEachBatch(followers.slice(0, n), (p, id) =>
+		p.zadd(keys.connFeed(id), Date.now(), postId),
+	)
 	return performance.now() - started
 }
 
@@ -119,7 +142,9 @@ try {
 			base.push(await baselineOnce(n))
 		}
 		results.push({ n, fanout: median(times), baseline: median(base), all: times })
-		log(`${n}: fan-out ${times.map((t) => t.toFixed(0)).join(', ')} ms; bare ZADD pipeline ${base.map((t) => t.toFixed(0)).join(', ')} ms`)
+		log(
+			`${n}: fan-out ${times.map((t) => t.toFixed(0)).join(', ')} ms; bare ZADD pipeline ${base.map((t) => t.toFixed(0)).join(', ')} ms`,
+		)
 	}
 
 	// Memory per entry of full feeds (1,000 entries), filled by the real fan-out command.
@@ -131,7 +156,8 @@ try {
 			await forEachBatch(sample, (p, id) => queueAdd(p, id, postId, Date.now() + i))
 		}
 		let bytes = 0
-		for (const id of sample) bytes += Number(await redis.memory('USAGE', keys.connFeed(id), 'SAMPLES', 0))
+		for (const id of sample)
+			bytes += Number(await redis.memory('USAGE', keys.connFeed(id), 'SAMPLES', 0))
 		return bytes / sample.length / CONN_FEED_MAX
 	}
 	const [, original] = (await redis.config('GET', 'zset-max-listpack-entries')) as [string, string]
@@ -139,15 +165,27 @@ try {
 	await redis.config('SET', 'zset-max-listpack-entries', '1024')
 	const perEntryListpack = await fill()
 	await redis.config('SET', 'zset-max-listpack-entries', original)
-	const oneEntry = Number(await redis.memory('USAGE', keys.connFeed(followers[50_000] as number), 'SAMPLES', 0))
+	const oneEntry = Number(
+		await redis.memory('USAGE', keys.connFeed(followers[50_000] as number), 'SAMPLES', 0),
+	)
 
-	console.log(`\nfan-out benchmark: worker in its own process, median of ${runs} runs (after one warm-up)`)
-	console.log(`${'followers'.padEnd(12)}${'fan-out ms'.padStart(12)}${'bare ZADD ms'.padStart(14)}${'target ms'.padStart(11)}`)
+	console.log(
+		`\nfan-out benchmark: worker in its own process, median of ${runs} runs (after one warm-up)`,
+	)
+	console.log(
+		`${'followers'.padEnd(12)}${'fan-out ms'.padStart(12)}${'bare ZADD ms'.padStart(14)}${'target ms'.padStart(11)}`,
+	)
 	for (const r of results) {
-		console.log(`${String(r.n).padEnd(12)}${r.fanout.toFixed(0).padStart(12)}${r.baseline.toFixed(0).padStart(14)}${String(r.n === 10_000 ? 250 : 2500).padStart(11)}`)
+		console.log(
+			`${String(r.n).padEnd(12)}${r.fanout.toFixed(0).padStart(12)}${r.baseline.toFixed(0).padStart(14)}${String(r.n === 10_000 ? 250 : 2500).padStart(11)}`,
+		)
 	}
-	console.log(`memory per feed entry, 1,000-entry feed: ${perEntryDefault.toFixed(1)} B with zset-max-listpack-entries ${original} (skiplist), ${perEntryListpack.toFixed(1)} B with 1024 (listpack); target <= 100 B`)
-	console.log(`a feed holding ${runs + 1} posts after this run: ${oneEntry} B in total (key overhead included)`)
+	console.log(
+		`memory per feed entry, 1,000-entry feed: ${perEntryDefault.toFixed(1)} B with zset-max-listpack-entries ${original} (skiplist), ${perEntryListpack.toFixed(1)} B with 1024 (listpack); target <= 100 B`,
+	)
+	console.log(
+		`a feed holding ${runs + 1} posts after this run: ${oneEntry} B in total (key overhead included)`,
+	)
 } finally {
 	worker.kill('SIGTERM')
 	await worker.exited

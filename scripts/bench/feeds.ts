@@ -15,7 +15,14 @@ process.env.LOG_LEVEL = 'warn'
 process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 
-const { default: autocannon } = await import('autocannon')
+const {
+	benchLog: log,
+	measure: measureWith,
+	printHeader,
+	printRow,
+	startBenchServer,
+} = await import('./harness')
+type Row = import('./harness').Row
 const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
@@ -34,7 +41,6 @@ const size = {
 	likes: 200_000,
 	comments: 100_000,
 }
-const log = (msg: string) => console.error(`[bench] ${msg}`)
 
 await ensureDatabase(process.env.DATABASE_URL)
 await migrate()
@@ -49,53 +55,10 @@ const token = await signAccessToken(
 	120,
 )
 
-const child = Bun.spawn([process.execPath, 'run', 'scripts/bench/feeds-server.ts'], {
-	env: { ...process.env },
-	stdout: 'pipe',
-	stderr: 'inherit',
-})
-const port = await (async () => {
-	const reader = child.stdout.getReader()
-	let text = ''
-	while (!/listening (\d+)/.test(text)) {
-		const { value, done } = await reader.read()
-		if (done) throw new Error('bench server exited')
-		text += new TextDecoder().decode(value)
-	}
-	return Number(/listening (\d+)/.exec(text)?.[1])
-})()
+const { child, port } = await startBenchServer('scripts/bench/feeds-server.ts')
 log(`server on port ${port}, ${connections} connections, ${seconds} s per run`)
-
-interface Row {
-	name: string
-	rps: number
-	p50: number
-	p99: number
-	errors: number
-}
-
-async function measure(name: string, path: string): Promise<Row> {
-	const url = `http://127.0.0.1:${port}${path}`
-	const check = await fetch(url, { headers: { authorization: `Bearer ${token}` } })
-	if (check.status !== 200)
-		throw new Error(`${path} answered ${check.status}: ${await check.text()}`)
-	await autocannon({ url, connections, duration: 2, headers: { authorization: `Bearer ${token}` } })
-	const result = await autocannon({
-		url,
-		connections,
-		duration: seconds,
-		headers: { authorization: `Bearer ${token}` },
-	})
-	const row = {
-		name,
-		rps: Math.round(result.requests.average),
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx,
-	}
-	log(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
-	return row
-}
+const load = { port, token, connections, seconds }
+const measure = (name: string, path: string) => measureWith(load, name, path)
 
 const topics = bench.topicIds.slice(0, 2).join(',')
 const cases = [
@@ -129,23 +92,15 @@ try {
 		}
 	}
 	if (!bare) throw new Error('no runs')
-	const pad = (value: string | number, width: number) => String(value).padStart(width)
 	console.log(
 		`\nfeeds benchmark: ${bench.posts} posts, ${size.users} users, ${size.topics} topics, ${connections} connections, ${seconds} s/run, best of ${rounds}`,
 	)
-	console.log(
-		`${'case'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('b/a', 7)}${pad('b/c', 7)}`,
-	)
-	const line = (row: Row, ratios = ['', '']) =>
-		console.log(
-			`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`,
-		)
-	line(bare)
-	for (const row of [authOnly, staticPage])
-		if (row) line(row, [`${Math.round((100 * row.rps) / bare.rps)}%`, ''])
+	printHeader()
+	printRow(bare)
+	for (const row of [authOnly, staticPage]) if (row) printRow(row, bare)
 	for (const { redis: b, pg: c } of rows as { redis: Row; pg: Row }[]) {
-		line(b, [`${Math.round((100 * b.rps) / (bare as Row).rps)}%`, `${(b.rps / c.rps).toFixed(1)}x`])
-		line(c)
+		printRow(b, bare, c)
+		printRow(c)
 	}
 	console.log('targets: (b)/(a) >= 30%, (b)/(c) >= 3x, p99 <= 20 ms')
 } finally {

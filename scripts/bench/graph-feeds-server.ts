@@ -7,7 +7,10 @@ import { app } from '../../src/app'
 import { sql } from '../../src/lib/db'
 import { authPlugin } from '../../src/modules/auth/plugin'
 
-const Page = t.Object({ page: t.Optional(t.Integer({ minimum: 1 })), page_size: t.Optional(t.Integer({ minimum: 1 })) })
+const Page = t.Object({
+	page: t.Optional(t.Integer({ minimum: 1 })),
+	page_size: t.Optional(t.Integer({ minimum: 1 })),
+})
 
 const columns = (viewerId: number) => sql`
 	p.id as _id, p.heading, p.text, p.attachments, p.community_id, p.is_pinned, p.likes_count, p.comments_count,
@@ -18,7 +21,13 @@ const columns = (viewerId: number) => sql`
 
 function respond(rows: Record<string, unknown>[], key: 'feed' | 'posts') {
 	const users: Record<string, unknown> = {}
-	for (const row of rows) users[row.user_id as string] = { id: row.author_id, uuid: row.user_id, name: row.name, image_url: row.image_url }
+	for (const row of rows)
+		users[row.user_id as string] = {
+			id: row.author_id,
+			uuid: row.user_id,
+			name: row.name,
+			image_url: row.image_url,
+		}
 	return { success: true, error_message: null, data: { [key]: rows, users } }
 }
 

@@ -10,13 +10,19 @@ export {}
 
 process.env.DATABASE_URL =
 	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
-process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14'
 process.env.LOG_LEVEL = 'warn'
 process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
-const { default: autocannon } = await import('autocannon')
+const {
+	benchLog: log,
+	measure: measureWith,
+	printHeader,
+	printRow,
+	startBenchServer,
+} = await import('./harness')
 const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
@@ -28,7 +34,6 @@ const { seed } = await import('./feeds-seed')
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const size = { users: 5000, topics: 50, posts: 50_000, likes: 200_000, comments: 100_000 }
-const log = (msg: string) => console.error(`[bench] ${msg}`)
 
 await ensureDatabase(process.env.DATABASE_URL)
 await migrate()
@@ -49,49 +54,10 @@ const token = await signAccessToken(
 	120,
 )
 
-const child = Bun.spawn([process.execPath, 'run', 'scripts/bench/graph-feeds-server.ts'], {
-	env: { ...process.env },
-	stdout: 'pipe',
-	stderr: 'inherit',
-})
-const port = await (async () => {
-	const reader = child.stdout.getReader()
-	let text = ''
-	while (!/listening (\d+)/.test(text)) {
-		const { value, done } = await reader.read()
-		if (done) throw new Error('bench server exited')
-		text += new TextDecoder().decode(value)
-	}
-	return Number(/listening (\d+)/.exec(text)?.[1])
-})()
+const { child, port } = await startBenchServer('scripts/bench/graph-feeds-server.ts')
 log(`community ${c}, server on port ${port}, ${connections} connections, ${seconds} s per run`)
-
-interface Row {
-	name: string
-	rps: number
-	p50: number
-	p99: number
-	errors: number
-}
-
-async function measure(name: string, path: string): Promise<Row> {
-	const url = `http://127.0.0.1:${port}${path}`
-	const headers = { authorization: `Bearer ${token}` }
-	const check = await fetch(url, { headers })
-	if (check.status !== 200)
-		throw new Error(`${path} answered ${check.status}: ${await check.text()}`)
-	await autocannon({ url, connections, duration: 2, headers })
-	const result = await autocannon({ url, connections, duration: seconds, headers })
-	const row = {
-		name,
-		rps: Math.round(result.requests.average),
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx,
-	}
-	log(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
-	return row
-}
+const load = { port, token, connections, seconds }
+const measure = (name: string, path: string) => measureWith(load, name, path)
 
 /**
  * The plain-Postgres personalised page is slow enough that autocannon leaves queries
@@ -108,7 +74,7 @@ async function settle(): Promise<void> {
 	}
 }
 
-async function baseline(name: string, path: string): Promise<Row> {
+async function baseline(name: string, path: string) {
 	const row = await measure(name, path)
 	await settle()
 	return row
@@ -138,22 +104,15 @@ try {
 			await baseline('(c) postgres personalised p5', '/bench/pg-personalised?page=5&page_size=20'),
 		],
 	] as const
-	const pad = (value: string | number, width: number) => String(value).padStart(width)
 	console.log(
 		`\ngraph feeds benchmark: ${bench.posts} posts, ${size.users} users, viewer follows 300, ${connections} connections, ${seconds} s/run`,
 	)
-	console.log(
-		`${'case'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('b/a', 7)}${pad('b/c', 7)}`,
-	)
-	const line = (row: Row, ratios = ['', '']) =>
-		console.log(
-			`${row.name.padEnd(34)}${pad(row.rps, 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad(row.errors, 8)}${pad(ratios[0] ?? '', 7)}${pad(ratios[1] ?? '', 7)}`,
-		)
-	line(bare)
-	line(universal, [`${Math.round((100 * universal.rps) / bare.rps)}%`, ''])
+	printHeader()
+	printRow(bare)
+	printRow(universal, bare)
 	for (const [b, pgRow] of pairs) {
-		line(b, [`${Math.round((100 * b.rps) / bare.rps)}%`, `${(b.rps / pgRow.rps).toFixed(1)}x`])
-		line(pgRow)
+		printRow(b, bare, pgRow)
+		printRow(pgRow)
 	}
 	console.log('target: (b)/(a) >= 25%')
 } finally {

@@ -9,8 +9,9 @@
 // Run: bun run scripts/bench/webhooks.ts   (BENCH_EVENTS=10000 BENCH_RETRIES=2000 BENCH_RETRY_RATE=500 BENCH_WORKERS=1)
 export {}
 
-process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_c'
-process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/5'
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_c'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12'
 process.env.LOG_LEVEL = 'warn'
 process.env.DATA_DIR ??= '.data/bench'
 process.env.WEBHOOK_ALLOWED_CIDRS = '127.0.0.0/8'
@@ -78,7 +79,14 @@ await Bun.sleep(1500)
 async function workerCpuSeconds(): Promise<number> {
 	let ticks = 0
 	for (const w of workers) {
-		const stat = (await Bun.file(`/proc/${w.pid}/stat`).text().catch(() => '')).split(') ')[1]?.split(' ') ?? []
+		const stat =
+			(
+				await Bun.file(`/proc/${w.pid}/stat`)
+					.text()
+					.catch(() => '')
+			)
+				.split(') ')[1]
+				?.split(' ') ?? []
 		ticks += Number(stat[11] ?? 0) + Number(stat[12] ?? 0)
 	}
 	return ticks / 100
@@ -88,7 +96,18 @@ const pct = (values: number[], p: number) => {
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
 const fmt = (n: number) => n.toFixed(1)
-const sample = { user: { id: 1, name: 'Bench User', uuid: crypto.randomUUID(), is_guest: false, image_url: '', is_deleted: false, custom_title: '', sdk_client_info: { uuid: 'bench', community: 1 } } }
+const sample = {
+	user: {
+		id: 1,
+		name: 'Bench User',
+		uuid: crypto.randomUUID(),
+		is_guest: false,
+		image_url: '',
+		is_deleted: false,
+		custom_title: '',
+		sdk_client_info: { uuid: 'bench', community: 1 },
+	},
+}
 
 async function waitUntil(done: () => boolean, limitMs: number) {
 	const until = Date.now() + limitMs
@@ -107,7 +126,8 @@ async function createEvents(communityId: number, count: number, event = 'profile
 				const n = Math.min(perTx, count - next)
 				next += n
 				await sql.begin(async (tx) => {
-					for (let i = 0; i < n; i++) ids.push(await recordEvent(tx, { communityId, event, data: sample }))
+					for (let i = 0; i < n; i++)
+						ids.push(await recordEvent(tx, { communityId, event, data: sample }))
 				})
 			}
 		}),
@@ -116,15 +136,34 @@ async function createEvents(communityId: number, count: number, event = 'profile
 }
 
 async function setupCommunity(name: string, path: string) {
-	const project = await createProject({ name, ownerCountryCode: '1', ownerMobile: `5${Date.now()}`.slice(0, 11) })
-	const session = { userId: 0, uuid: 'bench', communityId: project.community_id, role: 'owner' as const }
-	await createWebhook(session, { webhook_type: 'profile.created', url: `${base}${path}`, is_active: true })
+	const project = await createProject({
+		name,
+		ownerCountryCode: '1',
+		ownerMobile: `5${Date.now()}`.slice(0, 11),
+	})
+	const session = {
+		userId: 0,
+		uuid: 'bench',
+		communityId: project.community_id,
+		role: 'owner' as const,
+	}
+	await createWebhook(session, {
+		webhook_type: 'profile.created',
+		url: `${base}${path}`,
+		is_active: true,
+	})
 	return project.community_id
 }
 
 // ---- 1. baseline --------------------------------------------------------------------
 {
-	const body = JSON.stringify({ id: 'x', created_at: Date.now(), event: 'profile.created', source: 'feed', data: sample })
+	const body = JSON.stringify({
+		id: 'x',
+		created_at: Date.now(),
+		event: 'profile.created',
+		source: 'feed',
+		data: sample,
+	})
 	const concurrency = defaultEngineOptions().perEndpoint
 	let sent = 0
 	const started = performance.now()
@@ -132,15 +171,21 @@ async function setupCommunity(name: string, path: string) {
 		Array.from({ length: concurrency }, async () => {
 			while (sent < EVENTS) {
 				sent++
-				const r = await fetch(`${base}/baseline`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+				const r = await fetch(`${base}/baseline`, {
+					method: 'POST',
+					body,
+					headers: { 'content-type': 'application/json' },
+				})
 				await r.arrayBuffer()
 			}
 		}),
 	)
 	const seconds = (performance.now() - started) / 1000
 	const load = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
-console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${load} at start`)
-console.log(`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt(EVENTS / seconds)} req/s`)
+	console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${load} at start`)
+	console.log(
+		`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt(EVENTS / seconds)} req/s`,
+	)
 }
 
 // ---- 2. throughput ----------------------------------------------------------------------
@@ -152,8 +197,15 @@ console.log(`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt
 	const created = Date.now()
 	const complete = await waitUntil(() => ids.every((id) => arrivals.has(id)), 120_000)
 	const last = Math.max(...ids.map((id) => arrivals.get(id)?.[0] ?? 0))
-	const createdAt = new Map((await sql`select id, created_at from events where id in ${sql(ids)}`).map((r) => [r.id as string, Number(r.created_at)]))
-	const latencies = ids.filter((id) => arrivals.has(id)).map((id) => (arrivals.get(id)?.[0] ?? 0) - (createdAt.get(id) ?? 0))
+	const createdAt = new Map(
+		(await sql`select id, created_at from events where id in ${sql(ids)}`).map((r) => [
+			r.id as string,
+			Number(r.created_at),
+		]),
+	)
+	const latencies = ids
+		.filter((id) => arrivals.has(id))
+		.map((id) => (arrivals.get(id)?.[0] ?? 0) - (createdAt.get(id) ?? 0))
 	const dupes = ids.filter((id) => (arrivals.get(id)?.length ?? 0) > 1).length
 	const cpu = (await workerCpuSeconds()) - cpuBefore
 	console.log(
@@ -178,7 +230,10 @@ console.log(`baseline: ${EVENTS} direct POSTs, concurrency ${concurrency}: ${fmt
 		const due = pacedFrom + ((made + perTick) / perTick) * tick
 		if (due > Date.now()) await Bun.sleep(due - Date.now())
 	}
-	const complete = await waitUntil(() => ids.every((id) => (arrivals.get(id)?.length ?? 0) >= 2), 120_000)
+	const complete = await waitUntil(
+		() => ids.every((id) => (arrivals.get(id)?.length ?? 0) >= 2),
+		120_000,
+	)
 	const delay = config.webhookRetryScheduleMs[0]
 	const lateness = ids
 		.filter((id) => (arrivals.get(id)?.length ?? 0) >= 2)
