@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { app } from '../../src/app'
 import { sql } from '../../src/lib/db'
 import { authPlugin } from '../../src/modules/auth/plugin'
-import { serve } from '../../src/modules/feeds'
+import { okJson } from '../../src/lib/raw-json'
 import { parseIdList } from '../../src/modules/feeds/model'
 import { viewerFromSession } from '../../src/timelines/present'
 import { readUniversalJson } from '../../src/timelines/universal'
@@ -64,8 +64,8 @@ const authOnly = new Elysia({ name: 'bench-auth' })
 				page: 1,
 				pageSize: 20,
 			})
-			// Sent as the feed sends it (serve(): envelope, direct stream), so the row is the cost of the bytes alone.
-			return serve(pageBytes)
+			// Sent as the feed sends it (okJson(): envelope, direct stream), so the row is the cost of the bytes alone.
+			return okJson(pageBytes)
 		},
 		{ auth: 'member' },
 	)

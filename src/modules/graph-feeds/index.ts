@@ -2,7 +2,7 @@
 // as pre-serialized pages like the universal feed.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { serve } from '../feeds'
+import { okJson } from '../../lib/raw-json'
 import { ConnectionFeedQuery, PersonalisedQuery } from './model'
 import { connectionFeedJson, personalisedFeedJson } from './service'
 
@@ -13,7 +13,7 @@ export const graphFeedsModule = new Elysia({ name: 'graph-feeds' })
 	.get(
 		'/feed/connection',
 		async ({ session, query }) =>
-			serve(await connectionFeedJson(session, query.page ?? 1, query.page_size ?? 20)),
+			okJson(await connectionFeedJson(session, query.page ?? 1, query.page_size ?? 20)),
 		{
 			auth: 'member',
 			query: ConnectionFeedQuery,
@@ -26,7 +26,7 @@ export const graphFeedsModule = new Elysia({ name: 'graph-feeds' })
 	.get(
 		'/feed/personalised',
 		async ({ session, query }) =>
-			serve(
+			okJson(
 				await personalisedFeedJson(session, {
 					page: query.page ?? 1,
 					pageSize: query.page_size ?? 20,
