@@ -18,6 +18,7 @@ import {
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
+	stoppedFollowing,
 } from './graph-repo'
 
 const BATCH = 5000
@@ -58,6 +59,24 @@ async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
 		if (job.kind === 'add') queueAdd(pipeline, follower, job.post_id, job.score)
 		else pipeline.zrem(keys.connFeed(follower), job.post_id)
 	}
+	await execOrThrow(pipeline)
+	if (job.kind === 'add') await takeBackFromLeavers(job, followers)
+}
+
+/**
+ * A follower who rejected or blocked the author after this batch was read had the
+ * author's posts removed before our ZADD landed; re-check once the adds are in and take
+ * the post back out. (A removal committed after this check runs after our ZADD too.)
+ */
+async function takeBackFromLeavers(job: FanOutJob, followers: number[]): Promise<void> {
+	const gone = await stoppedFollowing(sql, job.author_id, followers)
+	if (gone.length === 0) return
+	const pipeline = redis.pipeline()
+	for (const follower of gone) pipeline.zrem(keys.connFeed(follower), job.post_id)
+	await execOrThrow(pipeline)
+}
+
+async function execOrThrow(pipeline: ReturnType<typeof redis.pipeline>): Promise<void> {
 	const results = await pipeline.exec()
 	const failed = results?.find(([error]) => error)
 	if (failed) throw failed[0]

@@ -16,6 +16,14 @@ export async function followersAfter(db: Db, authorId: number, afterUserId: numb
 	return rows.map((r) => r.user_id)
 }
 
+/** Those of `followerIds` who no longer follow the author (a reject or block since the batch was read). */
+export async function stoppedFollowing(db: Db, authorId: number, followerIds: number[]): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`
+		select id from unnest(${followerIds}::int[]) as f(id)
+		where not exists (select 1 from connections c where c.connection_id = ${authorId} and c.user_id = f.id)`
+	return rows.map((r) => r.id)
+}
+
 export async function recentPostsOfAuthor(db: Db, authorId: number, limit: number): Promise<FeedEntry[]> {
 	return db<FeedEntry[]>`
 		select id, created_at::float8 as created_at from posts
