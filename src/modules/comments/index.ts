@@ -13,8 +13,8 @@ import {
 	listRootComments,
 	toggleCommentLike,
 } from './service'
+import { ok } from '../../lib/envelope'
 
-const ok = <T>(data: T) => ({ success: true, error_message: null, data })
 const input = (body: { text: string; temp_id?: string | null }) => ({
 	text: body.text,
 	temp_id: body.temp_id ?? undefined,

@@ -12,8 +12,7 @@ import {
 	togglePostPin,
 	togglePostSave,
 } from './service'
-
-const ok = <T>(data: T) => ({ success: true, error_message: null, data })
+import { ok } from '../../lib/envelope'
 
 export const engagementModule = new Elysia({ name: 'engagement' })
 	.use(authPlugin)

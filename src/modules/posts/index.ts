@@ -4,8 +4,7 @@ import { authPlugin } from '../auth/plugin'
 import { PageQuery } from '../../lib/paging'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
 import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
-
-const ok = <T>(data: T) => ({ success: true as const, error_message: null, data })
+import { ok } from '../../lib/envelope'
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)
@@ -20,14 +19,7 @@ export const postsModule = new Elysia({ name: 'posts' })
 	.get(
 		'/feed/post/:post_id',
 		async ({ session, params, query }) =>
-			ok(
-				await getPost(
-					session,
-					params.post_id,
-					query.page,
-					query.page_size,
-				),
-			),
+			ok(await getPost(session, params.post_id, query.page, query.page_size)),
 		{
 			auth: 'member',
 			params: PostParams,
@@ -65,14 +57,7 @@ export const postsModule = new Elysia({ name: 'posts' })
 	.get(
 		'/feed/user/:uuid/post',
 		async ({ session, params, query }) =>
-			ok(
-				await listUserPosts(
-					session,
-					params.uuid,
-					query.page,
-					query.page_size,
-				),
-			),
+			ok(await listUserPosts(session, params.uuid, query.page, query.page_size)),
 		{
 			auth: 'member',
 			params: t.Object({ uuid: t.String({ maxLength: 100 }) }),

@@ -4,7 +4,13 @@ import { Elysia } from 'elysia'
 // Registers the webhook metrics (queue depth read at scrape time) in API processes too.
 import '../../events/metrics'
 import { authPlugin } from '../auth/plugin'
-import { CreateWebhookBody, DeliveriesQuery, ReplayBody, UpdateWebhookBody, WebhookParams } from './model'
+import {
+	CreateWebhookBody,
+	DeliveriesQuery,
+	ReplayBody,
+	UpdateWebhookBody,
+	WebhookParams,
+} from './model'
 import {
 	createWebhook,
 	editWebhook,
@@ -14,8 +20,8 @@ import {
 	replayWebhook,
 	webhookDeliveries,
 } from './service'
+import { ok } from '../../lib/envelope'
 
-const ok = <T>(data: T) => ({ success: true, error_message: null, data })
 const tags = ['webhooks']
 
 export const webhooksModule = new Elysia({ name: 'webhooks' })
@@ -23,44 +29,67 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 	.post('/webhook', async ({ session, body }) => ok(await createWebhook(session, body)), {
 		auth: 'cm',
 		body: CreateWebhookBody,
-		detail: { summary: 'Register a webhook; the answer carries its whsec_ signing secret (shown once)', tags },
+		detail: {
+			summary: 'Register a webhook; the answer carries its whsec_ signing secret (shown once)',
+			tags,
+		},
 	})
 	.get('/webhook', async ({ session }) => ok(await listCommunityWebhooks(session)), {
 		auth: 'cm',
 		detail: { summary: "List the community's webhooks", tags },
 	})
-	.get('/webhook/:webhook_id', async ({ session, params }) => ok(await getWebhook(session, params.webhook_id)), {
-		auth: 'cm',
-		params: WebhookParams,
-		detail: { summary: 'Read a webhook (with its deactivation reason, if any)', tags },
-	})
-	.patch('/webhook/:webhook_id', async ({ session, params, body }) => ok(await editWebhook(session, params.webhook_id, body)), {
-		auth: 'cm',
-		params: WebhookParams,
-		body: UpdateWebhookBody,
-		detail: { summary: 'Update a webhook; is_active: true reactivates it and clears the failure state', tags },
-	})
-	.delete('/webhook/:webhook_id', async ({ session, params }) => ok(await removeWebhook(session, params.webhook_id)), {
-		auth: 'cm',
-		params: WebhookParams,
-		detail: { summary: 'Delete a webhook and its pending deliveries', tags },
-	})
+	.get(
+		'/webhook/:webhook_id',
+		async ({ session, params }) => ok(await getWebhook(session, params.webhook_id)),
+		{
+			auth: 'cm',
+			params: WebhookParams,
+			detail: { summary: 'Read a webhook (with its deactivation reason, if any)', tags },
+		},
+	)
+	.patch(
+		'/webhook/:webhook_id',
+		async ({ session, params, body }) => ok(await editWebhook(session, params.webhook_id, body)),
+		{
+			auth: 'cm',
+			params: WebhookParams,
+			body: UpdateWebhookBody,
+			detail: {
+				summary: 'Update a webhook; is_active: true reactivates it and clears the failure state',
+				tags,
+			},
+		},
+	)
+	.delete(
+		'/webhook/:webhook_id',
+		async ({ session, params }) => ok(await removeWebhook(session, params.webhook_id)),
+		{
+			auth: 'cm',
+			params: WebhookParams,
+			detail: { summary: 'Delete a webhook and its pending deliveries', tags },
+		},
+	)
 	.get(
 		'/webhook/:webhook_id/deliveries',
 		async ({ session, params, query }) =>
-			ok(
-				await webhookDeliveries(session, params.webhook_id, query),
-			),
+			ok(await webhookDeliveries(session, params.webhook_id, query)),
 		{
 			auth: 'cm',
 			params: WebhookParams,
 			query: DeliveriesQuery,
-			detail: { summary: 'The attempt log (status code, duration, error, attempt), newest first', tags },
+			detail: {
+				summary: 'The attempt log (status code, duration, error, attempt), newest first',
+				tags,
+			},
 		},
 	)
-	.post('/webhook/:webhook_id/replay', async ({ session, params, body }) => ok(await replayWebhook(session, params.webhook_id, body)), {
-		auth: 'cm',
-		params: WebhookParams,
-		body: ReplayBody,
-		detail: { summary: 'Resend the events of a time range (new attempts, same event ids)', tags },
-	})
+	.post(
+		'/webhook/:webhook_id/replay',
+		async ({ session, params, body }) => ok(await replayWebhook(session, params.webhook_id, body)),
+		{
+			auth: 'cm',
+			params: WebhookParams,
+			body: ReplayBody,
+			detail: { summary: 'Resend the events of a time range (new attempts, same event ids)', tags },
+		},
+	)

@@ -4,8 +4,7 @@ import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { WidgetBody, WidgetParams, WidgetQuery } from './model'
 import { createWidget, editWidget, listWidgets } from './service'
-
-const ok = <T>(data: T) => ({ success: true, error_message: null, data })
+import { ok } from '../../lib/envelope'
 
 export const widgetsModule = new Elysia({ name: 'widgets' })
 	.use(authPlugin)
@@ -24,18 +23,11 @@ export const widgetsModule = new Elysia({ name: 'widgets' })
 			detail: { summary: 'Edit a widget (its creator or a CM)', tags: ['widgets'] },
 		},
 	)
-	.get(
-		'/widget',
-		async ({ session, query }) =>
-			ok(
-				await listWidgets(session, query),
-			),
-		{
-			auth: 'member',
-			query: WidgetQuery,
-			detail: {
-				summary: 'Find widgets: search_key="metadata.company_id"&search_value="<id>"',
-				tags: ['widgets'],
-			},
+	.get('/widget', async ({ session, query }) => ok(await listWidgets(session, query)), {
+		auth: 'member',
+		query: WidgetQuery,
+		detail: {
+			summary: 'Find widgets: search_key="metadata.company_id"&search_value="<id>"',
+			tags: ['widgets'],
 		},
-	)
+	})
