@@ -4,6 +4,7 @@ import { badRequest } from '../../lib/errors'
 import { authPlugin } from '../auth/plugin'
 import { BlockBody, BlockListQuery, UserParams } from './model'
 import { getBlocked, setBlock } from './service'
+import { ok } from '../../lib/envelope'
 
 const tags = ['blocks']
 
@@ -15,15 +16,30 @@ export const blocksModule = new Elysia({ name: 'blocks' })
 			const flag = body.shouldBlock ?? body.should_block
 			if (flag === undefined) throw badRequest('shouldBlock is required')
 			const data = await setBlock(session, params.uuid, body.uuid, flag)
-			return { success: true, error_message: null, data }
+			return ok(data)
 		},
-		{ auth: 'member', params: UserParams, body: BlockBody, detail: { summary: 'Block or unblock a member', tags } },
+		{
+			auth: 'member',
+			params: UserParams,
+			body: BlockBody,
+			detail: { summary: 'Block or unblock a member', tags },
+		},
 	)
 	.get(
 		'/user/:uuid/block',
 		async ({ session, params, query }) => {
-			const data = await getBlocked(session, params.uuid, query.page ?? 1, query.pageSize ?? query.page_size ?? 10)
-			return { success: true, error_message: null, data }
+			const data = await getBlocked(
+				session,
+				params.uuid,
+				query.page ?? 1,
+				query.pageSize ?? query.page_size ?? 10,
+			)
+			return ok(data)
 		},
-		{ auth: 'member', params: UserParams, query: BlockListQuery, detail: { summary: 'Members the caller has blocked', tags } },
+		{
+			auth: 'member',
+			params: UserParams,
+			query: BlockListQuery,
+			detail: { summary: 'Members the caller has blocked', tags },
+		},
 	)

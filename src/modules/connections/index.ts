@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
+import { ok } from '../../lib/envelope'
 
 const tags = ['connections']
 
@@ -12,29 +13,53 @@ export const connectionsModule = new Elysia({ name: 'connections' })
 	.post(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, body }) => {
-			const data = await requestConnection(session, params.member_uuid, body.connection_type, body.connection_request_auto_accepted ?? false)
-			return { success: true, error_message: null, data }
+			const data = await requestConnection(
+				session,
+				params.member_uuid,
+				body.connection_type,
+				body.connection_request_auto_accepted ?? false,
+			)
+			return ok(data)
 		},
-		{ auth: 'member', params: MemberParams, body: RequestBody, detail: { summary: 'Request (or auto-accept) a connection', tags } },
+		{
+			auth: 'member',
+			params: MemberParams,
+			body: RequestBody,
+			detail: { summary: 'Request (or auto-accept) a connection', tags },
+		},
 	)
 	.patch(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, body }) => {
 			const data = await answerConnection(session, params.member_uuid, body.action)
-			return { success: true, error_message: null, data }
+			return ok(data)
 		},
 		{
 			auth: 'member',
 			params: MemberParams,
 			body: AnswerBody,
-			detail: { summary: 'Accept or reject a request from the member, or remove the connection', tags },
+			detail: {
+				summary: 'Accept or reject a request from the member, or remove the connection',
+				tags,
+			},
 		},
 	)
 	.get(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, query }) => {
-			const data = await listConnections(session, params.member_uuid, query.status ?? 'accepted', query.page ?? 1, query.page_size ?? 10)
-			return { success: true, error_message: null, data }
+			const data = await listConnections(
+				session,
+				params.member_uuid,
+				query.status ?? 'accepted',
+				query.page ?? 1,
+				query.page_size ?? 10,
+			)
+			return ok(data)
 		},
-		{ auth: 'member', params: MemberParams, query: ListQuery, detail: { summary: "The member's connections or pending requests", tags } },
+		{
+			auth: 'member',
+			params: MemberParams,
+			query: ListQuery,
+			detail: { summary: "The member's connections or pending requests", tags },
+		},
 	)

@@ -6,32 +6,25 @@ import { clientIp } from '../../lib/client'
 import { limit } from '../../lib/rate-limit'
 import { OtpGenerateQuery, OtpVerifyQuery } from './model'
 import { generateOtp, verifyOtp } from './service'
+import { ok } from '../../lib/envelope'
 
 const otpLimit = (request: Request, server: Parameters<typeof clientIp>[1]) =>
 	limit('ip', `otp:${clientIp(request, server)}`, config.OTP_RATE_LIMIT_PER_MINUTE)
 
 export const dashboardModule = new Elysia({ name: 'dashboard' })
-	.get(
-		'/otp/generate',
-		async ({ query }) => ({ success: true, error_message: null, data: await generateOtp(query) }),
-		{
-			query: OtpGenerateQuery,
-			beforeHandle: ({ request, server }) => otpLimit(request, server),
-			detail: {
-				summary: 'Send a one-time password to a registered owner number',
-				tags: ['dashboard'],
-			},
+	.get('/otp/generate', async ({ query }) => ok(await generateOtp(query)), {
+		query: OtpGenerateQuery,
+		beforeHandle: ({ request, server }) => otpLimit(request, server),
+		detail: {
+			summary: 'Send a one-time password to a registered owner number',
+			tags: ['dashboard'],
 		},
-	)
-	.get(
-		'/otp/verify',
-		async ({ query }) => ({ success: true, error_message: null, data: await verifyOtp(query) }),
-		{
-			query: OtpVerifyQuery,
-			beforeHandle: ({ request, server }) => otpLimit(request, server),
-			detail: {
-				summary: 'Exchange the code for the owner auth_token and refresh_token',
-				tags: ['dashboard'],
-			},
+	})
+	.get('/otp/verify', async ({ query }) => ok(await verifyOtp(query)), {
+		query: OtpVerifyQuery,
+		beforeHandle: ({ request, server }) => otpLimit(request, server),
+		detail: {
+			summary: 'Exchange the code for the owner auth_token and refresh_token',
+			tags: ['dashboard'],
 		},
-	)
+	})

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { PutProjectBody } from './model'
 import { assertDashboardProject, describeProject, savePushCredentials } from './service'
+import { ok } from '../../lib/envelope'
 
 const headersDoc = {
 	'x-api-key': 'the project API key',
@@ -45,7 +46,7 @@ export const projectsModule = new Elysia({ name: 'projects' })
 				headers['x-api-key'],
 				headers['x-platform-type'],
 			)
-			return { success: true, error_message: null, data: await describeProject(community) }
+			return ok(await describeProject(community))
 		},
 		{
 			auth: 'member',

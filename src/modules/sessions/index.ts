@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
 import { describeSession, initiateSession, logout, refreshSession } from './service'
+import { ok } from '../../lib/envelope'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
 	.use(authPlugin)
@@ -18,7 +19,7 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 				isGuest: body.is_guest,
 				tokenExpiryMinutes: body.token_expiry_beta,
 			})
-			return { success: true, error_message: null, data }
+			return ok(data)
 		},
 		{
 			body: t.Object({
@@ -38,7 +39,7 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 			detail: { summary: 'Start a session for a user (created on first call)', tags: ['sessions'] },
 		},
 	)
-	.get('/sdk/initiate', async ({ session }) => ({ success: true, error_message: null, data: await describeSession(session.userId) }), {
+	.get('/sdk/initiate', async ({ session }) => ok(await describeSession(session.userId)), {
 		auth: 'member',
 		detail: { summary: 'The user and community of the current access token', tags: ['sessions'] },
 	})
@@ -46,7 +47,7 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 		'/user/refresh',
 		async ({ headers, body }) => {
 			const token = tokenFromHeader(headers.authorization) ?? body?.refresh_token ?? null
-			return { success: true, error_message: null, data: await refreshSession(token) }
+			return ok(await refreshSession(token))
 		},
 		{
 			body: t.Optional(t.Object({ refresh_token: t.Optional(t.String()) })),
@@ -62,6 +63,9 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 		{
 			auth: 'member',
 			body: t.Optional(t.Object({ refresh_token: t.Optional(t.String()) })),
-			detail: { summary: 'Revoke the refresh token family (or all of the user)', tags: ['sessions'] },
+			detail: {
+				summary: 'Revoke the refresh token family (or all of the user)',
+				tags: ['sessions'],
+			},
 		},
 	)
