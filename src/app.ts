@@ -9,15 +9,10 @@ import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { validationMessage } from './lib/validation-message'
-import { commentsModule } from './modules/comments'
-import { dashboardModule } from './modules/dashboard'
-import { blocksModule } from './modules/blocks'
 import { connectionsModule } from './modules/connections'
-import { engagementModule } from './modules/engagement'
 import { feedsModule } from './modules/feeds'
-import { graphFeedsModule } from './modules/graph-feeds'
 import { healthModule } from './modules/health'
-import { membersModule } from './modules/members'
+import { moderationModule } from './modules/moderation'
 import { postsModule } from './modules/posts'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
@@ -104,16 +99,11 @@ export const app = new Elysia()
 	.use(sessionsModule)
 	.use(settingsModule)
 	.use(connectionsModule)
-	.use(blocksModule)
-	.use(graphFeedsModule)
-	.use(dashboardModule)
-	.use(membersModule)
+	.use(moderationModule)
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)
 	.use(postsModule)
-	.use(engagementModule)
-	.use(commentsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
 

@@ -4,7 +4,7 @@
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import { markFeedRead } from './graph-repo'
+import { markFeedRead } from './connection-repo'
 
 const THROTTLE_SECONDS = 300
 

@@ -12,7 +12,7 @@ import {
 	markFeedRead,
 	postIdsOfAuthor,
 	recentPostsOfAuthor,
-} from './graph-repo'
+} from './connection-repo'
 import type { VisibilityRules } from './hydrate'
 import { viewerBlocks } from './post-cache'
 import type { Viewer } from './present'

@@ -19,7 +19,7 @@ import {
 	followersAfter,
 	insertFanOutJob,
 	stoppedFollowing,
-} from './graph-repo'
+} from './connection-repo'
 
 const BATCH = 5000
 const LEASE_SECONDS = 30

@@ -8,7 +8,7 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity } from '../support/community'
 import { api } from '../support/http'
-import { runScript, startServer } from './spawn'
+import { runScript, startServer } from '../support/process'
 
 const get = (port: number, path: string, headers: Record<string, string> = {}) =>
 	fetch(`http://127.0.0.1:${port}${path}`, { headers }).then(async (r) => ({

@@ -5,11 +5,13 @@ import { authPlugin } from '../auth/plugin'
 import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
 import { ok } from '../../lib/envelope'
+import { blocksModule } from './blocks'
 
 const tags = ['connections']
 
 export const connectionsModule = new Elysia({ name: 'connections' })
 	.use(authPlugin)
+	.use(blocksModule)
 	.post(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, body }) => {

@@ -1,11 +1,16 @@
-// Feed routes served from Redis: GET /feed/universal and its alias for topics,
-// GET /feed/group?topic_ids= (kept for client compatibility).
+// The four feed routes, all served from Redis as pre-serialized pages:
+// GET /feed/universal and its alias for topics GET /feed/group?topic_ids= (kept for
+// client compatibility), GET /feed/connection (fan-out on write) and
+// GET /feed/personalised (ranked).
 import { Elysia } from 'elysia'
 import { okJson } from '../../lib/raw-json'
 import { viewerFromSession } from '../../timelines/present'
 import { readUniversalJson } from '../../timelines/universal'
 import { authPlugin } from '../auth/plugin'
-import { FeedQuery, MAX_PAGE_SIZE, parseIdList } from './model'
+import { ConnectionFeedQuery, FeedQuery, MAX_PAGE_SIZE, PersonalisedQuery, parseIdList } from './model'
+import { connectionFeedJson, personalisedFeedJson } from './service'
+
+const tags = ['feeds']
 
 type Query = typeof FeedQuery.static
 
@@ -30,7 +35,7 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 			query: FeedQuery,
 			detail: {
 				summary: 'Community posts, newest first, optionally by topics and widgets',
-				tags: ['feeds'],
+				tags,
 			},
 		},
 	)
@@ -43,7 +48,38 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 			query: FeedQuery,
 			detail: {
 				summary: 'The universal feed of one or more topics (client compatibility)',
-				tags: ['feeds'],
+				tags,
 			},
+		},
+	)
+	.get(
+		'/feed/connection',
+		async ({ session, query }) =>
+			okJson(await connectionFeedJson(session, query.page ?? 1, query.page_size ?? 20)),
+		{
+			auth: 'member',
+			query: ConnectionFeedQuery,
+			detail: {
+				summary: "Posts of the caller's connections, newest first (needs user_connection)",
+				tags,
+			},
+		},
+	)
+	.get(
+		'/feed/personalised',
+		async ({ session, query }) =>
+			okJson(
+				await personalisedFeedJson(session, {
+					page: query.page ?? 1,
+					pageSize: query.page_size ?? 20,
+					reorder: query.should_reorder ?? false,
+					recompute: query.should_recompute ?? false,
+					topics: query.topics,
+				}),
+			),
+		{
+			auth: 'member',
+			query: PersonalisedQuery,
+			detail: { summary: 'The ranked feed of the caller', tags },
 		},
 	)

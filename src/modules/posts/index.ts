@@ -1,13 +1,18 @@
-// Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post.
+// Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post;
+// everything under /feed/post/:post_id/... comes from comments/ and reactions/.
 import { Elysia, t } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { PageQuery } from '../../lib/paging'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
 import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
 import { ok } from '../../lib/envelope'
+import { commentsModule } from './comments'
+import { reactionsModule } from './reactions'
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)
+	.use(reactionsModule)
+	.use(commentsModule)
 	.post('/feed/post', async ({ session, body }) => ok(await createPost(session, body)), {
 		auth: 'member',
 		body: CreatePostBody,

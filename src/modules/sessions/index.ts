@@ -4,9 +4,11 @@ import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
 import { describeSession, initiateSession, logout, refreshSession } from './service'
 import { ok } from '../../lib/envelope'
+import { otpModule } from './otp'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
 	.use(authPlugin)
+	.use(otpModule)
 	.post(
 		'/sdk/initiate',
 		async ({ body, headers }) => {

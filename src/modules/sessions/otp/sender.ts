@@ -1,8 +1,8 @@
 // Delivering a code: OTP_SENDER=log writes it to the log (development), `webhook`
 // POSTs it to OTP_WEBHOOK_URL, where an SMS gateway adapter sends the text.
-import { config } from '../../config'
-import { AppError } from '../../lib/errors'
-import { log } from '../../lib/log'
+import { config } from '../../../config'
+import { AppError } from '../../../lib/errors'
+import { log } from '../../../lib/log'
 
 export interface OtpMessage {
 	country_code: string

@@ -1,8 +1,8 @@
 // Post engagement: likes, saves, pins and views. Counters change in the same
 // statement sequence (one transaction) as the row that justifies them, with atomic
 // `x = x + 1` updates, so they stay exact under concurrency.
-import type { Db } from '../../lib/db'
-import type { SeenCounts } from '../../timelines/post-cache'
+import type { Db } from '../../../lib/db'
+import type { SeenCounts } from '../../../timelines/post-cache'
 
 /** Likes the post or comment for the user; false when it was already liked. */
 export async function addLike(

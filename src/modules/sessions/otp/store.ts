@@ -1,10 +1,10 @@
 // OTP state in Redis: the HMAC of the code and a wrong-try counter in one hash with
 // a TTL, and a per-number send counter for the 10-minute window. Checking a code is
 // one Lua script so two concurrent guesses cannot both spend the same try.
-import { config } from '../../config'
-import { hmac } from '../../lib/crypto'
-import { keys } from '../../lib/keys'
-import { redis } from '../../lib/redis'
+import { config } from '../../../config'
+import { hmac } from '../../../lib/crypto'
+import { keys } from '../../../lib/keys'
+import { redis } from '../../../lib/redis'
 
 export const MAX_TRIES = 5
 export const MAX_SENDS = 3

@@ -1,7 +1,7 @@
 // Comments and comment likes: SQL only. Counters (posts.comments_count, a parent's
 // comments_count, likes_count) move in the same transaction as the row they count,
 // with atomic updates.
-import type { Db } from '../../lib/db'
+import type { Db } from '../../../lib/db'
 
 export interface CommentRow {
 	id: string

@@ -1,5 +1,5 @@
 // SQL of blocks. A block hides each user from the other, whoever blocked.
-import type { Db } from '../../lib/db'
+import type { Db } from '../../../lib/db'
 
 export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<boolean> {
 	const [row] = await db`

@@ -4,7 +4,7 @@ import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { connect, connectionPath, enableConnections } from './helpers'
+import { connect, connectionPath, enableConnections } from '../connections/helpers'
 
 let community: TestCommunity
 let cm: TestUser

@@ -2,14 +2,14 @@
 // connection and pending request between the two (and their posts from each other's
 // connection feed); new requests are refused while it stands (connections service),
 // and feeds hide each from the other (timelines hydration reads `blocks`).
-import { sql } from '../../lib/db'
-import { badRequest, forbidden, notFound } from '../../lib/errors'
-import { isUuid } from '../../lib/ids'
-import { forgetBlocks } from '../../timelines/post-cache'
-import type { Session } from '../auth/plugin'
-import { unfollowBoth } from '../connections/service'
-import { deleteConnectionsBetween, deleteRequestsBetween } from '../connections/repo'
-import { findUserByUuid } from '../users/repo'
+import { sql } from '../../../lib/db'
+import { badRequest, forbidden, notFound } from '../../../lib/errors'
+import { isUuid } from '../../../lib/ids'
+import { forgetBlocks } from '../../../timelines/post-cache'
+import type { Session } from '../../auth/plugin'
+import { unfollowBoth } from '../service'
+import { deleteConnectionsBetween, deleteRequestsBetween } from '../repo'
+import { findUserByUuid } from '../../users/repo'
 import { deleteBlock, insertBlock, listBlocked } from './repo'
 
 function assertSelf(session: Session, pathUuid: string): void {

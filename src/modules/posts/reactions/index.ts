@@ -1,8 +1,8 @@
 // Post engagement routes: like toggle and likes list, save toggle and saved posts,
 // pin toggle, seen (impressions and reach).
 import { Elysia } from 'elysia'
-import { authPlugin } from '../auth/plugin'
-import { PageQuery } from '../../lib/paging'
+import { authPlugin } from '../../auth/plugin'
+import { PageQuery } from '../../../lib/paging'
 import { PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,
@@ -12,9 +12,9 @@ import {
 	togglePostPin,
 	togglePostSave,
 } from './service'
-import { ok } from '../../lib/envelope'
+import { ok } from '../../../lib/envelope'
 
-export const engagementModule = new Elysia({ name: 'engagement' })
+export const reactionsModule = new Elysia({ name: 'reactions' })
 	.use(authPlugin)
 	.post(
 		'/feed/post/seen',

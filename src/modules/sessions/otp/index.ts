@@ -1,17 +1,17 @@
 // Dashboard login routes: GET /otp/generate and GET /otp/verify. Both sit behind a
 // stricter per-IP limit than the rest of the API, on top of the per-number limits.
 import { Elysia } from 'elysia'
-import { config } from '../../config'
-import { clientIp } from '../../lib/client'
-import { limit } from '../../lib/rate-limit'
+import { config } from '../../../config'
+import { clientIp } from '../../../lib/client'
+import { limit } from '../../../lib/rate-limit'
 import { OtpGenerateQuery, OtpVerifyQuery } from './model'
 import { generateOtp, verifyOtp } from './service'
-import { ok } from '../../lib/envelope'
+import { ok } from '../../../lib/envelope'
 
 const otpLimit = (request: Request, server: Parameters<typeof clientIp>[1]) =>
 	limit('ip', `otp:${clientIp(request, server)}`, config.OTP_RATE_LIMIT_PER_MINUTE)
 
-export const dashboardModule = new Elysia({ name: 'dashboard' })
+export const otpModule = new Elysia({ name: 'otp' })
 	.get('/otp/generate', async ({ query }) => ok(await generateOtp(query)), {
 		query: OtpGenerateQuery,
 		beforeHandle: ({ request, server }) => otpLimit(request, server),

@@ -7,7 +7,7 @@ import { notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
 import { isConnected } from '../connections/repo'
-import { findPost, type PostRow } from '../posts/repo'
+import { findPost, type PostRow } from './repo'
 
 // Inside a transaction every read goes through `db`: taking a second pool connection
 // while holding one deadlocks the pool under load.

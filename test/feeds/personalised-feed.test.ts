@@ -5,7 +5,7 @@ import { drainFanOut } from '../../src/timelines/fanout'
 import { drainRecomputeQueue } from '../../src/timelines/recompute'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { connect, enableConnections } from './helpers'
+import { connect, enableConnections } from '../connections/helpers'
 
 // Each test gets its own community: the personalised feed ranks the whole community.
 async function setup(): Promise<{ community: TestCommunity; viewer: TestUser; cm: TestUser }> {

@@ -4,7 +4,7 @@ import { authPlugin } from '../auth/plugin'
 import { RightsBody } from './model'
 import { changeRights, currentRole } from './service'
 
-export const membersModule = new Elysia({ name: 'members' })
+export const moderationModule = new Elysia({ name: 'moderation' })
 	.use(authPlugin)
 	.patch(
 		'/moderation/rights',
