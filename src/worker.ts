@@ -10,7 +10,11 @@ import { startRecomputeConsumer } from './timelines/recompute'
 export type Stop = () => Promise<void>
 
 /** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
-const loops: (() => Stop)[] = [() => startDelivery(), () => startFanOutConsumer(), () => startRecomputeConsumer()]
+const loops: (() => Stop)[] = [
+	() => startDelivery(),
+	() => startFanOutConsumer(),
+	() => startRecomputeConsumer(),
+]
 
 export async function startWorker(): Promise<Stop> {
 	const crons = jobs.map(

@@ -26,12 +26,24 @@ function keyFor(sealed: string): Buffer {
 }
 
 /** The envelope of the spec; `data` is spliced in as stored (already JSON text). */
-export function envelope(row: Pick<AttemptRow, 'event_id' | 'event_created_at' | 'event' | 'source' | 'data'>): string {
-	const head = JSON.stringify({ id: row.event_id, created_at: Number(row.event_created_at), event: row.event, source: row.source })
+export function envelope(
+	row: Pick<AttemptRow, 'event_id' | 'event_created_at' | 'event' | 'source' | 'data'>,
+): string {
+	const head = JSON.stringify({
+		id: row.event_id,
+		created_at: Number(row.event_created_at),
+		event: row.event,
+		source: row.source,
+	})
 	return `${head.slice(0, -1)},"data":${row.data}}`
 }
 
-export async function send(row: AttemptRow, attempt: number, timeoutMs: number, allow: AllowList): Promise<SendResult> {
+export async function send(
+	row: AttemptRow,
+	attempt: number,
+	timeoutMs: number,
+	allow: AllowList,
+): Promise<SendResult> {
 	const started = performance.now()
 	const elapsed = () => Math.round(performance.now() - started)
 	try {
@@ -42,7 +54,12 @@ export async function send(row: AttemptRow, attempt: number, timeoutMs: number, 
 			'user-agent': 'plaza-webhooks/1',
 			host: target.url.host,
 			'webhook-attempt': String(attempt),
-			...signatureHeaders(keyFor(row.sealed_secret), row.event_id, Math.floor(Date.now() / 1000), body),
+			...signatureHeaders(
+				keyFor(row.sealed_secret),
+				row.event_id,
+				Math.floor(Date.now() / 1000),
+				body,
+			),
 		}
 		const hostname = target.url.hostname
 		const response = await fetch(pinnedUrl(target), {
@@ -51,12 +68,20 @@ export async function send(row: AttemptRow, attempt: number, timeoutMs: number, 
 			body,
 			redirect: 'manual',
 			signal: AbortSignal.timeout(timeoutMs),
-			tls: { serverName: hostname, checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(hostname, cert) },
+			tls: {
+				serverName: hostname,
+				checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+					checkServerIdentity(hostname, cert),
+			},
 		})
 		// The body is not needed; drop it so the connection can be reused.
 		void response.body?.cancel().catch(() => {})
 		const ok = response.status === 200
-		const error = ok ? null : response.status >= 300 && response.status < 400 ? `HTTP ${response.status} (redirects are not followed)` : `HTTP ${response.status}`
+		const error = ok
+			? null
+			: response.status >= 300 && response.status < 400
+				? `HTTP ${response.status} (redirects are not followed)`
+				: `HTTP ${response.status}`
 		return { ok, statusCode: response.status, durationMs: elapsed(), error }
 	} catch (err) {
 		return { ok: false, statusCode: null, durationMs: elapsed(), error: describe(err, timeoutMs) }

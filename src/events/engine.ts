@@ -7,11 +7,26 @@ import { sql } from '../lib/db'
 import { log } from '../lib/log'
 import { send } from './deliver'
 import { webhookAttemptDuration, webhookAttempts, webhookLateness } from './metrics'
-import { type Claimed, claimDue, member, nextDueAt, reapExpired, release, requeue, unschedule } from './queue'
+import {
+	type Claimed,
+	claimDue,
+	member,
+	nextDueAt,
+	reapExpired,
+	release,
+	requeue,
+	unschedule,
+} from './queue'
 import { reconcileOnce } from './reconcile'
 import { startRelay } from './relay'
 import { createRecorder } from './recorder'
-import { type AttemptRow, type Outcome, discardDelivery, loadForAttempt, recordExhausted } from './repo'
+import {
+	type AttemptRow,
+	type Outcome,
+	discardDelivery,
+	loadForAttempt,
+	recordExhausted,
+} from './repo'
 import { parseAllowList } from './ssrf'
 
 export interface EngineOptions {
@@ -65,19 +80,34 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		})
 
 	/** `receiverDone` frees the webhook's slot once the receiver answered: recording needs no slot there. */
-	async function attemptOne(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number, receiverDone: () => void) {
+	async function attemptOne(
+		claimed: Claimed,
+		row: AttemptRow | undefined,
+		claimedAt: number,
+		receiverDone: () => void,
+	) {
 		if (!row || row.status !== 'pending') return release([claimed.member])
 		if (!row.is_active) {
 			await discardDelivery(sql, row.id)
 			webhookAttempts.inc({ outcome: 'discarded' })
 			return release([claimed.member])
 		}
-		webhookLateness.observe({ kind: row.attempt === 0 ? 'first' : 'retry' }, Math.max(0, claimedAt - claimed.dueAt) / 1000)
+		webhookLateness.observe(
+			{ kind: row.attempt === 0 ? 'first' : 'retry' },
+			Math.max(0, claimedAt - claimed.dueAt) / 1000,
+		)
 		const attempt = row.attempt + 1
 		const result = await send(row, attempt, o.timeoutMs, allow)
 		receiverDone()
 		webhookAttemptDuration.observe(result.durationMs / 1000)
-		const outcome: Outcome = { deliveryId: row.id, webhookId: row.webhook_id, eventId: row.event_id, event: row.event, attempt, ...result }
+		const outcome: Outcome = {
+			deliveryId: row.id,
+			webhookId: row.webhook_id,
+			eventId: row.event_id,
+			event: row.event,
+			attempt,
+			...result,
+		}
 		if (result.ok) {
 			await record({ outcome, retryAt: null })
 			webhookAttempts.inc({ outcome: 'delivered' })
@@ -96,7 +126,10 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		webhookAttempts.inc({ outcome: 'exhausted' })
 		await release([claimed.member])
 		if (discarded) {
-			log.warn({ webhookId: row.webhook_id, reason, discarded: discarded.length }, 'webhook deactivated')
+			log.warn(
+				{ webhookId: row.webhook_id, reason, discarded: discarded.length },
+				'webhook deactivated',
+			)
 			await unschedule(discarded.map((id) => member(row.webhook_id, id)))
 		}
 	}
@@ -113,7 +146,12 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 			nudge()
 		}
 		const task = attemptOne(claimed, row, claimedAt, freeSlot)
-			.catch((error) => log.error({ err: error, deliveryId: claimed.deliveryId }, 'webhook attempt failed to record'))
+			.catch((error) =>
+				log.error(
+					{ err: error, deliveryId: claimed.deliveryId },
+					'webhook attempt failed to record',
+				),
+			)
 			.finally(() => {
 				freeSlot()
 				attempts.delete(task)
@@ -123,7 +161,14 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 	}
 
 	async function dispatch(claimed: Claimed[], claimedAt: number) {
-		const rows = new Map((await loadForAttempt(sql, claimed.map((c) => c.deliveryId))).map((r) => [r.id, r]))
+		const rows = new Map(
+			(
+				await loadForAttempt(
+					sql,
+					claimed.map((c) => c.deliveryId),
+				)
+			).map((r) => [r.id, r]),
+		)
 		for (const c of claimed) start(c, rows.get(c.deliveryId), claimedAt)
 	}
 
@@ -136,7 +181,13 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 					continue
 				}
 				const now = Date.now()
-				const claimed = await claimDue(now, now + leaseMs, Math.min(free, 500), o.perEndpoint, perWebhook)
+				const claimed = await claimDue(
+					now,
+					now + leaseMs,
+					Math.min(free, 500),
+					o.perEndpoint,
+					perWebhook,
+				)
 				if (claimed.length > 0) {
 					await dispatch(claimed, now)
 					continue
@@ -156,7 +207,11 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 	const stopRelay = startRelay(nudge)
 	const reaper = setInterval(() => void reapExpired(Date.now()).catch(() => {}), o.reapMs)
 	const reconciler = setInterval(
-		() => void reconcileOnce(o.reconcileGraceMs).then((n) => n > 0 && nudge(), (error) => log.error({ err: error }, 'webhook reconcile failed')),
+		() =>
+			void reconcileOnce(o.reconcileGraceMs).then(
+				(n) => n > 0 && nudge(),
+				(error) => log.error({ err: error }, 'webhook reconcile failed'),
+			),
 		o.reconcileMs,
 	)
 	const looping = loop()

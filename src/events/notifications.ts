@@ -17,17 +17,34 @@ export interface FeedNotification {
 	uuids: string[]
 }
 
-type Record_ = (tx: Db, input: { communityId: number; event: string; data: unknown }) => Promise<string>
+type Record_ = (
+	tx: Db,
+	input: { communityId: number; event: string; data: unknown },
+) => Promise<string>
 
 /** Records the pages inside `tx` with `record` (recordEvent); returns their event ids. */
-export async function recordFeedNotificationWith(record: Record_, tx: Db, input: FeedNotification): Promise<string[]> {
+export async function recordFeedNotificationWith(
+	record: Record_,
+	tx: Db,
+	input: FeedNotification,
+): Promise<string[]> {
 	const uuids = [...new Set(input.uuids.filter(Boolean))]
 	const totalPages = Math.ceil(uuids.length / feedNotificationPageSize)
 	const ids: string[] = []
 	for (let page = 1; page <= totalPages; page++) {
-		const slice = uuids.slice((page - 1) * feedNotificationPageSize, page * feedNotificationPageSize)
-		const data = { current_page: page, total_pages: totalPages, notification_payload: input.payload, uuids: slice }
-		ids.push(await record(tx, { communityId: input.communityId, event: 'notifications.feed', data }))
+		const slice = uuids.slice(
+			(page - 1) * feedNotificationPageSize,
+			page * feedNotificationPageSize,
+		)
+		const data = {
+			current_page: page,
+			total_pages: totalPages,
+			notification_payload: input.payload,
+			uuids: slice,
+		}
+		ids.push(
+			await record(tx, { communityId: input.communityId, event: 'notifications.feed', data }),
+		)
 	}
 	return ids
 }
@@ -58,27 +75,69 @@ function noticesFor(event: string, d: FeedEventData): Notice[] {
 	const onComment = { ...post, comment_id: d.comment?._id }
 	switch (event) {
 		case 'post.liked':
-			return [{ uuids: [d.post_creator?.uuid], actor: d.post_liked_by, text: 'liked your post', entity: post }]
+			return [
+				{
+					uuids: [d.post_creator?.uuid],
+					actor: d.post_liked_by,
+					text: 'liked your post',
+					entity: post,
+				},
+			]
 		case 'post.tagged':
-			return [{ uuids: (d.tagged_users ?? []).map((u) => u.uuid), actor: d.post_creator, text: 'tagged you in a post', entity: post }]
+			return [
+				{
+					uuids: (d.tagged_users ?? []).map((u) => u.uuid),
+					actor: d.post_creator,
+					text: 'tagged you in a post',
+					entity: post,
+				},
+			]
 		case 'comment.added': {
 			const parent = d.comment?.parent_comment?.uuid
 			return [
-				{ uuids: [d.post_creator?.uuid].filter((u) => u !== parent), actor: d.comment_creator, text: 'commented on your post', entity: onComment },
-				{ uuids: [parent], actor: d.comment_creator, text: 'replied to your comment', entity: onComment },
+				{
+					uuids: [d.post_creator?.uuid].filter((u) => u !== parent),
+					actor: d.comment_creator,
+					text: 'commented on your post',
+					entity: onComment,
+				},
+				{
+					uuids: [parent],
+					actor: d.comment_creator,
+					text: 'replied to your comment',
+					entity: onComment,
+				},
 			]
 		}
 		case 'comment.tagged':
-			return [{ uuids: (d.tagged_users ?? []).map((u) => u.uuid), actor: d.comment_creator, text: 'tagged you in a comment', entity: onComment }]
+			return [
+				{
+					uuids: (d.tagged_users ?? []).map((u) => u.uuid),
+					actor: d.comment_creator,
+					text: 'tagged you in a comment',
+					entity: onComment,
+				},
+			]
 		case 'comment.react':
-			return [{ uuids: [d.comment?.uuid], actor: d.liked_by_user, text: 'liked your comment', entity: onComment }]
+			return [
+				{
+					uuids: [d.comment?.uuid],
+					actor: d.liked_by_user,
+					text: 'liked your comment',
+					entity: onComment,
+				},
+			]
 		default:
 			return []
 	}
 }
 
 /** The feed notifications an event implies: nobody is notified of their own action. */
-export function feedNotificationsFor(communityId: number, event: string, data: unknown): FeedNotification[] {
+export function feedNotificationsFor(
+	communityId: number,
+	event: string,
+	data: unknown,
+): FeedNotification[] {
 	if (!data || typeof data !== 'object') return []
 	return noticesFor(event, data as FeedEventData).flatMap((n) => {
 		const uuids = n.uuids.filter((u): u is string => !!u && u !== n.actor?.uuid)

@@ -9,7 +9,11 @@
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { insertEventWithDeliveries } from './repo'
-import { type FeedNotification, feedNotificationsFor, recordFeedNotificationWith } from './notifications'
+import {
+	type FeedNotification,
+	feedNotificationsFor,
+	recordFeedNotificationWith,
+} from './notifications'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -35,8 +39,13 @@ export async function recordEvent(tx: Db, input: NewEvent): Promise<string> {
 }
 
 /** `notifications.feed` for the given recipients, 1,000 uuids per page (one event each). */
-export const recordFeedNotification = (tx: Db, input: FeedNotification) => recordFeedNotificationWith(insertEvent, tx, input)
+export const recordFeedNotification = (tx: Db, input: FeedNotification) =>
+	recordFeedNotificationWith(insertEvent, tx, input)
 
 function insertEvent(tx: Db, input: NewEvent): Promise<string> {
-	return insertEventWithDeliveries(tx, { ...input, id: newId(), source: input.source ?? 'feed', now: Date.now() }, deliveriesChannel)
+	return insertEventWithDeliveries(
+		tx,
+		{ ...input, id: newId(), source: input.source ?? 'feed', now: Date.now() },
+		deliveriesChannel,
+	)
 }

@@ -22,7 +22,12 @@ declare module 'ioredis' {
 			...loads: (string | number)[]
 		): Result<string[], Context>
 		webhookReap(due: string, inflight: string, now: number, limit: number): Result<number, Context>
-		webhookRequeue(due: string, inflight: string, member: string, dueAt: number): Result<number, Context>
+		webhookRequeue(
+			due: string,
+			inflight: string,
+			member: string,
+			dueAt: number,
+		): Result<number, Context>
 	}
 }
 
@@ -93,10 +98,25 @@ export interface Claimed {
 }
 
 /** Claims due members, at most `cap` in flight per webhook counting `loads` (this worker's). */
-export async function claimDue(now: number, leaseUntil: number, limit: number, cap: number, loads: Map<string, number>): Promise<Claimed[]> {
+export async function claimDue(
+	now: number,
+	leaseUntil: number,
+	limit: number,
+	cap: number,
+	loads: Map<string, number>,
+): Promise<Claimed[]> {
 	const pairs: (string | number)[] = []
 	for (const [webhookId, load] of loads) pairs.push(webhookId, load)
-	const flat = await client.webhookClaim(due, inflight, now, leaseUntil, limit, Math.max(1000, limit * 4), cap, ...pairs)
+	const flat = await client.webhookClaim(
+		due,
+		inflight,
+		now,
+		leaseUntil,
+		limit,
+		Math.max(1000, limit * 4),
+		cap,
+		...pairs,
+	)
 	const claimed: Claimed[] = []
 	for (let i = 0; i < flat.length; i += 2) {
 		claimed.push({ member: flat[i], ...parseMember(flat[i]), dueAt: Number(flat[i + 1]) })
@@ -104,9 +124,11 @@ export async function claimDue(now: number, leaseUntil: number, limit: number, c
 	return claimed
 }
 
-export const reapExpired = (now: number, limit = 1000) => client.webhookReap(due, inflight, now, limit)
+export const reapExpired = (now: number, limit = 1000) =>
+	client.webhookReap(due, inflight, now, limit)
 
-export const requeue = (memberValue: string, dueAt: number) => client.webhookRequeue(due, inflight, memberValue, dueAt)
+export const requeue = (memberValue: string, dueAt: number) =>
+	client.webhookRequeue(due, inflight, memberValue, dueAt)
 
 export async function release(members: string[]): Promise<void> {
 	if (members.length > 0) await client.zrem(inflight, ...members)
@@ -126,7 +148,10 @@ export async function unschedule(members: string[]): Promise<void> {
 /** For each member, whether Redis holds it in either set. */
 export async function scheduledFlags(members: string[]): Promise<boolean[]> {
 	if (members.length === 0) return []
-	const [inDue, inFlight] = await Promise.all([client.zmscore(due, ...members), client.zmscore(inflight, ...members)])
+	const [inDue, inFlight] = await Promise.all([
+		client.zmscore(due, ...members),
+		client.zmscore(inflight, ...members),
+	])
 	return members.map((_, i) => inDue[i] !== null || inFlight[i] !== null)
 }
 

@@ -19,7 +19,9 @@ export async function reconcileOnce(graceMs: number): Promise<number> {
 		const old = rows.filter((r) => r.updated_at < cutoff)
 		const members = old.map((r) => member(r.webhook_id, r.id))
 		const present = await scheduledFlags(members)
-		const missing = old.flatMap((r, i) => (present[i] ? [] : [{ member: members[i], dueAt: r.due_at }]))
+		const missing = old.flatMap((r, i) =>
+			present[i] ? [] : [{ member: members[i], dueAt: r.due_at }],
+		)
 		await schedule(missing)
 		restored += missing.length
 		if (rows.length < page) break

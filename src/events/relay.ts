@@ -36,10 +36,16 @@ export function startRelay(onScheduled: () => void, sweepMs = 1000): () => Promi
 		}
 	}
 
-	const listening = sql.listen(deliveriesChannel, () => void drain(), () => void drain()).catch((error) => {
-		log.error({ err: error }, 'webhook relay could not listen; sweeping only')
-		return null
-	})
+	const listening = sql
+		.listen(
+			deliveriesChannel,
+			() => void drain(),
+			() => void drain(),
+		)
+		.catch((error) => {
+			log.error({ err: error }, 'webhook relay could not listen; sweeping only')
+			return null
+		})
 	const timer = setInterval(() => void drain(), sweepMs)
 
 	return async () => {

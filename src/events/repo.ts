@@ -96,7 +96,10 @@ export interface AttemptRecord {
  * when their webhook was deactivated meanwhile). Returns each delivery's new status;
  * a delivery missing from the map was recorded first by another worker.
  */
-export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<Map<string, string>> {
+export async function recordAttempts(
+	db: Db,
+	records: AttemptRecord[],
+): Promise<Map<string, string>> {
 	const now = Date.now()
 	const o = records.map((r) => r.outcome)
 	const rows = await db`
@@ -149,7 +152,11 @@ export function recordExhausted(sql: Sql, outcome: Outcome, reason: string) {
 }
 
 /** Discards every pending delivery of a webhook; returns their Redis members' ids. */
-export async function discardPending(db: Db, webhookId: string, now = Date.now()): Promise<string[]> {
+export async function discardPending(
+	db: Db,
+	webhookId: string,
+	now = Date.now(),
+): Promise<string[]> {
 	const rows = await db`
 		update webhook_deliveries set status = 'discarded', updated_at = ${now}
 		where webhook_id = ${webhookId} and status = 'pending'
@@ -164,7 +171,10 @@ export async function discardDelivery(db: Db, deliveryId: string): Promise<void>
 }
 
 /** Ids are time-ordered (8 hex digits of seconds first), so "older than" is an id range. */
-const idBefore = (ms: number) => Math.floor(ms / 1000).toString(16).padStart(8, '0')
+const idBefore = (ms: number) =>
+	Math.floor(ms / 1000)
+		.toString(16)
+		.padStart(8, '0')
 
 /** Deletes attempt-log rows and finished deliveries created before `cutoff`, in batches. */
 export async function pruneDeliveryLog(db: Db, cutoff: number, batch = 5000): Promise<number> {
@@ -187,7 +197,14 @@ export async function pruneDeliveryLog(db: Db, cutoff: number, batch = 5000): Pr
  */
 export async function insertEventWithDeliveries(
 	tx: Db,
-	event: { id: string; communityId: number; event: string; source: string; data: unknown; now: number },
+	event: {
+		id: string
+		communityId: number
+		event: string
+		source: string
+		data: unknown
+		now: number
+	},
 	channel: string,
 ): Promise<string> {
 	const { id, now } = event

@@ -40,7 +40,8 @@ export function parseWebhookUrl(raw: string): URL {
 	} catch {
 		throw new RefusedUrlError('url is not a valid URL')
 	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedUrlError('url must be http or https')
+	if (url.protocol !== 'http:' && url.protocol !== 'https:')
+		throw new RefusedUrlError('url must be http or https')
 	if (url.username || url.password) throw new RefusedUrlError('url must not contain credentials')
 	return url
 }
@@ -70,7 +71,9 @@ export async function resolveTarget(url: URL, allow: AllowList): Promise<Target>
 	if (answers.length === 0) throw new RefusedUrlError(`url host ${host} does not resolve`)
 	for (const answer of answers) {
 		if (!isAllowedAddress(answer.address, allow)) {
-			throw new RefusedUrlError(`url host ${host} resolves to a private or reserved address (${answer.address})`)
+			throw new RefusedUrlError(
+				`url host ${host} resolves to a private or reserved address (${answer.address})`,
+			)
 		}
 	}
 	const first = answers[0]

@@ -6,7 +6,8 @@ import { config } from '../config'
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
 
-export const hmac = (value: string) => createHmac('sha256', config.SECRET_KEY).update(value).digest('hex')
+export const hmac = (value: string) =>
+	createHmac('sha256', config.SECRET_KEY).update(value).digest('hex')
 
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url')
 

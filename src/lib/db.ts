@@ -13,7 +13,10 @@ export const sql = postgres(config.DATABASE_URL, {
 export type Db = postgres.Sql | postgres.TransactionSql
 
 /** Runs `work` on a connection to the `postgres` database of the server in `url`. */
-async function withAdmin<T>(url: string, work: (root: postgres.Sql, name: string) => Promise<T>): Promise<T> {
+async function withAdmin<T>(
+	url: string,
+	work: (root: postgres.Sql, name: string) => Promise<T>,
+): Promise<T> {
 	const name = decodeURIComponent(new URL(url).pathname.slice(1))
 	const admin = new URL(url)
 	admin.pathname = '/postgres'

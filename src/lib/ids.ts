@@ -7,7 +7,9 @@ let counter = randomBytes(3).readUIntBE(0, 3)
 
 export function newId(): string {
 	counter = (counter + 1) % 0xffffff
-	const seconds = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0')
+	const seconds = Math.floor(Date.now() / 1000)
+		.toString(16)
+		.padStart(8, '0')
 	return seconds + processPart + counter.toString(16).padStart(6, '0')
 }
 

@@ -20,7 +20,8 @@ export const keys = {
 	// community's slot so a feed read never crosses slots
 	universalFeed: (communityId: number) => `feed:{c${communityId}}:universal`,
 	topicFeed: (communityId: number, topicId: string) => `feed:{c${communityId}}:topic:${topicId}`,
-	widgetFeed: (communityId: number, widgetId: string) => `feed:{c${communityId}}:widget:${widgetId}`,
+	widgetFeed: (communityId: number, widgetId: string) =>
+		`feed:{c${communityId}}:widget:${widgetId}`,
 	// set once the community's sets were built from Postgres; missing → rebuilt on read
 	feedBuilt: (communityId: number) => `feed:{c${communityId}}:built`,
 	feedBuilding: (communityId: number) => `feed:{c${communityId}}:building`,

@@ -13,8 +13,12 @@ export async function migrate(log: (msg: string) => void = () => {}): Promise<st
 		await tx`select pg_advisory_xact_lock(727274)`
 		await tx`create table if not exists schema_migrations (
 			name text primary key, applied_at timestamptz not null default now())`
-		const done = new Set((await tx`select name from schema_migrations`).map((r) => r.name as string))
-		const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()
+		const done = new Set(
+			(await tx`select name from schema_migrations`).map((r) => r.name as string),
+		)
+		const files = readdirSync(dir)
+			.filter((f) => f.endsWith('.sql'))
+			.sort()
 		for (const file of files) {
 			if (done.has(file)) continue
 			await tx.unsafe(readFileSync(join(dir, file), 'utf8'))

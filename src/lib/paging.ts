@@ -18,7 +18,11 @@ export interface Page {
 	offset: number
 }
 
-export function paging(page: number | undefined, pageSize: number | undefined, fallback = 10): Page {
+export function paging(
+	page: number | undefined,
+	pageSize: number | undefined,
+	fallback = 10,
+): Page {
 	const size = Math.min(Math.floor(pageSize ?? fallback), MAX_PAGE_SIZE)
 	const number = Math.floor(page ?? 1)
 	return { page: number, pageSize: size, offset: (number - 1) * size }

@@ -15,4 +15,5 @@ export async function limit(scope: 'ip' | 'user', id: string, perMinute: number)
 }
 
 export const limitIp = (ip: string) => limit('ip', ip, config.RATE_LIMIT_IP_PER_MINUTE)
-export const limitUser = (userId: number) => limit('user', String(userId), config.RATE_LIMIT_PER_MINUTE)
+export const limitUser = (userId: number) =>
+	limit('user', String(userId), config.RATE_LIMIT_PER_MINUTE)

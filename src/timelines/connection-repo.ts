@@ -8,7 +8,12 @@ export interface FeedEntry {
 	created_at: number
 }
 
-export async function followersAfter(db: Db, authorId: number, afterUserId: number, limit: number): Promise<number[]> {
+export async function followersAfter(
+	db: Db,
+	authorId: number,
+	afterUserId: number,
+	limit: number,
+): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
 		select user_id from connections
 		where connection_id = ${authorId} and user_id > ${afterUserId}
@@ -17,14 +22,22 @@ export async function followersAfter(db: Db, authorId: number, afterUserId: numb
 }
 
 /** Those of `followerIds` who no longer follow the author (a reject or block since the batch was read). */
-export async function stoppedFollowing(db: Db, authorId: number, followerIds: number[]): Promise<number[]> {
+export async function stoppedFollowing(
+	db: Db,
+	authorId: number,
+	followerIds: number[],
+): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`
 		select id from unnest(${followerIds}::int[]) as f(id)
 		where not exists (select 1 from connections c where c.connection_id = ${authorId} and c.user_id = f.id)`
 	return rows.map((r) => r.id)
 }
 
-export async function recentPostsOfAuthor(db: Db, authorId: number, limit: number): Promise<FeedEntry[]> {
+export async function recentPostsOfAuthor(
+	db: Db,
+	authorId: number,
+	limit: number,
+): Promise<FeedEntry[]> {
 	return db<FeedEntry[]>`
 		select id, created_at::float8 as created_at from posts
 		where user_id = ${authorId} and not is_deleted and visibility in ('public', 'connections')
@@ -33,12 +46,19 @@ export async function recentPostsOfAuthor(db: Db, authorId: number, limit: numbe
 
 export async function postIdsOfAuthor(db: Db, authorId: number, ids: string[]): Promise<string[]> {
 	if (ids.length === 0) return []
-	const rows = await db<{ id: string }[]>`select id from posts where user_id = ${authorId} and id = any(${ids}::text[])`
+	const rows = await db<
+		{ id: string }[]
+	>`select id from posts where user_id = ${authorId} and id = any(${ids}::text[])`
 	return rows.map((r) => r.id)
 }
 
 /** The newest posts of everyone the user follows: a connection feed rebuilt from the source of truth. */
-export async function connectionFeedFromDb(db: Db, userId: number, limit: number, offset = 0): Promise<FeedEntry[]> {
+export async function connectionFeedFromDb(
+	db: Db,
+	userId: number,
+	limit: number,
+	offset = 0,
+): Promise<FeedEntry[]> {
 	return db<FeedEntry[]>`
 		select p.id, p.created_at::float8 as created_at
 		from connections c
@@ -62,7 +82,10 @@ export interface FanOutJob {
 	attempts: number
 }
 
-export async function insertFanOutJob(db: Db, job: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>): Promise<void> {
+export async function insertFanOutJob(
+	db: Db,
+	job: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>,
+): Promise<void> {
 	await db`
 		insert into fanout_jobs (community_id, kind, post_id, author_id, score)
 		values (${job.community_id}, ${job.kind}, ${job.post_id}, ${job.author_id}, ${job.score})`
@@ -83,7 +106,12 @@ export async function claimFanOutJob(db: Db, leaseSeconds: number): Promise<FanO
 }
 
 /** Records progress and extends the lease; false when the lease was lost to another worker. */
-export async function checkpointFanOutJob(db: Db, id: string, cursor: number, leaseSeconds: number): Promise<void> {
+export async function checkpointFanOutJob(
+	db: Db,
+	id: string,
+	cursor: number,
+	leaseSeconds: number,
+): Promise<void> {
 	await db`
 		update fanout_jobs set cursor = greatest(cursor, ${cursor}), lease_until = now() + make_interval(secs => ${leaseSeconds})
 		where id = ${id}`
@@ -93,7 +121,13 @@ export async function finishFanOutJob(db: Db, id: string): Promise<void> {
 	await db`update fanout_jobs set done_at = now(), lease_until = null where id = ${id}`
 }
 
-export async function failFanOutJob(db: Db, id: string, error: string, retryInSeconds: number, give_up: boolean): Promise<void> {
+export async function failFanOutJob(
+	db: Db,
+	id: string,
+	error: string,
+	retryInSeconds: number,
+	give_up: boolean,
+): Promise<void> {
 	await db`
 		update fanout_jobs set last_error = ${error}, lease_until = now() + make_interval(secs => ${retryInSeconds}),
 			done_at = ${give_up ? db`now()` : null}
@@ -105,7 +139,12 @@ export async function pendingFanOutJobs(db: Db): Promise<number> {
 	return row.n
 }
 
-export async function markFeedRead(db: Db, userId: number, communityId: number, now: number): Promise<void> {
+export async function markFeedRead(
+	db: Db,
+	userId: number,
+	communityId: number,
+	now: number,
+): Promise<void> {
 	await db`
 		insert into feed_activity (user_id, community_id, last_read_at) values (${userId}, ${communityId}, ${now})
 		on conflict (user_id) do update set last_read_at = excluded.last_read_at`

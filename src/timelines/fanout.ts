@@ -45,12 +45,24 @@ export interface FanOutPost {
 /** Call inside the transaction that creates a post: its connection fan-out is then as durable as the post. */
 export async function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
 	if (post.is_deleted || (post.visibility !== 'public' && post.visibility !== 'connections')) return
-	await insertFanOutJob(tx, { community_id: post.community_id, kind: 'add', post_id: post.id, author_id: post.user_id, score: post.created_at })
+	await insertFanOutJob(tx, {
+		community_id: post.community_id,
+		kind: 'add',
+		post_id: post.id,
+		author_id: post.user_id,
+		score: post.created_at,
+	})
 }
 
 /** Call inside the transaction that deletes a post (or hides it from connections). */
 export async function enqueueFanOutRemoval(tx: Db, post: FanOutPost): Promise<void> {
-	await insertFanOutJob(tx, { community_id: post.community_id, kind: 'remove', post_id: post.id, author_id: post.user_id, score: post.created_at })
+	await insertFanOutJob(tx, {
+		community_id: post.community_id,
+		kind: 'remove',
+		post_id: post.id,
+		author_id: post.user_id,
+		score: post.created_at,
+	})
 }
 
 async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
@@ -92,7 +104,10 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 		if (followers.length === 0) break
 		cursor = followers[followers.length - 1]
 		// Read the next batch from Postgres while Redis takes this one.
-		next = followers.length === BATCH ? followersAfter(sql, job.author_id, cursor, BATCH) : Promise.resolve([])
+		next =
+			followers.length === BATCH
+				? followersAfter(sql, job.author_id, cursor, BATCH)
+				: Promise.resolve([])
 		await runBatch(job, followers)
 		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
 	}

@@ -15,7 +15,11 @@ export interface Candidate {
 }
 
 /** Weight per author of the viewer's likes (1) and comments (2) since `since`. */
-export async function authorAffinity(db: Db, userId: number, since: number): Promise<Record<string, number>> {
+export async function authorAffinity(
+	db: Db,
+	userId: number,
+	since: number,
+): Promise<Record<string, number>> {
 	const rows = await db<{ author: number; weight: number }[]>`
 		select author, sum(w)::float8 as weight from (
 			select p.user_id as author, 1 as w from post_likes l join posts p on p.id = l.post_id
@@ -28,7 +32,11 @@ export async function authorAffinity(db: Db, userId: number, since: number): Pro
 }
 
 /** Weight per topic of the viewer's likes (1), comments (2) and own posts (2) since `since`. */
-export async function topicAffinity(db: Db, userId: number, since: number): Promise<Record<string, number>> {
+export async function topicAffinity(
+	db: Db,
+	userId: number,
+	since: number,
+): Promise<Record<string, number>> {
 	const rows = await db<{ topic_id: string; weight: number }[]>`
 		select pt.topic_id, sum(w)::float8 as weight from (
 			select l.post_id, 1 as w from post_likes l where l.user_id = ${userId} and l.created_at > ${since}
@@ -79,7 +87,11 @@ export async function personalisedCandidates(
 				and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id and t.is_enabled))`
 }
 
-export async function enabledTopicIdsByNames(db: Db, communityId: number, names: string[]): Promise<string[]> {
+export async function enabledTopicIdsByNames(
+	db: Db,
+	communityId: number,
+	names: string[],
+): Promise<string[]> {
 	if (names.length === 0) return []
 	const rows = await db<{ id: string }[]>`
 		select id from topics
@@ -87,7 +99,11 @@ export async function enabledTopicIdsByNames(db: Db, communityId: number, names:
 	return rows.map((r) => r.id)
 }
 
-export async function postIdsInAnyTopic(db: Db, postIds: string[], topicIds: string[]): Promise<Set<string>> {
+export async function postIdsInAnyTopic(
+	db: Db,
+	postIds: string[],
+	topicIds: string[],
+): Promise<Set<string>> {
 	if (postIds.length === 0 || topicIds.length === 0) return new Set()
 	const rows = await db<{ post_id: string }[]>`
 		select distinct post_id from post_topics
@@ -95,7 +111,12 @@ export async function postIdsInAnyTopic(db: Db, postIds: string[], topicIds: str
 	return new Set(rows.map((r) => r.post_id))
 }
 
-export async function recordRecompute(db: Db, userId: number, communityId: number, now: number): Promise<void> {
+export async function recordRecompute(
+	db: Db,
+	userId: number,
+	communityId: number,
+	now: number,
+): Promise<void> {
 	await db`
 		insert into feed_activity (user_id, community_id, last_read_at, recomputed_at) values (${userId}, ${communityId}, ${now}, ${now})
 		on conflict (user_id) do update set recomputed_at = excluded.recomputed_at`
@@ -108,7 +129,12 @@ export async function activeUsersAfter(db: Db, since: number, afterId: number, l
 		where last_read_at > ${since} and user_id > ${afterId} order by user_id limit ${limit}`
 }
 
-export async function usersAfter(db: Db, communityId: number | null, afterId: number, limit: number) {
+export async function usersAfter(
+	db: Db,
+	communityId: number | null,
+	afterId: number,
+	limit: number,
+) {
 	return db<{ user_id: number; community_id: number }[]>`
 		select id as user_id, community_id from users
 		where not is_deleted and id > ${afterId} ${communityId === null ? db`` : db`and community_id = ${communityId}`}
@@ -119,7 +145,11 @@ export async function usersAfter(db: Db, communityId: number | null, afterId: nu
 export async function findUserRef(db: Db, uuidOrId: string) {
 	const byId = /^\d+$/.test(uuidOrId)
 	const [row] = byId
-		? await db<{ user_id: number; community_id: number }[]>`select id as user_id, community_id from users where id = ${Number(uuidOrId)}`
-		: await db<{ user_id: number; community_id: number }[]>`select id as user_id, community_id from users where uuid::text = ${uuidOrId.toLowerCase()}`
+		? await db<
+				{ user_id: number; community_id: number }[]
+			>`select id as user_id, community_id from users where id = ${Number(uuidOrId)}`
+		: await db<
+				{ user_id: number; community_id: number }[]
+			>`select id as user_id, community_id from users where uuid::text = ${uuidOrId.toLowerCase()}`
 	return row ?? null
 }

@@ -88,7 +88,10 @@ export interface SeenCounts {
 export async function setSeenCounts(communityId: number, counts: SeenCounts[]): Promise<void> {
 	if (counts.length === 0) return
 	await quietly('setSeenCounts', async () => {
-		const pipeline = redis.pipeline() as unknown as { postSetSeen: SetSeen; exec(): Promise<unknown> }
+		const pipeline = redis.pipeline() as unknown as {
+			postSetSeen: SetSeen
+			exec(): Promise<unknown>
+		}
 		for (const c of counts)
 			pipeline.postSetSeen(keys.postCache(communityId, c.id), c.impressions_count, c.reach_count)
 		await pipeline.exec()

@@ -50,7 +50,10 @@ export function rankPost(input: RankInput, now: number, w = RankWeights): number
 	const age = now - input.createdAt
 	const recency = 0.5 ** (age / w.HALF_LIFE_MS)
 	const interactions =
-		nonNegative(input.likes) + 2 * nonNegative(input.comments) + 3 * nonNegative(input.shares) + 0.05 * nonNegative(input.reach)
+		nonNegative(input.likes) +
+		2 * nonNegative(input.comments) +
+		3 * nonNegative(input.shares) +
+		0.05 * nonNegative(input.reach)
 	const engagement = w.ENGAGEMENT_WEIGHT * Math.log1p(interactions)
 	const affinity =
 		(input.isConnection ? w.CONNECTION_BOOST : 0) +

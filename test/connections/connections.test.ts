@@ -11,12 +11,20 @@ beforeAll(async () => {
 	await enableConnections(community)
 })
 
-const request = (from: TestUser, to: TestUser, body: Record<string, unknown> = { connection_type: 'two_way' }) =>
-	api('POST', connectionPath(to), { token: from.token, body })
+const request = (
+	from: TestUser,
+	to: TestUser,
+	body: Record<string, unknown> = { connection_type: 'two_way' },
+) => api('POST', connectionPath(to), { token: from.token, body })
 const answer = (receiver: TestUser, requester: TestUser, action: string) =>
-	api('PATCH', connectionPath(requester), { token: receiver.token, body: { action, connection_type: 'two_way' } })
+	api('PATCH', connectionPath(requester), {
+		token: receiver.token,
+		body: { action, connection_type: 'two_way' },
+	})
 const list = (viewer: TestUser, member: TestUser, status: string) =>
-	api('GET', `${connectionPath(member)}?status=${status}&page=1&page_size=10`, { token: viewer.token })
+	api('GET', `${connectionPath(member)}?status=${status}&page=1&page_size=10`, {
+		token: viewer.token,
+	})
 
 async function rows(a: TestUser, b: TestUser) {
 	const found = await sql`
@@ -31,7 +39,10 @@ describe('feature gate', () => {
 	test('every connection call answers 400 with the exact message while user_connection is off', async () => {
 		const off = await newCommunity('connections-off')
 		const [a, b] = [await newUser(off), await newUser(off)]
-		const expected = { success: false, error_message: 'Enable User Connection Setting to use this api' }
+		const expected = {
+			success: false,
+			error_message: 'Enable User Connection Setting to use this api',
+		}
 		const post = await request(a, b)
 		expect(post.status).toBe(400)
 		expect(post.body).toEqual(expected)
@@ -53,14 +64,26 @@ describe('two_way', () => {
 		const [a, b] = [await newUser(community), await newUser(community)]
 		const sent = await request(a, b)
 		expect(sent.status).toBe(200)
-		expect(sent.body).toMatchObject({ success: true, error_message: null, data: { status: 'pending' } })
+		expect(sent.body).toMatchObject({
+			success: true,
+			error_message: null,
+			data: { status: 'pending' },
+		})
 		expect(await rows(a, b)).toEqual([])
 
 		const pending = await list(b, b, 'pending')
 		expect(pending.status).toBe(200)
 		expect(pending.body.data.connections).toHaveLength(1)
-		expect(pending.body.data.connections[0]).toMatchObject({ user1_uuid: a.uuid, user2_uuid: b.uuid, status: 'pending' })
-		expect(pending.body.data.users[a.uuid]).toMatchObject({ name: a.name, uuid: a.uuid, image_url: '' })
+		expect(pending.body.data.connections[0]).toMatchObject({
+			user1_uuid: a.uuid,
+			user2_uuid: b.uuid,
+			status: 'pending',
+		})
+		expect(pending.body.data.users[a.uuid]).toMatchObject({
+			name: a.name,
+			uuid: a.uuid,
+			image_url: '',
+		})
 
 		const accepted = await answer(b, a, 'accept')
 		expect(accepted.status).toBe(200)
@@ -72,7 +95,11 @@ describe('two_way', () => {
 		expect((await list(b, b, 'pending')).body.data.connections).toEqual([])
 		const ofA = await list(a, a, 'accepted')
 		expect(ofA.body.data.connections).toHaveLength(1)
-		expect(ofA.body.data.connections[0]).toMatchObject({ user1_uuid: a.uuid, user2_uuid: b.uuid, status: 'accepted' })
+		expect(ofA.body.data.connections[0]).toMatchObject({
+			user1_uuid: a.uuid,
+			user2_uuid: b.uuid,
+			status: 'accepted',
+		})
 		expect(Object.keys(ofA.body.data.users).sort()).toEqual([a.uuid, b.uuid].sort())
 		expect(ofA.body.data.total_count).toBe(1)
 	})
@@ -113,7 +140,10 @@ describe('two_way', () => {
 
 	test('auto-accept skips the pending state', async () => {
 		const [a, b] = [await newUser(community), await newUser(community)]
-		const reply = await request(a, b, { connection_type: 'two_way', connection_request_auto_accepted: true })
+		const reply = await request(a, b, {
+			connection_type: 'two_way',
+			connection_request_auto_accepted: true,
+		})
 		expect(reply.status).toBe(200)
 		expect(reply.body.data.status).toBe('accepted')
 		expect(await rows(a, b)).toHaveLength(2)
@@ -126,17 +156,25 @@ describe('one_way', () => {
 		const [a, b] = [await newUser(community), await newUser(community)]
 		await request(a, b, { connection_type: 'one_way' })
 		expect((await answer(b, a, 'accept')).status).toBe(200)
-		expect(await rows(a, b)).toEqual([{ follower: a.uuid, followed: b.uuid, connection_type: 'one_way' }])
+		expect(await rows(a, b)).toEqual([
+			{ follower: a.uuid, followed: b.uuid, connection_type: 'one_way' },
+		])
 		// Listed for both: the follower and the followed.
 		const ofB = await list(b, b, 'accepted')
 		expect(ofB.body.data.connections).toHaveLength(1)
-		expect(ofB.body.data.connections[0]).toMatchObject({ user1_uuid: a.uuid, user2_uuid: b.uuid, connection_type: 'one_way' })
+		expect(ofB.body.data.connections[0]).toMatchObject({
+			user1_uuid: a.uuid,
+			user2_uuid: b.uuid,
+			connection_type: 'one_way',
+		})
 	})
 
 	test('auto-accepted one_way creates one record', async () => {
 		const [a, b] = [await newUser(community), await newUser(community)]
 		await request(a, b, { connection_type: 'one_way', connection_request_auto_accepted: true })
-		expect(await rows(a, b)).toEqual([{ follower: a.uuid, followed: b.uuid, connection_type: 'one_way' }])
+		expect(await rows(a, b)).toEqual([
+			{ follower: a.uuid, followed: b.uuid, connection_type: 'one_way' },
+		])
 	})
 })
 
@@ -182,8 +220,15 @@ describe('bad input', () => {
 		const other = await newCommunity('connections-other')
 		await enableConnections(other)
 		const stranger = await newUser(other)
-		for (const path of ['/community/member/2b1d7f3e-0000-4000-8000-000000000000/connection', '/community/member/nope/connection', connectionPath(stranger)]) {
-			const reply = await api('POST', path, { token: a.token, body: { connection_type: 'two_way' } })
+		for (const path of [
+			'/community/member/2b1d7f3e-0000-4000-8000-000000000000/connection',
+			'/community/member/nope/connection',
+			connectionPath(stranger),
+		]) {
+			const reply = await api('POST', path, {
+				token: a.token,
+				body: { connection_type: 'two_way' },
+			})
 			expect(reply.status).toBe(404)
 			expect(reply.body.success).toBe(false)
 		}
@@ -213,7 +258,10 @@ describe('bad input', () => {
 		const byCm = await list(cm, b, 'pending')
 		expect(byCm.status).toBe(200)
 		expect(byCm.body.data.connections).toHaveLength(1)
-		expect((await list(a, a, 'pending')).body.data.connections[0]).toMatchObject({ user1_uuid: a.uuid, user2_uuid: b.uuid })
+		expect((await list(a, a, 'pending')).body.data.connections[0]).toMatchObject({
+			user1_uuid: a.uuid,
+			user2_uuid: b.uuid,
+		})
 		// Accepted lists are public within the community.
 		expect((await list(c, b, 'accepted')).status).toBe(200)
 	})
@@ -221,13 +269,20 @@ describe('bad input', () => {
 	test('paging the accepted list', async () => {
 		const hub = await newUser(community)
 		const friends = await Promise.all([1, 2, 3].map(() => newUser(community)))
-		for (const f of friends) await request(hub, f, { connection_type: 'two_way', connection_request_auto_accepted: true })
-		const page1 = await api('GET', `${connectionPath(hub)}?status=accepted&page=1&page_size=2`, { token: hub.token })
-		const page2 = await api('GET', `${connectionPath(hub)}?status=accepted&page=2&page_size=2`, { token: hub.token })
+		for (const f of friends)
+			await request(hub, f, { connection_type: 'two_way', connection_request_auto_accepted: true })
+		const page1 = await api('GET', `${connectionPath(hub)}?status=accepted&page=1&page_size=2`, {
+			token: hub.token,
+		})
+		const page2 = await api('GET', `${connectionPath(hub)}?status=accepted&page=2&page_size=2`, {
+			token: hub.token,
+		})
 		expect(page1.body.data.connections).toHaveLength(2)
 		expect(page2.body.data.connections).toHaveLength(1)
 		expect(page2.body.data.total_count).toBe(3)
-		const seen = [...page1.body.data.connections, ...page2.body.data.connections].map((c: any) => c.user2_uuid)
+		const seen = [...page1.body.data.connections, ...page2.body.data.connections].map(
+			(c: any) => c.user2_uuid,
+		)
 		expect(seen.sort()).toEqual(friends.map((f) => f.uuid).sort())
 	})
 })

@@ -15,7 +15,11 @@ export async function enableConnections(community: TestCommunity, enabled = true
 
 export const connectionPath = (member: TestUser) => `/community/member/${member.uuid}/connection`
 
-export async function connect(a: TestUser, b: TestUser, type: 'two_way' | 'one_way' = 'two_way'): Promise<void> {
+export async function connect(
+	a: TestUser,
+	b: TestUser,
+	type: 'two_way' | 'one_way' = 'two_way',
+): Promise<void> {
 	const reply = await api('POST', connectionPath(b), {
 		token: a.token,
 		body: { connection_type: type, connection_request_auto_accepted: true },

@@ -130,7 +130,7 @@ describe('GET /feed/post/:post_id/like', () => {
 })
 
 describe('visibility of the liked post', () => {
-	test('a connections post can be liked by the author\'s connections only; a private one by the author and CMs', async () => {
+	test("a connections post can be liked by the author's connections only; a private one by the author and CMs", async () => {
 		const own = await newCommunity('likes-visibility')
 		await enableConnections(own)
 		const writer = await newUser(own)
@@ -139,7 +139,8 @@ describe('visibility of the liked post', () => {
 		const cm = await newUser(own, { role: 'cm' })
 		await connect(friend, writer)
 		const forConnections = await newPost(writer, { visibility: 'connections' })
-		const like = (user: TestUser, postId: string) => api('PUT', `/feed/post/${postId}/like`, { token: user.token })
+		const like = (user: TestUser, postId: string) =>
+			api('PUT', `/feed/post/${postId}/like`, { token: user.token })
 		expect((await like(stranger, forConnections)).status).toBe(404)
 		expect((await like(friend, forConnections)).status).toBe(200)
 		expect((await like(cm, forConnections)).status).toBe(200)

@@ -143,14 +143,18 @@ describe('POST /feed/post/seen', () => {
 	test('a cached post gets the new counters in place (not evicted, TTL kept)', async () => {
 		// Attachments holding look-alike keys must not be rewritten instead of the post's own.
 		const meta = { impressions_count: 7, reach_count: 7 }
-		const a = await newPost(author, { attachments: [{ attachment_type: 1, attachment_meta: meta }] })
+		const a = await newPost(author, {
+			attachments: [{ attachment_type: 1, attachment_meta: meta }],
+		})
 		await api('GET', `/feed/post/${a}`, { token: reader.token })
 		const key = keys.postCache(community.communityId, a)
 		expect(await redis.exists(key)).toBe(1)
 		const viewers = await Promise.all(Array.from({ length: 4 }, () => newUser(community)))
 		await Promise.all(
 			viewers.flatMap((v) =>
-				[1, 2].map(() => api('POST', '/feed/post/seen', { token: v.token, body: { post_ids: [a] } })),
+				[1, 2].map(() =>
+					api('POST', '/feed/post/seen', { token: v.token, body: { post_ids: [a] } }),
+				),
 			),
 		)
 		expect(await redis.exists(key)).toBe(1)
@@ -159,7 +163,10 @@ describe('POST /feed/post/seen', () => {
 		expect(post).toMatchObject({ impressions_count: 8, reach_count: 4 })
 		expect(post.attachments[0].attachment_meta).toEqual(meta)
 		const feed = (await api('GET', '/feed/universal', { token: reader.token })).body.data.posts
-		expect(feed.find((p: any) => p._id === a)).toMatchObject({ impressions_count: 8, reach_count: 4 })
+		expect(feed.find((p: any) => p._id === a)).toMatchObject({
+			impressions_count: 8,
+			reach_count: 4,
+		})
 	})
 
 	test('missing or empty post_ids is 400', async () => {

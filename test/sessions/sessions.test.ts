@@ -18,34 +18,54 @@ describe('POST /sdk/initiate', () => {
 		expect(first.body.success).toBe(true)
 		expect(first.body.data.access_token).toBeString()
 		expect(first.body.data.refresh_token).toBeString()
-		expect(first.body.data.user).toMatchObject({ name: 'Asha', user_unique_id: 'cust-1', is_guest: false })
+		expect(first.body.data.user).toMatchObject({
+			name: 'Asha',
+			user_unique_id: 'cust-1',
+			is_guest: false,
+		})
 		expect(first.body.data.community.id).toBe(community.communityId)
 
 		const second = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body })
 		expect(second.body.data.user.uuid).toBe(first.body.data.user.uuid)
 
-		const events = await sql`select data from events where community_id = ${community.communityId} and event = 'profile.created'`
+		const events =
+			await sql`select data from events where community_id = ${community.communityId} and event = 'profile.created'`
 		const forUser = events.filter((e) => e.data.user.uuid === first.body.data.user.uuid)
 		expect(forUser).toHaveLength(1)
-		expect(forUser[0].data.user.sdk_client_info).toEqual({ community: community.communityId, uuid: 'cust-1' })
+		expect(forUser[0].data.user.sdk_client_info).toEqual({
+			community: community.communityId,
+			uuid: 'cust-1',
+		})
 	})
 
 	test('a new name or image shows in feeds at once (the cached feed user is dropped)', async () => {
-		const first = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', user_name: 'Old' } })
+		const first = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: 'renamed', user_name: 'Old' },
+		})
 		const token = first.body.data.access_token
 		const uuid = first.body.data.user.uuid
 		const post = await api('POST', '/feed/post', { token, body: { text: 'hi' } })
 		expect(post.status).toBe(200)
-		const usersOf = async () => (await api('GET', '/feed/universal', { token })).body.data.users[uuid]
+		const usersOf = async () =>
+			(await api('GET', '/feed/universal', { token })).body.data.users[uuid]
 		expect(await usersOf()).toMatchObject({ name: 'Old' })
-		await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', user_name: 'New' } })
+		await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: 'renamed', user_name: 'New' },
+		})
 		expect(await usersOf()).toMatchObject({ name: 'New' })
-		await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 'renamed', image_url: 'https://img/x.png' } })
+		await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: 'renamed', image_url: 'https://img/x.png' },
+		})
 		expect(await usersOf()).toMatchObject({ name: 'New', image_url: 'https://img/x.png' })
 	})
 
 	test('accepts the customer id as uuid and the key as an apikey body field', async () => {
-		const reply = await api('POST', '/sdk/initiate', { body: { uuid: 'cust-2', user_name: 'B', apikey: community.apiKey } })
+		const reply = await api('POST', '/sdk/initiate', {
+			body: { uuid: 'cust-2', user_name: 'B', apikey: community.apiKey },
+		})
 		expect(reply.status).toBe(200)
 		expect(reply.body.data.user.user_unique_id).toBe('cust-2')
 	})
@@ -54,19 +74,31 @@ describe('POST /sdk/initiate', () => {
 		const missing = await api('POST', '/sdk/initiate', { body: { user_unique_id: 'x' } })
 		expect(missing.status).toBe(401)
 		expect(missing.body).toMatchObject({ success: false, error_message: 'Missing x-api-key' })
-		const unknown = await api('POST', '/sdk/initiate', { apiKey: 'plz_nope', body: { user_unique_id: 'x' } })
+		const unknown = await api('POST', '/sdk/initiate', {
+			apiKey: 'plz_nope',
+			body: { user_unique_id: 'x' },
+		})
 		expect(unknown.status).toBe(401)
 		expect(unknown.body.error_message).toBe('Unknown API key')
 	})
 
 	test('bad bodies are 400, never 500', async () => {
-		const noId = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_name: 'x' } })
+		const noId = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_name: 'x' },
+		})
 		expect(noId.status).toBe(400)
 		expect(noId.body.success).toBe(false)
-		const wrongType = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body: { user_unique_id: 42 } })
+		const wrongType = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: 42 },
+		})
 		expect(wrongType.status).toBe(400)
 		expect(wrongType.body.error_message).toContain('user_unique_id')
-		const badJson = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, rawBody: '{"user_unique_id":' })
+		const badJson = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			rawBody: '{"user_unique_id":',
+		})
 		expect(badJson.status).toBe(400)
 		expect(badJson.body.success).toBe(false)
 	})
@@ -97,16 +129,25 @@ describe('access tokens', () => {
 		const user = await newUser(community)
 		expect((await api('GET', '/sdk/initiate')).status).toBe(401)
 		expect((await api('GET', '/sdk/initiate', { token: 'garbage' })).status).toBe(401)
-		const expired = await signAccessToken({ sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' }, -1)
+		const expired = await signAccessToken(
+			{ sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' },
+			-1,
+		)
 		const reply = await api('GET', '/sdk/initiate', { token: expired })
 		expect(reply.status).toBe(401)
-		expect(reply.body).toMatchObject({ success: false, error_message: 'Invalid or expired access token' })
+		expect(reply.body).toMatchObject({
+			success: false,
+			error_message: 'Invalid or expired access token',
+		})
 	})
 
 	test('a token verified (and cached) before its exp is 401 once exp has passed', async () => {
 		const user = await newUser(community)
 		const minutes = 2 / 60
-		const token = await signAccessToken({ sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' }, minutes)
+		const token = await signAccessToken(
+			{ sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' },
+			minutes,
+		)
 		const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number
 		expect((await api('GET', '/sdk/initiate', { token })).status).toBe(200)
 		expect((await api('GET', '/sdk/initiate', { token })).status).toBe(200)
@@ -118,10 +159,16 @@ describe('access tokens', () => {
 
 	test('client too old is 426', async () => {
 		const user = await newUser(community)
-		const old = await api('GET', '/sdk/initiate', { token: user.token, headers: { 'x-platform-code': 'an', 'x-version-code': '100' } })
+		const old = await api('GET', '/sdk/initiate', {
+			token: user.token,
+			headers: { 'x-platform-code': 'an', 'x-version-code': '100' },
+		})
 		expect(old.status).toBe(426)
 		expect(old.body.error_message).toBe('Please update the app')
-		const current = await api('GET', '/sdk/initiate', { token: user.token, headers: { 'x-platform-code': 'an', 'x-version-code': '120' } })
+		const current = await api('GET', '/sdk/initiate', {
+			token: user.token,
+			headers: { 'x-platform-code': 'an', 'x-version-code': '120' },
+		})
 		expect(current.status).toBe(200)
 	})
 })
@@ -133,7 +180,9 @@ describe('POST /user/refresh and /user/logout', () => {
 		expect(first.status).toBe(200)
 		const next = first.body.data.refresh_token
 		expect(next).not.toBe(user.refreshToken)
-		expect((await api('GET', '/sdk/initiate', { token: first.body.data.access_token })).status).toBe(200)
+		expect(
+			(await api('GET', '/sdk/initiate', { token: first.body.data.access_token })).status,
+		).toBe(200)
 
 		const reuse = await api('POST', '/user/refresh', { token: user.refreshToken })
 		expect(reuse.status).toBe(401)
@@ -144,7 +193,10 @@ describe('POST /user/refresh and /user/logout', () => {
 
 	test('logout revokes the refresh token', async () => {
 		const user = await newUser(community)
-		const out = await api('POST', '/user/logout', { token: user.token, body: { refresh_token: user.refreshToken } })
+		const out = await api('POST', '/user/logout', {
+			token: user.token,
+			body: { refresh_token: user.refreshToken },
+		})
 		expect(out.status).toBe(200)
 		expect((await api('POST', '/user/refresh', { token: user.refreshToken })).status).toBe(401)
 	})

@@ -16,7 +16,9 @@ describe('community settings', () => {
 	test('user_connection is listed and off by default', async () => {
 		const reply = await api('GET', '/community/settings', { token: member.token })
 		expect(reply.status).toBe(200)
-		const setting = reply.body.data.community_settings.find((s: any) => s.setting_type === 'user_connection')
+		const setting = reply.body.data.community_settings.find(
+			(s: any) => s.setting_type === 'user_connection',
+		)
 		expect(setting).toMatchObject({ enabled: false, setting_type: 'user_connection' })
 		expect(setting.setting_title).toBeString()
 	})
@@ -26,24 +28,45 @@ describe('community settings', () => {
 			api('PUT', '/community/settings', {
 				token: cm.token,
 				headers: { 'x-platform-type': 'dashboard' },
-				body: { community_settings: [{ setting_type: 'user_connection', enabled, setting_title: title, setting_sub_title: 'sub' }] },
+				body: {
+					community_settings: [
+						{
+							setting_type: 'user_connection',
+							enabled,
+							setting_title: title,
+							setting_sub_title: 'sub',
+						},
+					],
+				},
 			})
 		expect((await put(true, 'Connect')).status).toBe(200)
 		const second = await put(false)
 		expect(second.status).toBe(200)
-		const list = (await api('GET', '/community/settings', { token: member.token })).body.data.community_settings
+		const list = (await api('GET', '/community/settings', { token: member.token })).body.data
+			.community_settings
 		const rows = list.filter((s: any) => s.setting_type === 'user_connection')
 		expect(rows).toHaveLength(1)
 		// An omitted title keeps the stored one.
-		expect(rows[0]).toEqual({ setting_type: 'user_connection', enabled: false, setting_title: 'Connect', setting_sub_title: 'sub' })
+		expect(rows[0]).toEqual({
+			setting_type: 'user_connection',
+			enabled: false,
+			setting_title: 'Connect',
+			setting_sub_title: 'sub',
+		})
 	})
 
 	test('members cannot change settings; bad bodies are 400', async () => {
 		const body = { community_settings: [{ setting_type: 'user_connection', enabled: true }] }
 		const denied = await api('PUT', '/community/settings', { token: member.token, body })
 		expect(denied.status).toBe(403)
-		expect(denied.body).toEqual({ success: false, error_message: 'You are not CM/Owner of this community' })
-		const bad = await api('PUT', '/community/settings', { token: cm.token, body: { community_settings: [{ enabled: 'yes' }] } })
+		expect(denied.body).toEqual({
+			success: false,
+			error_message: 'You are not CM/Owner of this community',
+		})
+		const bad = await api('PUT', '/community/settings', {
+			token: cm.token,
+			body: { community_settings: [{ enabled: 'yes' }] },
+		})
 		expect(bad.status).toBe(400)
 		expect(bad.body.success).toBe(false)
 	})
@@ -68,7 +91,10 @@ describe('conversation notification settings', () => {
 	test('a member gets the exact spec message with 403', async () => {
 		const reply = await api('PUT', path, { token: member.token, body: { noti_state: 1 } })
 		expect(reply.status).toBe(403)
-		expect(reply.body).toEqual({ success: false, error_message: 'You are not CM/Owner of this community' })
+		expect(reply.body).toEqual({
+			success: false,
+			error_message: 'You are not CM/Owner of this community',
+		})
 	})
 
 	test('noti_state outside 1-3 is 400', async () => {

@@ -37,7 +37,10 @@ export async function newCommunity(name = 'test'): Promise<TestCommunity> {
 }
 
 /** A user through POST /sdk/initiate; `role: 'cm'` promotes it (setup only). */
-export async function newUser(community: TestCommunity, options: { name?: string; role?: Role } = {}): Promise<TestUser> {
+export async function newUser(
+	community: TestCommunity,
+	options: { name?: string; role?: Role } = {},
+): Promise<TestUser> {
 	const uniqueId = `u-${Date.now()}-${counter++}`
 	const name = options.name ?? `User ${counter}`
 	const reply = await api('POST', '/sdk/initiate', {
@@ -50,5 +53,12 @@ export async function newUser(community: TestCommunity, options: { name?: string
 		const row = await findUserByUuid(sql, community.communityId, user.uuid)
 		await setRole(sql, row!.id, options.role)
 	}
-	return { token: access_token, refreshToken: refresh_token, uuid: user.uuid, id: user.id, name, uniqueId }
+	return {
+		token: access_token,
+		refreshToken: refresh_token,
+		uuid: user.uuid,
+		id: user.id,
+		name,
+		uniqueId,
+	}
 }

@@ -15,7 +15,11 @@ export interface RequestOptions {
 	rawBody?: string
 }
 
-export async function api<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+export async function api<T = any>(
+	method: string,
+	path: string,
+	options: RequestOptions = {},
+): Promise<Reply<T>> {
 	const headers: Record<string, string> = { ...options.headers }
 	if (options.token) headers.authorization = `Bearer ${options.token}`
 	if (options.apiKey) headers['x-api-key'] = options.apiKey
@@ -23,7 +27,9 @@ export async function api<T = any>(method: string, path: string, options: Reques
 	if (options.rawBody !== undefined) body = options.rawBody
 	else if (options.body !== undefined) body = JSON.stringify(options.body)
 	if (body !== undefined) headers['content-type'] ??= 'application/json'
-	const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+	const response = await app.handle(
+		new Request(`http://localhost${path}`, { method, headers, body }),
+	)
 	const text = await response.text()
 	let parsed: unknown = text
 	try {

@@ -5,7 +5,8 @@
 // TEST_DATABASE_URL / TEST_REDIS_URL, never from DATABASE_URL / REDIS_URL, so a
 // developer's own data is never wiped by running the tests.
 process.env.NODE_ENV = 'test'
-process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_test'
+process.env.DATABASE_URL =
+	process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_test'
 process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
 process.env.DATA_DIR ??= '.data/test'
 process.env.WEBHOOK_RETRY_SCHEDULE_MS ??= '200,400,800'

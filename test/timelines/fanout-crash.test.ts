@@ -18,7 +18,12 @@ function startWorker() {
 	})
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, everyMs = 2): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | null | undefined | false>,
+	timeoutMs = 20_000,
+	everyMs = 2,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs
 	for (;;) {
 		const value = await probe()
@@ -46,7 +51,8 @@ async function feedsHolding(postId: string): Promise<{ holding: number; exactlyO
 afterAll(async () => {
 	for (let i = 0; i < followerIds.length; i += 5000) {
 		const pipeline = redis.pipeline()
-		for (const id of followerIds.slice(i, i + 5000)) pipeline.del(keys.connFeed(id), keys.connLive(id))
+		for (const id of followerIds.slice(i, i + 5000))
+			pipeline.del(keys.connFeed(id), keys.connLive(id))
 		await pipeline.exec()
 	}
 })
@@ -65,14 +71,18 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 		select ${community.communityId}, id, ${author.id}, 'one_way', 0 from unnest(${followerIds}::int[]) id`
 	for (let i = 0; i < followerIds.length; i += 5000) {
 		const pipeline = redis.pipeline()
-		for (const id of followerIds.slice(i, i + 5000)) pipeline.set(keys.connLive(id), '1', 'EX', 3600)
+		for (const id of followerIds.slice(i, i + 5000))
+			pipeline.set(keys.connLive(id), '1', 'EX', 3600)
 		await pipeline.exec()
 	}
 
 	const first = startWorker()
 	let firstOutput = ''
 	void new Response(first.stdout).text().then((t) => (firstOutput = t))
-	const created = await api('POST', '/feed/post', { token: author.token, body: { text: 'to every follower' } })
+	const created = await api('POST', '/feed/post', {
+		token: author.token,
+		body: { text: 'to every follower' },
+	})
 	expect(created.status).toBe(200)
 	const postId: string = created.body.data.post._id
 
@@ -84,7 +94,8 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 	first.kill('SIGKILL')
 	await first.exited
 	expect(progress.done_at).toBeNull()
-	const [killed] = await sql`select cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
+	const [killed] =
+		await sql`select cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
 	expect(killed.done_at).toBeNull()
 	expect(killed.leased).toBe(true)
 	expect(killed.cursor).toBeLessThan(Math.max(...followerIds))
@@ -96,10 +107,15 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 	await sql`update fanout_jobs set lease_until = now() where post_id = ${postId}`
 	const second = startWorker()
 	try {
-		await waitFor('the job to finish', async () => {
-			const [job] = await sql`select done_at from fanout_jobs where post_id = ${postId}`
-			return job?.done_at ?? null
-		}, 30_000, 50)
+		await waitFor(
+			'the job to finish',
+			async () => {
+				const [job] = await sql`select done_at from fanout_jobs where post_id = ${postId}`
+				return job?.done_at ?? null
+			},
+			30_000,
+			50,
+		)
 	} finally {
 		second.kill('SIGTERM')
 		await second.exited

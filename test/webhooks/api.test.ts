@@ -19,12 +19,23 @@ describe('POST /webhook', () => {
 	test('returns the webhook with its own whsec_ secret', async () => {
 		const reply = await api('POST', '/webhook', {
 			token: s.cm.token,
-			body: { webhook_type: 'post.created', url: 'http://127.0.0.1:9/a', is_active: true, extra: 'ignored' },
+			body: {
+				webhook_type: 'post.created',
+				url: 'http://127.0.0.1:9/a',
+				is_active: true,
+				extra: 'ignored',
+			},
 		})
 		expect(reply.status).toBe(200)
 		expect(reply.body.success).toBe(true)
 		const hook = reply.body.data.webhook
-		expect(hook).toMatchObject({ webhook_type: 'post.created', url: 'http://127.0.0.1:9/a', is_active: true, deactivated_at: null, deactivation_reason: null })
+		expect(hook).toMatchObject({
+			webhook_type: 'post.created',
+			url: 'http://127.0.0.1:9/a',
+			is_active: true,
+			deactivated_at: null,
+			deactivation_reason: null,
+		})
 		expect(hook.id).toMatch(/^[0-9a-f]{24}$/)
 		expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/)
 		expect(hook.created_at).toBeNumber()
@@ -36,19 +47,33 @@ describe('POST /webhook', () => {
 	})
 
 	test('accepts every event of the spec plus conversation.create; refuses unknown types', async () => {
-		for (const type of ['conversation.create', 'notifications.feed', 'chatroom.user.tagged', 'comment.react']) {
-			const reply = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: type, url: 'http://127.0.0.1:9/t' } })
+		for (const type of [
+			'conversation.create',
+			'notifications.feed',
+			'chatroom.user.tagged',
+			'comment.react',
+		]) {
+			const reply = await api('POST', '/webhook', {
+				token: s.cm.token,
+				body: { webhook_type: type, url: 'http://127.0.0.1:9/t' },
+			})
 			expect(reply.status).toBe(200)
 			expect(reply.body.data.webhook.is_active).toBe(true)
 		}
-		const bad = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: 'post.exploded', url: 'http://127.0.0.1:9/t' } })
+		const bad = await api('POST', '/webhook', {
+			token: s.cm.token,
+			body: { webhook_type: 'post.exploded', url: 'http://127.0.0.1:9/t' },
+		})
 		expect(bad.status).toBe(400)
 		expect(bad.body.error_message).toContain('webhook_type')
 	})
 
 	test('a duplicate type and url is 409', async () => {
 		await register(s, 'http://127.0.0.1:9/dup', 'post.liked')
-		const dup = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: 'post.liked', url: 'http://127.0.0.1:9/dup' } })
+		const dup = await api('POST', '/webhook', {
+			token: s.cm.token,
+			body: { webhook_type: 'post.liked', url: 'http://127.0.0.1:9/dup' },
+		})
 		expect(dup.status).toBe(409)
 	})
 
@@ -65,19 +90,33 @@ describe('POST /webhook', () => {
 			'http://203.0.113.9/hook',
 		]
 		for (const url of refused) {
-			const reply = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: 'post.created', url } })
+			const reply = await api('POST', '/webhook', {
+				token: s.cm.token,
+				body: { webhook_type: 'post.created', url },
+			})
 			expect(reply.status, url).toBe(400)
 			expect(reply.body.error_message, url).toContain('private or reserved')
 		}
-		for (const url of ['ftp://example.com/x', 'not a url', 'http://user:pw@127.0.0.1/x', 'http://no-such-host.invalid/x']) {
-			const reply = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: 'post.created', url } })
+		for (const url of [
+			'ftp://example.com/x',
+			'not a url',
+			'http://user:pw@127.0.0.1/x',
+			'http://no-such-host.invalid/x',
+		]) {
+			const reply = await api('POST', '/webhook', {
+				token: s.cm.token,
+				body: { webhook_type: 'post.created', url },
+			})
 			expect(reply.status, url).toBe(400)
 			expect(reply.body.success).toBe(false)
 		}
 	})
 
 	test('members get 403; no token 401', async () => {
-		const reply = await api('POST', '/webhook', { token: member.token, body: { webhook_type: 'post.created', url: 'http://127.0.0.1:9/m' } })
+		const reply = await api('POST', '/webhook', {
+			token: member.token,
+			body: { webhook_type: 'post.created', url: 'http://127.0.0.1:9/m' },
+		})
 		expect(reply.status).toBe(403)
 		expect(reply.body.success).toBe(false)
 		expect((await api('GET', '/webhook', { token: member.token })).status).toBe(403)
@@ -101,27 +140,54 @@ describe('GET|PATCH|DELETE /webhook/:webhook_id', () => {
 			['POST', `/webhook/${theirs.id}/replay`],
 			['GET', '/webhook/nope'],
 		] as const) {
-			const body = method === 'PATCH' ? { is_active: false } : method === 'POST' ? { since: 0 } : undefined
+			const body =
+				method === 'PATCH' ? { is_active: false } : method === 'POST' ? { since: 0 } : undefined
 			const reply = await api(method, path, { token: s.cm.token, body })
 			expect(reply.status, `${method} ${path}`).toBe(404)
 		}
-		expect((await api('GET', `/webhook/${theirs.id}`, { token: other.cm.token })).body.data.webhook.is_active).toBe(true)
+		expect(
+			(await api('GET', `/webhook/${theirs.id}`, { token: other.cm.token })).body.data.webhook
+				.is_active,
+		).toBe(true)
 	})
 
 	test('PATCH changes url and type (re-validated), deactivates with a reason, reactivates clearing it', async () => {
 		const hook = await register(s, 'http://127.0.0.1:9/patch', 'post.pinned')
-		const moved = await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { url: 'http://127.0.0.1:9/patched', webhook_type: 'post.tagged' } })
+		const moved = await api('PATCH', `/webhook/${hook.id}`, {
+			token: s.cm.token,
+			body: { url: 'http://127.0.0.1:9/patched', webhook_type: 'post.tagged' },
+		})
 		expect(moved.status).toBe(200)
-		expect(moved.body.data.webhook).toMatchObject({ url: 'http://127.0.0.1:9/patched', webhook_type: 'post.tagged', is_active: true })
-		const refused = await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { url: 'http://10.0.0.5/x' } })
+		expect(moved.body.data.webhook).toMatchObject({
+			url: 'http://127.0.0.1:9/patched',
+			webhook_type: 'post.tagged',
+			is_active: true,
+		})
+		const refused = await api('PATCH', `/webhook/${hook.id}`, {
+			token: s.cm.token,
+			body: { url: 'http://10.0.0.5/x' },
+		})
 		expect(refused.status).toBe(400)
-		const off = await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
+		const off = await api('PATCH', `/webhook/${hook.id}`, {
+			token: s.cm.token,
+			body: { is_active: false },
+		})
 		expect(off.body.data.webhook.is_active).toBe(false)
 		expect(off.body.data.webhook.deactivated_at).toBeNumber()
 		expect(off.body.data.webhook.deactivation_reason).toContain(s.cm.uuid)
-		const on = await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: true } })
-		expect(on.body.data.webhook).toMatchObject({ is_active: true, deactivated_at: null, deactivation_reason: null })
-		const member403 = await api('PATCH', `/webhook/${hook.id}`, { token: member.token, body: { is_active: false } })
+		const on = await api('PATCH', `/webhook/${hook.id}`, {
+			token: s.cm.token,
+			body: { is_active: true },
+		})
+		expect(on.body.data.webhook).toMatchObject({
+			is_active: true,
+			deactivated_at: null,
+			deactivation_reason: null,
+		})
+		const member403 = await api('PATCH', `/webhook/${hook.id}`, {
+			token: member.token,
+			body: { is_active: false },
+		})
 		expect(member403.status).toBe(403)
 	})
 
@@ -136,14 +202,25 @@ describe('GET|PATCH|DELETE /webhook/:webhook_id', () => {
 
 	test('replay validates its range', async () => {
 		const hook = await register(s, 'http://127.0.0.1:9/replay', 'post.created')
-		const backwards = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since: 2000, until: 1000 } })
+		const backwards = await api('POST', `/webhook/${hook.id}/replay`, {
+			token: s.cm.token,
+			body: { since: 2000, until: 1000 },
+		})
 		expect(backwards.status).toBe(400)
-		const garbage = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since: 'yesterday-ish' } })
+		const garbage = await api('POST', `/webhook/${hook.id}/replay`, {
+			token: s.cm.token,
+			body: { since: 'yesterday-ish' },
+		})
 		expect(garbage.status).toBe(400)
-		const empty = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since: '2020-01-01T00:00:00Z', until: '2020-01-02T00:00:00Z' } })
+		const empty = await api('POST', `/webhook/${hook.id}/replay`, {
+			token: s.cm.token,
+			body: { since: '2020-01-01T00:00:00Z', until: '2020-01-02T00:00:00Z' },
+		})
 		expect(empty.status).toBe(200)
 		expect(empty.body.data.replayed).toBe(0)
-		const badStatus = await api('GET', `/webhook/${hook.id}/deliveries?status=lost`, { token: s.cm.token })
+		const badStatus = await api('GET', `/webhook/${hook.id}/deliveries?status=lost`, {
+			token: s.cm.token,
+		})
 		expect(badStatus.status).toBe(400)
 	})
 })

@@ -7,7 +7,16 @@ import { Webhook } from 'standardwebhooks'
 import { config } from '../../src/config'
 import { startDelivery } from '../../src/events/engine'
 import { api } from '../support/http'
-import { newProfile, type Receipt, type Receiver, register, setup, sleep, startReceiver, waitFor } from './support'
+import {
+	newProfile,
+	type Receipt,
+	type Receiver,
+	register,
+	setup,
+	sleep,
+	startReceiver,
+	waitFor,
+} from './support'
 
 const schedule = config.webhookRetryScheduleMs
 const timeout = config.WEBHOOK_TIMEOUT_MS
@@ -25,7 +34,10 @@ beforeAll(() => {
 			case '201':
 				return new Response('created', { status: 201 })
 			case 'redirect':
-				return new Response(null, { status: 302, headers: { location: `${receiver.url.replace('/hook', '')}/ok` } })
+				return new Response(null, {
+					status: 302,
+					headers: { location: `${receiver.url.replace('/hook', '')}/ok` },
+				})
 			case 'slow':
 				await sleep(timeout + 300)
 				return new Response('late')
@@ -64,7 +76,12 @@ describe('delivery', () => {
 
 	test('500, 201, redirect and too slow: retried on schedule, then inactive after 1 + 3 failures; reactivation resumes', async () => {
 		const s = await setup('wh-fail')
-		const paths = { '/f500': '500', '/f201': '201', '/fredirect': 'redirect', '/fslow': 'slow' } as const
+		const paths = {
+			'/f500': '500',
+			'/f201': '201',
+			'/fredirect': 'redirect',
+			'/fslow': 'slow',
+		} as const
 		const hooks: Record<string, { id: string }> = {}
 		for (const [path, kind] of Object.entries(paths)) {
 			behaviour.set(path, kind)
@@ -72,13 +89,24 @@ describe('delivery', () => {
 		}
 		const eventOwner = await newProfile(s)
 		const paths4 = Object.keys(paths)
-		await waitFor(() => paths4.every((p) => receiptsAt(p).length >= 4), 4 * (timeout + 400) + schedule.reduce((a, b) => a + b) + 3000)
+		await waitFor(
+			() => paths4.every((p) => receiptsAt(p).length >= 4),
+			4 * (timeout + 400) + schedule.reduce((a, b) => a + b) + 3000,
+		)
 		// The last slow attempt fails only when its timeout passes.
-		const inactive = async (path: string) => !(await api('GET', `/webhook/${hooks[path].id}`, { token: s.cm.token })).body.data.webhook.is_active
-		await waitFor(async () => (await Promise.all(paths4.map(inactive))).every(Boolean), timeout + 2000)
+		const inactive = async (path: string) =>
+			!(await api('GET', `/webhook/${hooks[path].id}`, { token: s.cm.token })).body.data.webhook
+				.is_active
+		await waitFor(
+			async () => (await Promise.all(paths4.map(inactive))).every(Boolean),
+			timeout + 2000,
+		)
 		for (const path of paths4) {
 			const got = receiptsAt(path)
-			expect(got.map((r) => r.attempt), path).toEqual([1, 2, 3, 4])
+			expect(
+				got.map((r) => r.attempt),
+				path,
+			).toEqual([1, 2, 3, 4])
 			expect(new Set(got.map((r) => r.id)).size, path).toBe(1)
 			expect(got[0].json.data.user.uuid).toBe(eventOwner)
 			// Each retry waits its delay after the failed attempt ended (slow ones end at the timeout).
@@ -97,16 +125,36 @@ describe('delivery', () => {
 		expect(receiver.receipts.filter((r) => r.path === '/ok')).toHaveLength(0)
 
 		// The attempt log has all four with status codes, durations and errors.
-		const log500 = await api('GET', `/webhook/${hooks['/f500'].id}/deliveries?status=failed`, { token: s.cm.token })
+		const log500 = await api('GET', `/webhook/${hooks['/f500'].id}/deliveries?status=failed`, {
+			token: s.cm.token,
+		})
 		expect(log500.body.data.total_count).toBe(4)
-		expect(log500.body.data.deliveries.map((d: { attempt: number }) => d.attempt)).toEqual([4, 3, 2, 1])
-		expect(log500.body.data.deliveries[0]).toMatchObject({ event: 'profile.created', status: 'failed', status_code: 500, error: 'HTTP 500' })
+		expect(log500.body.data.deliveries.map((d: { attempt: number }) => d.attempt)).toEqual([
+			4, 3, 2, 1,
+		])
+		expect(log500.body.data.deliveries[0]).toMatchObject({
+			event: 'profile.created',
+			status: 'failed',
+			status_code: 500,
+			error: 'HTTP 500',
+		})
 		expect(log500.body.data.deliveries[0].duration_ms).toBeNumber()
-		const logSlow = await api('GET', `/webhook/${hooks['/fslow'].id}/deliveries`, { token: s.cm.token })
-		expect(logSlow.body.data.deliveries[0]).toMatchObject({ status_code: null, error: `Timed out after ${timeout} ms` })
-		const logRedirect = await api('GET', `/webhook/${hooks['/fredirect'].id}/deliveries?page_size=2&page=2`, { token: s.cm.token })
+		const logSlow = await api('GET', `/webhook/${hooks['/fslow'].id}/deliveries`, {
+			token: s.cm.token,
+		})
+		expect(logSlow.body.data.deliveries[0]).toMatchObject({
+			status_code: null,
+			error: `Timed out after ${timeout} ms`,
+		})
+		const logRedirect = await api(
+			'GET',
+			`/webhook/${hooks['/fredirect'].id}/deliveries?page_size=2&page=2`,
+			{ token: s.cm.token },
+		)
 		expect(logRedirect.body.data.total_count).toBe(4)
-		expect(logRedirect.body.data.deliveries.map((d: { attempt: number }) => d.attempt)).toEqual([2, 1])
+		expect(logRedirect.body.data.deliveries.map((d: { attempt: number }) => d.attempt)).toEqual([
+			2, 1,
+		])
 		expect(logRedirect.body.data.deliveries[0].status_code).toBe(302)
 
 		// Inactive: a new event is not sent.
@@ -116,7 +164,10 @@ describe('delivery', () => {
 
 		// Reactivated and fixed: the next event is delivered once, at attempt 1.
 		behaviour.set('/f500', 'ok')
-		const on = await api('PATCH', `/webhook/${hooks['/f500'].id}`, { token: s.cm.token, body: { is_active: true } })
+		const on = await api('PATCH', `/webhook/${hooks['/f500'].id}`, {
+			token: s.cm.token,
+			body: { is_active: true },
+		})
 		expect(on.body.data.webhook).toMatchObject({ is_active: true, deactivation_reason: null })
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/f500').length === 5)
@@ -138,11 +189,18 @@ describe('delivery', () => {
 		const logOf = () => api('GET', `/webhook/${hook.id}/deliveries`, { token: s.cm.token })
 		await waitFor(async () => (await logOf()).body.data.deliveries[0].status === 'delivered')
 		const log = await logOf()
-		expect(log.body.data.deliveries.map((d: { status: string; attempt: number }) => [d.status, d.attempt])).toEqual([
+		expect(
+			log.body.data.deliveries.map((d: { status: string; attempt: number }) => [
+				d.status,
+				d.attempt,
+			]),
+		).toEqual([
 			['delivered', 2],
 			['failed', 1],
 		])
-		const delivered = await api('GET', `/webhook/${hook.id}/deliveries?status=delivered`, { token: s.cm.token })
+		const delivered = await api('GET', `/webhook/${hook.id}/deliveries?status=delivered`, {
+			token: s.cm.token,
+		})
 		expect(delivered.body.data).toMatchObject({ total_count: 1 })
 		expect(delivered.body.data.deliveries[0]).toMatchObject({ status_code: 200, error: null })
 		await sleep(schedule[1] + 200)
@@ -155,15 +213,22 @@ describe('delivery', () => {
 		const hook = await register(s, at('/off'))
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/off').length === 1)
-		const pendingLog = () => api('GET', `/webhook/${hook.id}/deliveries?status=pending`, { token: s.cm.token })
+		const pendingLog = () =>
+			api('GET', `/webhook/${hook.id}/deliveries?status=pending`, { token: s.cm.token })
 		await waitFor(async () => (await pendingLog()).body.data.deliveries[0]?.attempt === 2)
 		const pending = await pendingLog()
 		expect(pending.body.data.total_count).toBe(1)
-		expect(pending.body.data.deliveries[0]).toMatchObject({ status: 'pending', attempt: 2, status_code: null })
+		expect(pending.body.data.deliveries[0]).toMatchObject({
+			status: 'pending',
+			attempt: 2,
+			status_code: null,
+		})
 		await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
 		await sleep(schedule[0] + 300)
 		expect(receiptsAt('/off')).toHaveLength(1)
-		const discarded = await api('GET', `/webhook/${hook.id}/deliveries?status=discarded`, { token: s.cm.token })
+		const discarded = await api('GET', `/webhook/${hook.id}/deliveries?status=discarded`, {
+			token: s.cm.token,
+		})
 		expect(discarded.body.data.total_count).toBe(1)
 	})
 
@@ -178,23 +243,34 @@ describe('delivery', () => {
 		await sleep(5)
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/replay').length === 3)
-		const first = receiptsAt('/replay').slice(0, 2).map((r: Receipt) => r.id)
+		const first = receiptsAt('/replay')
+			.slice(0, 2)
+			.map((r: Receipt) => r.id)
 
-		const reply = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since, until } })
+		const reply = await api('POST', `/webhook/${hook.id}/replay`, {
+			token: s.cm.token,
+			body: { since, until },
+		})
 		expect(reply.status).toBe(200)
 		expect(reply.body.data.replayed).toBe(2)
 		await waitFor(() => receiptsAt('/replay').length === 5)
 		const replayed = receiptsAt('/replay').slice(3)
 		expect(replayed.map((r) => r.id).sort()).toEqual([...first].sort())
 		expect(replayed.every((r) => r.attempt === 1)).toBe(true)
-		const delivered = () => api('GET', `/webhook/${hook.id}/deliveries?status=delivered&page_size=100`, { token: s.cm.token })
+		const delivered = () =>
+			api('GET', `/webhook/${hook.id}/deliveries?status=delivered&page_size=100`, {
+				token: s.cm.token,
+			})
 		await waitFor(async () => (await delivered()).body.data.total_count === 5)
 		await sleep(200)
 		expect(receiptsAt('/replay')).toHaveLength(5)
 		expect((await delivered()).body.data.total_count).toBe(5)
 
 		await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
-		const inactive = await api('POST', `/webhook/${hook.id}/replay`, { token: s.cm.token, body: { since } })
+		const inactive = await api('POST', `/webhook/${hook.id}/replay`, {
+			token: s.cm.token,
+			body: { since },
+		})
 		expect(inactive.status).toBe(409)
 	})
 

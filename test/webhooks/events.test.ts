@@ -7,7 +7,15 @@ import { recordFeedNotification } from '../../src/events/outbox'
 import { sql } from '../../src/lib/db'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { type Receiver, register, type Setup, setup, sleep, startReceiver, waitFor } from './support'
+import {
+	type Receiver,
+	register,
+	type Setup,
+	setup,
+	sleep,
+	startReceiver,
+	waitFor,
+} from './support'
 
 let stopEngine: () => Promise<void>
 let receiver: Receiver
@@ -29,58 +37,102 @@ afterAll(async () => {
 })
 
 const at = (path: string) => receiver.url.replace('/hook', path)
-const bodiesAt = (path: string) => receiver.receipts.filter((r) => r.path === path).map((r) => r.json)
+const bodiesAt = (path: string) =>
+	receiver.receipts.filter((r) => r.path === path).map((r) => r.json)
 
 describe('feed events', () => {
 	test('post.created, post.liked and comment.added carry the spec data keys; notifications.feed tells the author', async () => {
-		for (const type of ['post.created', 'post.liked', 'comment.added', 'notifications.feed']) await register(s, at(`/${type}`), type)
-		const created = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello' } })
+		for (const type of ['post.created', 'post.liked', 'comment.added', 'notifications.feed'])
+			await register(s, at(`/${type}`), type)
+		const created = await api('POST', '/feed/post', {
+			token: author.token,
+			body: { text: 'hello' },
+		})
 		expect(created.status).toBe(200)
 		const postId = created.body.data.post._id
 		const like = await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })
 		expect(like.status).toBe(200)
-		const comment = await api('POST', `/feed/post/${postId}/comment`, { token: fan.token, body: { text: 'nice' } })
+		const comment = await api('POST', `/feed/post/${postId}/comment`, {
+			token: fan.token,
+			body: { text: 'nice' },
+		})
 		expect(comment.status).toBe(200)
 		// The author liking their own post notifies nobody.
 		await api('PUT', `/feed/post/${postId}/like`, { token: author.token })
 
-		await waitFor(() => bodiesAt('/post.created').length === 1 && bodiesAt('/post.liked').length === 2 && bodiesAt('/comment.added').length === 1)
+		await waitFor(
+			() =>
+				bodiesAt('/post.created').length === 1 &&
+				bodiesAt('/post.liked').length === 2 &&
+				bodiesAt('/comment.added').length === 1,
+		)
 		await waitFor(() => bodiesAt('/notifications.feed').length === 2)
 		await sleep(200)
 		expect(bodiesAt('/notifications.feed')).toHaveLength(2)
 
 		const [postCreated] = bodiesAt('/post.created')
-		expect(Object.keys(postCreated.data).sort()).toEqual(['post', 'post_creator', 'topics', 'widgets'])
+		expect(Object.keys(postCreated.data).sort()).toEqual([
+			'post',
+			'post_creator',
+			'topics',
+			'widgets',
+		])
 		expect(postCreated.data.post._id).toBe(postId)
 		const liked = bodiesAt('/post.liked').find((b) => b.data.post_liked_by.uuid === fan.uuid)
 		expect(liked.data.post_creator.uuid).toBe(author.uuid)
 		const [added] = bodiesAt('/comment.added')
-		expect(Object.keys(added.data).sort()).toEqual(['comment', 'comment_creator', 'post', 'post_creator', 'topics', 'widgets'])
+		expect(Object.keys(added.data).sort()).toEqual([
+			'comment',
+			'comment_creator',
+			'post',
+			'post_creator',
+			'topics',
+			'widgets',
+		])
 
 		const notices = bodiesAt('/notifications.feed').map((b) => b.data)
 		for (const n of notices) {
 			expect(n).toMatchObject({ current_page: 1, total_pages: 1, uuids: [author.uuid] })
-			expect(n.notification_payload).toMatchObject({ entity_type: 'post', entity_id: postId, action_by: fan.uuid })
+			expect(n.notification_payload).toMatchObject({
+				entity_type: 'post',
+				entity_id: postId,
+				action_by: fan.uuid,
+			})
 		}
-		expect(notices.map((n) => n.notification_payload.action).sort()).toEqual(['comment.added', 'post.liked'])
-		expect(notices.find((n) => n.notification_payload.action === 'post.liked').notification_payload.activity_text).toBe('Bo liked your post')
+		expect(notices.map((n) => n.notification_payload.action).sort()).toEqual([
+			'comment.added',
+			'post.liked',
+		])
+		expect(
+			notices.find((n) => n.notification_payload.action === 'post.liked').notification_payload
+				.activity_text,
+		).toBe('Bo liked your post')
 	})
 
 	test('notifications.feed pages recipients 1,000 uuids at a time', async () => {
 		const hook = await register(s, at('/paged'), 'notifications.feed')
 		const uuids = Array.from({ length: 2500 }, () => crypto.randomUUID())
 		await sql.begin((tx) =>
-			recordFeedNotification(tx, { communityId: s.community.communityId, payload: { action: 'custom_activity', activity_text: 'hi' }, uuids }),
+			recordFeedNotification(tx, {
+				communityId: s.community.communityId,
+				payload: { action: 'custom_activity', activity_text: 'hi' },
+				uuids,
+			}),
 		)
 		await waitFor(() => bodiesAt('/paged').length === 3)
-		const pages = bodiesAt('/paged').map((b) => b.data).sort((a, b) => a.current_page - b.current_page)
+		const pages = bodiesAt('/paged')
+			.map((b) => b.data)
+			.sort((a, b) => a.current_page - b.current_page)
 		expect(pages.map((p) => [p.current_page, p.total_pages, p.uuids.length])).toEqual([
 			[1, 3, 1000],
 			[2, 3, 1000],
 			[3, 3, 500],
 		])
 		expect(pages.flatMap((p) => p.uuids)).toEqual(uuids)
-		expect(pages[0].notification_payload).toEqual({ action: 'custom_activity', activity_text: 'hi' })
+		expect(pages[0].notification_payload).toEqual({
+			action: 'custom_activity',
+			activity_text: 'hi',
+		})
 		expect(hook.is_active).toBe(true)
 	})
 
@@ -88,7 +140,11 @@ describe('feed events', () => {
 		await register(s, at('/rollback'), 'notifications.feed')
 		await sql
 			.begin(async (tx) => {
-				await recordFeedNotification(tx, { communityId: s.community.communityId, payload: { action: 'x' }, uuids: [fan.uuid] })
+				await recordFeedNotification(tx, {
+					communityId: s.community.communityId,
+					payload: { action: 'x' },
+					uuids: [fan.uuid],
+				})
 				throw new Error('roll back')
 			})
 			.catch(() => {})

@@ -60,7 +60,10 @@ export function startReceiver(answer: Answer = () => new Response('ok')): Receiv
 	return receiver
 }
 
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+	predicate: () => boolean | Promise<boolean>,
+	timeoutMs = 10_000,
+): Promise<void> {
 	const until = Date.now() + timeoutMs
 	while (!(await predicate())) {
 		if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`)
@@ -82,14 +85,21 @@ export async function setup(name: string): Promise<Setup> {
 }
 
 export async function register(s: Setup, url: string, webhookType = 'profile.created') {
-	const reply = await api('POST', '/webhook', { token: s.cm.token, body: { webhook_type: webhookType, url, is_active: true } })
-	if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+	const reply = await api('POST', '/webhook', {
+		token: s.cm.token,
+		body: { webhook_type: webhookType, url, is_active: true },
+	})
+	if (reply.status !== 200)
+		throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`)
 	return reply.body.data.webhook as { id: string; secret: string; url: string; is_active: boolean }
 }
 
 /** Triggers profile.created through the API; returns the new user's uuid. */
 export async function newProfile(s: Setup, uniqueId = `p-${crypto.randomUUID()}`): Promise<string> {
-	const reply = await api('POST', '/sdk/initiate', { apiKey: s.community.apiKey, body: { user_unique_id: uniqueId, user_name: uniqueId } })
+	const reply = await api('POST', '/sdk/initiate', {
+		apiKey: s.community.apiKey,
+		body: { user_unique_id: uniqueId, user_name: uniqueId },
+	})
 	if (reply.status !== 200) throw new Error(`initiate failed: ${JSON.stringify(reply.body)}`)
 	return reply.body.data.user.uuid
 }
@@ -124,7 +134,10 @@ export async function spawnPlaza(env: Record<string, string> = {}): Promise<Proc
 			while (!(await reader.read().catch(() => ({ done: true }))).done) {}
 		})()
 	})()
-	await Promise.race([ready, Bun.sleep(15_000).then(() => Promise.reject(new Error('plaza did not start in 15 s')))])
+	await Promise.race([
+		ready,
+		Bun.sleep(15_000).then(() => Promise.reject(new Error('plaza did not start in 15 s'))),
+	])
 	return {
 		proc,
 		kill: async (signal: NodeJS.Signals = 'SIGTERM') => {

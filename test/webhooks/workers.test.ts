@@ -6,7 +6,18 @@ import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { api } from '../support/http'
-import { freePort, newProfile, type Proc, type Receiver, register, setup, sleep, spawnPlaza, startReceiver, waitFor } from './support'
+import {
+	freePort,
+	newProfile,
+	type Proc,
+	type Receiver,
+	register,
+	setup,
+	sleep,
+	spawnPlaza,
+	startReceiver,
+	waitFor,
+} from './support'
 
 let receiver: Receiver
 const procs: Proc[] = []
@@ -37,12 +48,14 @@ const at = (path: string) => receiver.url.replace('/hook', path)
 const receiptsAt = (path: string) => receiver.receipts.filter((r) => r.path === path)
 
 async function deliveryStatuses(webhookId: string) {
-	const rows = await sql`select status, count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId} group by status`
+	const rows =
+		await sql`select status, count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId} group by status`
 	return Object.fromEntries(rows.map((r) => [r.status, r.n]))
 }
 
 async function eventIds(communityId: number) {
-	const rows = await sql`select id from events where community_id = ${communityId} and event = 'profile.created' order by id`
+	const rows =
+		await sql`select id from events where community_id = ${communityId} and event = 'profile.created' order by id`
 	return rows.map((r) => r.id as string)
 }
 
@@ -55,11 +68,14 @@ describe('worker processes', () => {
 		const retryHook = await register(s, at('/kill-retry'))
 		const first = await spawn()
 		await Promise.all(Array.from({ length: 20 }, () => newProfile(s)))
-		await waitFor(() => receiptsAt('/kill-slow').length >= 5 && receiptsAt('/kill-retry').length >= 5)
+		await waitFor(
+			() => receiptsAt('/kill-slow').length >= 5 && receiptsAt('/kill-retry').length >= 5,
+		)
 		const inflight = await redis.zcard(keys.webhookInflight())
 		await first.kill('SIGKILL')
 		expect(inflight).toBeGreaterThan(0)
-		const pendingAtKill = (await deliveryStatuses(slowHook.id)).pending + (await deliveryStatuses(retryHook.id)).pending
+		const pendingAtKill =
+			(await deliveryStatuses(slowHook.id)).pending + (await deliveryStatuses(retryHook.id)).pending
 		expect(pendingAtKill).toBeGreaterThan(0)
 
 		const second = await spawn()
@@ -104,11 +120,17 @@ describe('worker processes', () => {
 		const retryHook = await register(s, at('/two-retry'))
 		const workers = await Promise.all([spawn(), spawn()])
 		for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 15 }, () => newProfile(s)))
-		await waitFor(async () => (await deliveryStatuses(hook.id)).delivered === 150 && (await deliveryStatuses(retryHook.id)).delivered === 150, 30_000)
+		await waitFor(
+			async () =>
+				(await deliveryStatuses(hook.id)).delivered === 150 &&
+				(await deliveryStatuses(retryHook.id)).delivered === 150,
+			30_000,
+		)
 		await sleep(300)
 		for (const path of ['/two', '/two-retry']) {
 			const counts = new Map<string, number>()
-			for (const r of receiptsAt(path)) counts.set(`${r.id}#${r.attempt}`, (counts.get(`${r.id}#${r.attempt}`) ?? 0) + 1)
+			for (const r of receiptsAt(path))
+				counts.set(`${r.id}#${r.attempt}`, (counts.get(`${r.id}#${r.attempt}`) ?? 0) + 1)
 			expect(Math.max(...counts.values()), path).toBe(1)
 			expect(counts.size, path).toBe(path === '/two' ? 150 : 300)
 		}
@@ -120,24 +142,37 @@ describe('worker processes', () => {
 		const port = freePort()
 		const strict = await spawn({ ROLE: 'all', PORT: String(port), WEBHOOK_ALLOWED_CIDRS: '' })
 		const base = `http://127.0.0.1:${port}`
-		for (const url of ['http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.5/hook', `http://localhost:${receiver.port}/x`]) {
+		for (const url of [
+			'http://[::1]/hook',
+			'http://169.254.169.254/latest/meta-data',
+			'http://10.0.0.5/hook',
+			`http://localhost:${receiver.port}/x`,
+		]) {
 			const reply = await fetch(`${base}/webhook`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${s.cm.token}`, 'content-type': 'application/json' },
 				body: JSON.stringify({ webhook_type: 'profile.created', url }),
 			})
 			expect(reply.status, url).toBe(400)
-			expect(((await reply.json()) as { error_message: string }).error_message, url).toContain('private or reserved')
+			expect(((await reply.json()) as { error_message: string }).error_message, url).toContain(
+				'private or reserved',
+			)
 		}
 		// Registered where loopback is allowed; delivered by the strict process, which refuses to connect.
 		const hook = await register(s, `http://localhost:${receiver.port}/ssrf`)
 		await newProfile(s)
 		await waitFor(async () => {
-			const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, { token: s.cm.token })
+			const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, {
+				token: s.cm.token,
+			})
 			return log.body.data.total_count >= 1
 		}, 10_000)
-		const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, { token: s.cm.token })
-		expect(log.body.data.deliveries[0].error).toMatch(/^Refused: url host localhost resolves to a private or reserved address/)
+		const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, {
+			token: s.cm.token,
+		})
+		expect(log.body.data.deliveries[0].error).toMatch(
+			/^Refused: url host localhost resolves to a private or reserved address/,
+		)
 		expect(log.body.data.deliveries[0].status_code).toBeNull()
 		expect(receiptsAt('/ssrf')).toHaveLength(0)
 		await strict.kill()

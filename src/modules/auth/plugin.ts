@@ -26,7 +26,11 @@ export async function sessionFromHeader(header: string | undefined): Promise<Ses
 }
 
 /** Re-reads the role so a CM grant or removal applies at once. */
-export async function requireRole(session: Session, needed: Role, message?: string): Promise<Session> {
+export async function requireRole(
+	session: Session,
+	needed: Role,
+	message?: string,
+): Promise<Session> {
 	const role = await findCurrentRole(sql, session.userId)
 	if (!role) throw unauthorized('User no longer exists')
 	if (rank[role] < rank[needed]) throw forbidden(message)
@@ -45,4 +49,3 @@ export const authPlugin = new Elysia({ name: 'auth' }).macro({
 		},
 	}),
 })
-

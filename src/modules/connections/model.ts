@@ -14,12 +14,18 @@ export const RequestBody = t.Object({
 })
 
 export const AnswerBody = t.Object({
-	action: t.Union([t.Literal('accept'), t.Literal('reject')], { error: 'action must be accept or reject' }),
+	action: t.Union([t.Literal('accept'), t.Literal('reject')], {
+		error: 'action must be accept or reject',
+	}),
 	connection_type: t.Optional(ConnectionType),
 })
 
 export const ListQuery = t.Object({
-	status: t.Optional(t.Union([t.Literal('accepted'), t.Literal('pending')], { error: 'status must be accepted or pending' })),
+	status: t.Optional(
+		t.Union([t.Literal('accepted'), t.Literal('pending')], {
+			error: 'status must be accepted or pending',
+		}),
+	),
 	page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
 	page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
 })

@@ -32,7 +32,14 @@ export async function findRequest(db: Db, by: number, to: number): Promise<Reque
 }
 
 /** Inserts the request; false when one already exists (duplicates are refused, not merged). */
-export async function insertRequest(db: Db, communityId: number, by: number, to: number, type: ConnectionType, now: number) {
+export async function insertRequest(
+	db: Db,
+	communityId: number,
+	by: number,
+	to: number,
+	type: ConnectionType,
+	now: number,
+) {
 	const rows = await db`
 		insert into connection_requests (community_id, request_by, request_to, connection_type, created_at, updated_at)
 		values (${communityId}, ${by}, ${to}, ${type}, ${now}, ${now})
@@ -41,7 +48,8 @@ export async function insertRequest(db: Db, communityId: number, by: number, to:
 }
 
 export async function deleteRequest(db: Db, by: number, to: number): Promise<boolean> {
-	const rows = await db`delete from connection_requests where request_by = ${by} and request_to = ${to} returning 1`
+	const rows =
+		await db`delete from connection_requests where request_by = ${by} and request_to = ${to} returning 1`
 	return rows.length === 1
 }
 
@@ -53,7 +61,8 @@ export async function deleteRequestsBetween(db: Db, a: number, b: number): Promi
 }
 
 export async function isConnected(db: Db, userId: number, connectionId: number): Promise<boolean> {
-	const [row] = await db`select 1 from connections where user_id = ${userId} and connection_id = ${connectionId}`
+	const [row] =
+		await db`select 1 from connections where user_id = ${userId} and connection_id = ${connectionId}`
 	return Boolean(row)
 }
 

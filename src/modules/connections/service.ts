@@ -30,16 +30,28 @@ export async function assertConnectionsEnabled(communityId: number): Promise<voi
 }
 
 async function findMember(session: Session, memberUuid: string): Promise<UserRow> {
-	const member = isUuid(memberUuid) ? await findUserByUuid(sql, session.communityId, memberUuid) : null
+	const member = isUuid(memberUuid)
+		? await findUserByUuid(sql, session.communityId, memberUuid)
+		: null
 	if (!member || member.is_deleted) throw notFound('Member')
 	return member
 }
 
 /** The follower → followed rows a connection of this type creates. */
 const pairsFor = (type: ConnectionType, requester: number, target: number): [number, number][] =>
-	type === 'two_way' ? [[requester, target], [target, requester]] : [[requester, target]]
+	type === 'two_way'
+		? [
+				[requester, target],
+				[target, requester],
+			]
+		: [[requester, target]]
 
-export async function requestConnection(session: Session, memberUuid: string, type: ConnectionType, autoAccept: boolean) {
+export async function requestConnection(
+	session: Session,
+	memberUuid: string,
+	type: ConnectionType,
+	autoAccept: boolean,
+) {
 	await assertConnectionsEnabled(session.communityId)
 	const target = await findMember(session, memberUuid)
 	if (target.id === session.userId) throw badRequest('You cannot connect with yourself')
@@ -47,8 +59,10 @@ export async function requestConnection(session: Session, memberUuid: string, ty
 	const pairs = pairsFor(type, session.userId, target.id)
 	const status = await sql.begin(async (tx) => {
 		await lockPair(tx, session.userId, target.id)
-		if (await isBlockedEitherWay(tx, session.userId, target.id)) throw forbidden('You cannot connect with this member')
-		if (await isConnected(tx, session.userId, target.id)) throw conflict('You are already connected with this member')
+		if (await isBlockedEitherWay(tx, session.userId, target.id))
+			throw forbidden('You cannot connect with this member')
+		if (await isConnected(tx, session.userId, target.id))
+			throw conflict('You are already connected with this member')
 		if (await findRequest(tx, target.id, session.userId)) {
 			throw conflict('This member has already sent you a connection request; accept it instead')
 		}
@@ -61,11 +75,16 @@ export async function requestConnection(session: Session, memberUuid: string, ty
 		}
 		return 'pending' as const
 	})
-	if (status === 'accepted') await Promise.all(pairs.map(([follower, author]) => followAuthor(follower, author)))
+	if (status === 'accepted')
+		await Promise.all(pairs.map(([follower, author]) => followAuthor(follower, author)))
 	return { status, connection_type: type }
 }
 
-export async function answerConnection(session: Session, memberUuid: string, action: 'accept' | 'reject') {
+export async function answerConnection(
+	session: Session,
+	memberUuid: string,
+	action: 'accept' | 'reject',
+) {
 	await assertConnectionsEnabled(session.communityId)
 	const member = await findMember(session, memberUuid)
 	if (member.id === session.userId) throw badRequest('You cannot connect with yourself')
@@ -83,11 +102,22 @@ async function accept(session: Session, requester: UserRow) {
 			throw notFound('Connection request')
 		}
 		// The delete is the claim: of two concurrent accepts only one removes the row.
-		if (!(await deleteRequest(tx, requester.id, session.userId))) throw notFound('Connection request')
-		await insertConnections(tx, session.communityId, pairsFor(request.connection_type, requester.id, session.userId), request.connection_type, now)
+		if (!(await deleteRequest(tx, requester.id, session.userId)))
+			throw notFound('Connection request')
+		await insertConnections(
+			tx,
+			session.communityId,
+			pairsFor(request.connection_type, requester.id, session.userId),
+			request.connection_type,
+			now,
+		)
 		return request.connection_type
 	})
-	await Promise.all(pairsFor(type, requester.id, session.userId).map(([follower, author]) => followAuthor(follower, author)))
+	await Promise.all(
+		pairsFor(type, requester.id, session.userId).map(([follower, author]) =>
+			followAuthor(follower, author),
+		),
+	)
 	return { status: 'accepted' as const, connection_type: type }
 }
 
@@ -123,7 +153,9 @@ export async function listConnections(
 		const isCm = role === 'cm' || role === 'owner'
 		if (!isSelf && !isCm) throw forbidden('Only the member or a CM can see pending requests')
 		const { rows, total } = await listPending(sql, member.id, pageSize, offset)
-		const users = await findUsersByIds(sql, [...new Set(rows.flatMap((r) => [r.request_by, r.request_to]))])
+		const users = await findUsersByIds(sql, [
+			...new Set(rows.flatMap((r) => [r.request_by, r.request_to])),
+		])
 		const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 		const connections = rows.map((r) => ({
 			user1_uuid: uuidOf.get(r.request_by),
@@ -138,7 +170,9 @@ export async function listConnections(
 		return { connections, users: usersMap(users), total_count: total, page, page_size: pageSize }
 	}
 	const { rows, total } = await listAccepted(sql, member.id, pageSize, offset)
-	const users = await findUsersByIds(sql, [...new Set(rows.flatMap((r) => [r.user_id, r.connection_id]))])
+	const users = await findUsersByIds(sql, [
+		...new Set(rows.flatMap((r) => [r.user_id, r.connection_id])),
+	])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	const connections = rows.map((r) => ({
 		user1_uuid: uuidOf.get(r.user_id),

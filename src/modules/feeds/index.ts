@@ -7,7 +7,13 @@ import { okJson } from '../../lib/raw-json'
 import { viewerFromSession } from '../../timelines/present'
 import { readUniversalJson } from '../../timelines/universal'
 import { authPlugin } from '../auth/plugin'
-import { ConnectionFeedQuery, FeedQuery, MAX_PAGE_SIZE, PersonalisedQuery, parseIdList } from './model'
+import {
+	ConnectionFeedQuery,
+	FeedQuery,
+	MAX_PAGE_SIZE,
+	PersonalisedQuery,
+	parseIdList,
+} from './model'
 import { connectionFeedJson, personalisedFeedJson } from './service'
 
 const tags = ['feeds']

@@ -43,4 +43,3 @@ export const DeletePostBody = t.Optional(
 )
 
 export const PostParams = t.Object({ post_id: t.String({ maxLength: 64 }) })
-

@@ -30,7 +30,15 @@ const selectPost = (db: Db) => db`
 
 export type NewPost = Pick<
 	PostRow,
-	'id' | 'community_id' | 'user_id' | 'heading' | 'text' | 'attachments' | 'visibility' | 'created_at' | 'updated_at'
+	| 'id'
+	| 'community_id'
+	| 'user_id'
+	| 'heading'
+	| 'text'
+	| 'attachments'
+	| 'visibility'
+	| 'created_at'
+	| 'updated_at'
 >
 
 export async function insertPost(db: Db, post: NewPost): Promise<void> {

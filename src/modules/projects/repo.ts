@@ -7,17 +7,29 @@ export interface CommunityRow {
 	name: string
 }
 
-export async function insertProject(db: Db, id: string, name: string, apiKeyHash: string): Promise<void> {
+export async function insertProject(
+	db: Db,
+	id: string,
+	name: string,
+	apiKeyHash: string,
+): Promise<void> {
 	await db`insert into projects (id, name, api_key_hash) values (${id}, ${name}, ${apiKeyHash})`
 }
 
-export async function insertCommunity(db: Db, projectId: string, name: string): Promise<CommunityRow> {
+export async function insertCommunity(
+	db: Db,
+	projectId: string,
+	name: string,
+): Promise<CommunityRow> {
 	const [row] = await db<CommunityRow[]>`
 		insert into communities (project_id, name) values (${projectId}, ${name}) returning id, project_id, name`
 	return row
 }
 
-export async function findCommunityByApiKeyHash(db: Db, apiKeyHash: string): Promise<CommunityRow | null> {
+export async function findCommunityByApiKeyHash(
+	db: Db,
+	apiKeyHash: string,
+): Promise<CommunityRow | null> {
 	const [row] = await db<CommunityRow[]>`
 		select c.id, c.project_id, c.name from communities c join projects p on p.id = c.project_id
 		where p.api_key_hash = ${apiKeyHash}`
@@ -25,7 +37,9 @@ export async function findCommunityByApiKeyHash(db: Db, apiKeyHash: string): Pro
 }
 
 export async function findCommunity(db: Db, id: number): Promise<CommunityRow | null> {
-	const [row] = await db<CommunityRow[]>`select id, project_id, name from communities where id = ${id}`
+	const [row] = await db<
+		CommunityRow[]
+	>`select id, project_id, name from communities where id = ${id}`
 	return row ?? null
 }
 
@@ -42,7 +56,11 @@ export interface PushCredentialRow {
 	updated_at: Date
 }
 
-export async function upsertPushCredentials(db: Db, projectId: string, row: Omit<PushCredentialRow, 'updated_at'>) {
+export async function upsertPushCredentials(
+	db: Db,
+	projectId: string,
+	row: Omit<PushCredentialRow, 'updated_at'>,
+) {
 	await db`
 		insert into push_credentials (project_id, provider_project_id, client_email, private_key_id, sealed_file)
 		values (${projectId}, ${row.provider_project_id}, ${row.client_email}, ${row.private_key_id}, ${row.sealed_file})
@@ -51,7 +69,10 @@ export async function upsertPushCredentials(db: Db, projectId: string, row: Omit
 			private_key_id = excluded.private_key_id, sealed_file = excluded.sealed_file, updated_at = now()`
 }
 
-export async function findPushCredentials(db: Db, projectId: string): Promise<PushCredentialRow | null> {
+export async function findPushCredentials(
+	db: Db,
+	projectId: string,
+): Promise<PushCredentialRow | null> {
 	const [row] = await db<PushCredentialRow[]>`
 		select provider_project_id, client_email, private_key_id, sealed_file, updated_at
 		from push_credentials where project_id = ${projectId}`

@@ -10,7 +10,10 @@ export interface RefreshTokenRow {
 	revoked_at: Date | null
 }
 
-export async function insertRefreshToken(db: Db, row: Omit<RefreshTokenRow, 'rotated_at' | 'revoked_at'>) {
+export async function insertRefreshToken(
+	db: Db,
+	row: Omit<RefreshTokenRow, 'rotated_at' | 'revoked_at'>,
+) {
 	await db`insert into refresh_tokens ${db(row, 'token_hash', 'family_id', 'user_id', 'expires_at')}`
 }
 

@@ -11,8 +11,20 @@ import { forgetUsers } from '../../timelines/post-cache'
 import { communityForApiKey, presentCommunity } from '../projects/service'
 import { findCommunity } from '../projects/repo'
 import { presentUser, presentUserForWebhook } from '../users/present'
-import { findUserById, findUserByUniqueId, insertUser, updateProfile, type UserRow } from '../users/repo'
-import { insertRefreshToken, lockRefreshToken, markRotated, revokeAllForUser, revokeFamily } from './repo'
+import {
+	findUserById,
+	findUserByUniqueId,
+	insertUser,
+	updateProfile,
+	type UserRow,
+} from '../users/repo'
+import {
+	insertRefreshToken,
+	lockRefreshToken,
+	markRotated,
+	revokeAllForUser,
+	revokeFamily,
+} from './repo'
 
 export interface InitiateInput {
 	apiKey: string | null
@@ -30,7 +42,12 @@ export async function issueTokens(db: Db, user: UserRow, familyId = newId(), min
 	)
 	const refresh_token = `rt_${randomToken(32)}`
 	const expires_at = new Date(Date.now() + config.REFRESH_TOKEN_DAYS * 86_400_000)
-	await insertRefreshToken(db, { token_hash: sha256(refresh_token), family_id: familyId, user_id: user.id, expires_at })
+	await insertRefreshToken(db, {
+		token_hash: sha256(refresh_token),
+		family_id: familyId,
+		user_id: user.id,
+		expires_at,
+	})
 	return { access_token, refresh_token }
 }
 
@@ -56,7 +73,11 @@ async function findOrCreateUser(communityId: number, input: InitiateInput): Prom
 			role: 'member',
 		})
 		if (user) {
-			await recordEvent(tx, { communityId, event: 'profile.created', data: { user: presentUserForWebhook(user) } })
+			await recordEvent(tx, {
+				communityId,
+				event: 'profile.created',
+				data: { user: presentUserForWebhook(user) },
+			})
 		}
 		return user
 	})
@@ -78,7 +99,9 @@ export async function describeSession(userId: number) {
 	return { user: presentUser(user), community: community ? presentCommunity(community) : null }
 }
 
-type RefreshOutcome = { ok: true; tokens: { access_token: string; refresh_token: string } } | { ok: false; reason: string }
+type RefreshOutcome =
+	| { ok: true; tokens: { access_token: string; refresh_token: string } }
+	| { ok: false; reason: string }
 
 export async function refreshSession(refreshToken: string | null) {
 	if (!refreshToken) throw unauthorized('Missing refresh token')

@@ -14,7 +14,12 @@ export const settingsModule = new Elysia({ name: 'settings' })
 		'/community/settings',
 		async ({ session }) => {
 			const community_settings = await getSettings(session.communityId)
-			return { success: true, error_message: null, community_settings, data: { community_settings } }
+			return {
+				success: true,
+				error_message: null,
+				community_settings,
+				data: { community_settings },
+			}
 		},
 		{ auth: 'member', detail: { summary: 'Feature toggles of the community', tags } },
 	)
@@ -23,15 +28,31 @@ export const settingsModule = new Elysia({ name: 'settings' })
 		async ({ session, body }) => {
 			await requireRole(session, 'cm', Messages.notCmOrOwner)
 			const community_settings = await putSettings(session.communityId, body.community_settings)
-			return { success: true, error_message: null, community_settings, data: { community_settings } }
+			return {
+				success: true,
+				error_message: null,
+				community_settings,
+				data: { community_settings },
+			}
 		},
-		{ auth: 'member', body: PutSettingsBody, detail: { summary: 'Upsert feature toggles (CM/owner)', tags } },
+		{
+			auth: 'member',
+			body: PutSettingsBody,
+			detail: { summary: 'Upsert feature toggles (CM/owner)', tags },
+		},
 	)
 	.get(
 		'/community/settings/notification/conversation',
 		async ({ session }) => {
-			const community_notification_settings = { noti_state: await getNotiState(session.communityId) }
-			return { success: true, error_message: null, community_notification_settings, data: { community_notification_settings } }
+			const community_notification_settings = {
+				noti_state: await getNotiState(session.communityId),
+			}
+			return {
+				success: true,
+				error_message: null,
+				community_notification_settings,
+				data: { community_notification_settings },
+			}
 		},
 		{ auth: 'member', detail: { summary: 'Default notification state of conversations', tags } },
 	)
@@ -39,12 +60,23 @@ export const settingsModule = new Elysia({ name: 'settings' })
 		'/community/settings/notification/conversation',
 		async ({ session, body }) => {
 			await requireRole(session, 'cm', Messages.notCmOrOwner)
-			const community_notification_settings = { noti_state: await putNotiState(session.communityId, body.noti_state) }
-			return { success: true, error_message: null, community_notification_settings, data: { community_notification_settings } }
+			const community_notification_settings = {
+				noti_state: await putNotiState(session.communityId, body.noti_state),
+			}
+			return {
+				success: true,
+				error_message: null,
+				community_notification_settings,
+				data: { community_notification_settings },
+			}
 		},
 		{
 			auth: 'member',
 			body: PutNotificationBody,
-			detail: { summary: 'Set the notification state (1 all, 2 mentions and replies, 3 DMs, mentions, polls)', tags },
+			detail: {
+				summary:
+					'Set the notification state (1 all, 2 mentions and replies, 3 DMs, mentions, polls)',
+				tags,
+			},
 		},
 	)

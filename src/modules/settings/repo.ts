@@ -8,14 +8,23 @@ export async function listSettings(db: Db, communityId: number): Promise<Setting
 		from community_settings where community_id = ${communityId} order by setting_type`
 }
 
-export async function findSetting(db: Db, communityId: number, type: string): Promise<Setting | null> {
+export async function findSetting(
+	db: Db,
+	communityId: number,
+	type: string,
+): Promise<Setting | null> {
 	const [row] = await db<Setting[]>`
 		select setting_type, enabled, setting_title, setting_sub_title
 		from community_settings where community_id = ${communityId} and setting_type = ${type}`
 	return row ?? null
 }
 
-export async function upsertSetting(db: Db, communityId: number, setting: Setting, now: number): Promise<void> {
+export async function upsertSetting(
+	db: Db,
+	communityId: number,
+	setting: Setting,
+	now: number,
+): Promise<void> {
 	await db`
 		insert into community_settings (community_id, setting_type, enabled, setting_title, setting_sub_title, updated_at)
 		values (${communityId}, ${setting.setting_type}, ${setting.enabled}, ${setting.setting_title},
@@ -26,11 +35,17 @@ export async function upsertSetting(db: Db, communityId: number, setting: Settin
 }
 
 export async function findNotiState(db: Db, communityId: number): Promise<number | null> {
-	const [row] = await db`select noti_state from community_notification_settings where community_id = ${communityId}`
+	const [row] =
+		await db`select noti_state from community_notification_settings where community_id = ${communityId}`
 	return row ? Number(row.noti_state) : null
 }
 
-export async function upsertNotiState(db: Db, communityId: number, notiState: number, now: number): Promise<void> {
+export async function upsertNotiState(
+	db: Db,
+	communityId: number,
+	notiState: number,
+	now: number,
+): Promise<void> {
 	await db`
 		insert into community_notification_settings (community_id, noti_state, updated_at)
 		values (${communityId}, ${notiState}, ${now})

@@ -45,13 +45,15 @@ export async function isSettingEnabled(communityId: number, type: string): Promi
 	const cached = await redis.hget(key, type)
 	if (cached !== null) return cached === '1'
 	const row = await findSetting(sql, communityId, type)
-	const enabled = row?.enabled ?? defaultSettings.find((s) => s.setting_type === type)?.enabled ?? false
+	const enabled =
+		row?.enabled ?? defaultSettings.find((s) => s.setting_type === type)?.enabled ?? false
 	await redis.hset(key, type, enabled ? '1' : '0')
 	await redis.expire(key, 3600)
 	return enabled
 }
 
-export const isConnectionEnabled = (communityId: number) => isSettingEnabled(communityId, USER_CONNECTION)
+export const isConnectionEnabled = (communityId: number) =>
+	isSettingEnabled(communityId, USER_CONNECTION)
 
 export async function getNotiState(communityId: number): Promise<number> {
 	return (await findNotiState(sql, communityId)) ?? defaultNotiState

@@ -12,8 +12,18 @@ export interface UserRow extends CachedUser {
 }
 
 const columns = [
-	'id', 'uuid', 'community_id', 'user_unique_id', 'name', 'image_url', 'custom_title',
-	'is_guest', 'is_deleted', 'role', 'last_active_at', 'created_at',
+	'id',
+	'uuid',
+	'community_id',
+	'user_unique_id',
+	'name',
+	'image_url',
+	'custom_title',
+	'is_guest',
+	'is_deleted',
+	'role',
+	'last_active_at',
+	'created_at',
 ]
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
@@ -21,7 +31,11 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | null> 
 	return row ?? null
 }
 
-export async function findUserByUuid(db: Db, communityId: number, uuid: string): Promise<UserRow | null> {
+export async function findUserByUuid(
+	db: Db,
+	communityId: number,
+	uuid: string,
+): Promise<UserRow | null> {
 	// Not a uuid: no such user (Postgres would reject the cast with an error).
 	if (!isUuid(uuid)) return null
 	const [row] = await db<UserRow[]>`
@@ -29,7 +43,11 @@ export async function findUserByUuid(db: Db, communityId: number, uuid: string):
 	return row ?? null
 }
 
-export async function findUserByUniqueId(db: Db, communityId: number, uniqueId: string): Promise<UserRow | null> {
+export async function findUserByUniqueId(
+	db: Db,
+	communityId: number,
+	uniqueId: string,
+): Promise<UserRow | null> {
 	const [row] = await db<UserRow[]>`
 		select ${db(columns)} from users where community_id = ${communityId} and user_unique_id = ${uniqueId}`
 	return row ?? null
@@ -40,7 +58,11 @@ export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> 
 	return db<UserRow[]>`select ${db(columns)} from users where id = any(${ids}::int[])`
 }
 
-export async function findUsersByUuids(db: Db, communityId: number, uuids: string[]): Promise<UserRow[]> {
+export async function findUsersByUuids(
+	db: Db,
+	communityId: number,
+	uuids: string[],
+): Promise<UserRow[]> {
 	const valid = uuids.filter(isUuid)
 	if (valid.length === 0) return []
 	return db<UserRow[]>`
@@ -70,7 +92,12 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null>
 	return row ?? null
 }
 
-export async function updateProfile(db: Db, id: number, name: string, imageUrl: string | undefined): Promise<void> {
+export async function updateProfile(
+	db: Db,
+	id: number,
+	name: string,
+	imageUrl: string | undefined,
+): Promise<void> {
 	await db`
 		update users set name = ${name}, image_url = coalesce(${imageUrl ?? null}, image_url), last_active_at = now()
 		where id = ${id}`
@@ -80,7 +107,11 @@ export async function setRole(db: Db, id: number, role: Role): Promise<void> {
 	await db`update users set role = ${role} where id = ${id}`
 }
 
-export async function findOwnerByMobile(db: Db, countryCode: string, mobileNo: string): Promise<UserRow | null> {
+export async function findOwnerByMobile(
+	db: Db,
+	countryCode: string,
+	mobileNo: string,
+): Promise<UserRow | null> {
 	const [row] = await db<UserRow[]>`
 		select ${db(columns)} from users
 		where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`

@@ -36,13 +36,22 @@ export function listWebhooks(db: Db, communityId: number) {
 }
 
 export async function findWebhook(db: Db, communityId: number, id: string) {
-	const [row] = await db<WebhookRow[]>`select * from webhooks where community_id = ${communityId} and id = ${id}`
+	const [row] = await db<
+		WebhookRow[]
+	>`select * from webhooks where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
-export type WebhookChanges = Partial<Pick<WebhookRow, 'webhook_type' | 'url' | 'is_active' | 'deactivated_at' | 'deactivation_reason'>>
+export type WebhookChanges = Partial<
+	Pick<WebhookRow, 'webhook_type' | 'url' | 'is_active' | 'deactivated_at' | 'deactivation_reason'>
+>
 
-export async function updateWebhook(db: Db, communityId: number, id: string, changes: WebhookChanges) {
+export async function updateWebhook(
+	db: Db,
+	communityId: number,
+	id: string,
+	changes: WebhookChanges,
+) {
 	const set = { ...changes, updated_at: Date.now() }
 	const [row] = await db<WebhookRow[]>`
 		update webhooks set ${db(set, ...(Object.keys(set) as (keyof typeof set)[]))}
@@ -52,7 +61,8 @@ export async function updateWebhook(db: Db, communityId: number, id: string, cha
 }
 
 export async function deleteWebhook(db: Db, communityId: number, id: string) {
-	const rows = await db`delete from webhooks where community_id = ${communityId} and id = ${id} returning id`
+	const rows =
+		await db`delete from webhooks where community_id = ${communityId} and id = ${id} returning id`
 	return rows.length > 0
 }
 
@@ -73,7 +83,13 @@ export interface DeliveryLogRow {
  * The attempt log, newest first: every attempt made, plus deliveries still waiting
  * (pending) or dropped before their next attempt (discarded), shown as that attempt.
  */
-export function listDeliveryLog(db: Db, webhookId: string, status: string | undefined, limit: number, offset: number) {
+export function listDeliveryLog(
+	db: Db,
+	webhookId: string,
+	status: string | undefined,
+	limit: number,
+	offset: number,
+) {
 	return db<DeliveryLogRow[]>`
 		select *, count(*) over ()::int as total_count from (
 			select id, event_id, event, attempt, status, status_code, duration_ms, error, created_at::float8 as created_at

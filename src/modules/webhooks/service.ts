@@ -82,15 +82,24 @@ export async function editWebhook(session: Session, id: string, body: UpdateWebh
 	const changes: WebhookChanges = {}
 	if (body.url !== undefined) changes.url = await checkUrl(body.url)
 	if (body.webhook_type !== undefined) changes.webhook_type = body.webhook_type
-	if (body.is_active === true) Object.assign(changes, { is_active: true, deactivated_at: null, deactivation_reason: null })
+	if (body.is_active === true)
+		Object.assign(changes, { is_active: true, deactivated_at: null, deactivation_reason: null })
 	if (body.is_active === false && hook.is_active) {
-		Object.assign(changes, { is_active: false, deactivated_at: Date.now(), deactivation_reason: `Deactivated by ${session.uuid}` })
+		Object.assign(changes, {
+			is_active: false,
+			deactivated_at: Date.now(),
+			deactivation_reason: `Deactivated by ${session.uuid}`,
+		})
 	}
 	let updated: WebhookRow | null
 	try {
-		updated = Object.keys(changes).length > 0 ? await updateWebhook(sql, session.communityId, id, changes) : hook
+		updated =
+			Object.keys(changes).length > 0
+				? await updateWebhook(sql, session.communityId, id, changes)
+				: hook
 	} catch (error) {
-		if ((error as { code?: string }).code === '23505') throw conflict('A webhook of this type for this url already exists')
+		if ((error as { code?: string }).code === '23505')
+			throw conflict('A webhook of this type for this url already exists')
 		throw error
 	}
 	if (!updated) throw notFound('Webhook')
@@ -106,30 +115,48 @@ export async function removeWebhook(session: Session, id: string) {
 	return { webhook_id: id, deleted: true }
 }
 
-export async function webhookDeliveries(session: Session, id: string, query: { status?: DeliveryStatus; page?: number; page_size?: number }) {
+export async function webhookDeliveries(
+	session: Session,
+	id: string,
+	query: { status?: DeliveryStatus; page?: number; page_size?: number },
+) {
 	await ownWebhook(session, id)
 	const p = paging(query.page, query.page_size)
 	const rows = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
 	let total = rows[0]?.total_count
 	// Past the last page the window function has no row to ride on; count separately.
-	if (total === undefined) total = p.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
-	return { deliveries: rows.map(presentDelivery), total_count: total, page: p.page, page_size: p.pageSize }
+	if (total === undefined)
+		total =
+			p.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
+	return {
+		deliveries: rows.map(presentDelivery),
+		total_count: total,
+		page: p.page,
+		page_size: p.pageSize,
+	}
 }
 
 function instant(value: number | string, field: string): number {
-	const ms = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Date.parse(value)
-	if (!Number.isFinite(ms)) throw badRequest(`${field} must be epoch milliseconds or an ISO 8601 date`)
+	const ms =
+		typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Date.parse(value)
+	if (!Number.isFinite(ms))
+		throw badRequest(`${field} must be epoch milliseconds or an ISO 8601 date`)
 	return ms
 }
 
-export async function replayWebhook(session: Session, id: string, body: { since: number | string; until?: number | string }) {
+export async function replayWebhook(
+	session: Session,
+	id: string,
+	body: { since: number | string; until?: number | string },
+) {
 	const hook = await ownWebhook(session, id)
 	if (!hook.is_active) throw conflict('Webhook is inactive; set is_active to true before replaying')
 	const since = instant(body.since, 'since')
 	const until = body.until === undefined ? Date.now() : instant(body.until, 'until')
 	if (since > until) throw badRequest('since must not be after until')
 	const count = await countEventsInRange(sql, hook, since, until)
-	if (count > replayLimit) throw badRequest(`The range holds ${count} events; replay at most ${replayLimit} at a time`)
+	if (count > replayLimit)
+		throw badRequest(`The range holds ${count} events; replay at most ${replayLimit} at a time`)
 	const replayed = count === 0 ? 0 : await insertReplay(sql, hook, since, until)
 	return { webhook_id: id, replayed, since, until }
 }

@@ -188,5 +188,10 @@ export async function listWidgets(session: Session, query: WidgetQuery) {
 		p.pageSize,
 		p.offset,
 	)
-	return { widgets: rows.map(presentWidget), total_count: total, page: p.page, page_size: p.pageSize }
+	return {
+		widgets: rows.map(presentWidget),
+		total_count: total,
+		page: p.page,
+		page_size: p.pageSize,
+	}
 }

@@ -8,7 +8,12 @@ export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<
 	return Boolean(row)
 }
 
-export async function insertBlock(db: Db, communityId: number, blocker: number, blocked: number): Promise<void> {
+export async function insertBlock(
+	db: Db,
+	communityId: number,
+	blocker: number,
+	blocked: number,
+): Promise<void> {
 	await db`
 		insert into blocks (community_id, blocker_id, blocked_id) values (${communityId}, ${blocker}, ${blocked})
 		on conflict do nothing`

@@ -18,9 +18,16 @@ function assertSelf(session: Session, pathUuid: string): void {
 	}
 }
 
-export async function setBlock(session: Session, pathUuid: string, targetUuid: string, shouldBlock: boolean) {
+export async function setBlock(
+	session: Session,
+	pathUuid: string,
+	targetUuid: string,
+	shouldBlock: boolean,
+) {
 	assertSelf(session, pathUuid)
-	const target = isUuid(targetUuid) ? await findUserByUuid(sql, session.communityId, targetUuid) : null
+	const target = isUuid(targetUuid)
+		? await findUserByUuid(sql, session.communityId, targetUuid)
+		: null
 	if (!target) throw notFound('Member')
 	if (target.id === session.userId) throw badRequest('You cannot block yourself')
 	if (!shouldBlock) {
@@ -38,7 +45,12 @@ export async function setBlock(session: Session, pathUuid: string, targetUuid: s
 	return { is_blocked: true }
 }
 
-export async function getBlocked(session: Session, pathUuid: string, page: number, pageSize: number) {
+export async function getBlocked(
+	session: Session,
+	pathUuid: string,
+	page: number,
+	pageSize: number,
+) {
 	assertSelf(session, pathUuid)
 	const { rows, total } = await listBlocked(sql, session.userId, pageSize, (page - 1) * pageSize)
 	const blockedUsers = rows.map((r) => ({ uuid: r.uuid, name: r.name, imageUrl: r.image_url }))

@@ -186,7 +186,12 @@ export async function listRootComments(
 }
 
 /** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
-export async function rootComments(session: Session, post: PostRow, page?: number, pageSize?: number) {
+export async function rootComments(
+	session: Session,
+	post: PostRow,
+	page?: number,
+	pageSize?: number,
+) {
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(
 		sql,

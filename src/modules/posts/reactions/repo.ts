@@ -51,7 +51,11 @@ export interface LikeRow {
 export type LikeTarget =
 	| { table: 'post_likes'; column: 'post_id'; counted: 'posts' }
 	| { table: 'comment_likes'; column: 'comment_id'; counted: 'comments' }
-export const postLikeTarget: LikeTarget = { table: 'post_likes', column: 'post_id', counted: 'posts' }
+export const postLikeTarget: LikeTarget = {
+	table: 'post_likes',
+	column: 'post_id',
+	counted: 'posts',
+}
 export const commentLikeTarget: LikeTarget = {
 	table: 'comment_likes',
 	column: 'comment_id',
@@ -126,7 +130,6 @@ export async function togglePin(db: Db, postId: string, now: number): Promise<bo
 		update posts set is_pinned = not is_pinned, updated_at = ${now} where id = ${postId} returning is_pinned`
 	return row?.is_pinned ?? false
 }
-
 
 /**
  * One impression per listed post, and one reach for each post the user sees for the

@@ -71,7 +71,14 @@ export async function likesList(
 	pageSize?: number,
 ) {
 	const p = paging(page, pageSize)
-	const { rows, total } = await likesPage(sql, target, targetId, session.userId, p.pageSize, p.offset)
+	const { rows, total } = await likesPage(
+		sql,
+		target,
+		targetId,
+		session.userId,
+		p.pageSize,
+		p.offset,
+	)
 	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
