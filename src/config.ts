@@ -1,7 +1,8 @@
 // Configuration: the environment parsed once against a TypeBox schema.
 // Invalid values stop the process with a message naming the variable.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+
 import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'

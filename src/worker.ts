@@ -1,8 +1,8 @@
 // The worker: background loops and croner schedules. Each part registers here and
 // returns a stop function that finishes its in-flight work.
 import { Cron } from 'croner'
-import { jobs } from './jobs'
 import { startDelivery } from './events/engine'
+import { jobs } from './jobs'
 import { log } from './lib/log'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'

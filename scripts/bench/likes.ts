@@ -4,8 +4,8 @@
 // transaction), both at the same concurrency on one hot post.
 // Run: bun run scripts/bench/likes.ts  (uses DATABASE_URL / REDIS_URL)
 import { app } from '../../src/app'
-import { ensureDatabase, sql } from '../../src/lib/db'
 import { config } from '../../src/config'
+import { ensureDatabase, sql } from '../../src/lib/db'
 import { migrate } from '../../src/lib/migrate'
 import { createProject } from '../../src/modules/projects/service'
 

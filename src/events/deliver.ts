@@ -1,10 +1,10 @@
 // One delivery attempt: check the address again, sign, POST, judge. Success is HTTP
 // 200 within the timeout and nothing else; redirects are answers, not followed.
-import { type PeerCertificate, checkServerIdentity } from 'node:tls'
+import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import { decrypt } from '../lib/crypto'
 import type { AttemptRow } from './repo'
-import { signatureHeaders, secretKey } from './signing'
-import { type AllowList, RefusedUrlError, parseWebhookUrl, pinnedUrl, resolveTarget } from './ssrf'
+import { secretKey, signatureHeaders } from './signing'
+import { type AllowList, parseWebhookUrl, pinnedUrl, RefusedUrlError, resolveTarget } from './ssrf'
 
 export interface SendResult {
 	ok: boolean

@@ -18,13 +18,13 @@ import {
 	unschedule,
 } from './queue'
 import { reconcileOnce } from './reconcile'
-import { startRelay } from './relay'
 import { createRecorder } from './recorder'
+import { startRelay } from './relay'
 import {
 	type AttemptRow,
-	type Outcome,
 	discardDelivery,
 	loadForAttempt,
+	type Outcome,
 	recordExhausted,
 } from './repo'
 import { parseAllowList } from './ssrf'

@@ -8,12 +8,12 @@
 // schedule, and also sweeps for rows whose notification it missed.
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
-import { insertEventWithDeliveries } from './repo'
 import {
 	type FeedNotification,
 	feedNotificationsFor,
 	recordFeedNotificationWith,
 } from './notifications'
+import { insertEventWithDeliveries } from './repo'
 
 export type EventSource = 'feed' | 'chat'
 

@@ -7,7 +7,7 @@
 // while a worker holds it, nor in both.
 import type { Result } from 'ioredis'
 import { keys } from '../lib/keys'
-import { redis, type RedisClient } from '../lib/redis'
+import { type RedisClient, redis } from '../lib/redis'
 
 declare module 'ioredis' {
 	interface RedisCommander<Context> {

@@ -1,5 +1,5 @@
 // Prometheus metrics. Other parts register their own gauges and counters on `registry`.
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 
 export const registry = new Registry()
 collectDefaultMetrics({ register: registry })

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
+import { connect, connectionPath, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { connect, connectionPath, enableConnections } from '../connections/helpers'
 
 let community: TestCommunity
 let cm: TestUser

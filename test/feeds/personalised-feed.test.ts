@@ -3,9 +3,9 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { drainRecomputeQueue } from '../../src/timelines/recompute'
+import { connect, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { connect, enableConnections } from '../connections/helpers'
 
 // Each test gets its own community: the personalised feed ranks the whole community.
 async function setup(): Promise<{ community: TestCommunity; viewer: TestUser; cm: TestUser }> {

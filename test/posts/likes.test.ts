@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { connect, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { connect, enableConnections } from '../connections/helpers'
 import { block, eventsFor, newPost } from './helpers'
 
 let community: TestCommunity

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { createPost, createTopic, feed, ids, setTopicEnabled } from '../feeds/fixtures'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { createPost, createTopic, feed, ids, setTopicEnabled } from '../feeds/fixtures'
 
 let community: TestCommunity
 let cm: TestUser

@@ -1,11 +1,11 @@
 // Connection routes: POST (request), PATCH (accept/reject) and GET (list) on
 // /community/member/:member_uuid/connection.
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
+import { blocksModule } from './blocks'
 import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
-import { ok } from '../../lib/envelope'
-import { blocksModule } from './blocks'
 
 const tags = ['connections']
 

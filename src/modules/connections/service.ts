@@ -7,10 +7,10 @@ import { isUuid } from '../../lib/ids'
 import { followAuthor, unfollowAuthor } from '../../timelines/connection-feed'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
-import { isBlockedEitherWay } from './blocks/repo'
 import { isConnectionEnabled } from '../settings/service'
-import { findUserByUuid, findUsersByIds, type UserRow } from '../users/repo'
 import { usersMap } from '../users/present'
+import { findUserByUuid, findUsersByIds, type UserRow } from '../users/repo'
+import { isBlockedEitherWay } from './blocks/repo'
 import type { ConnectionType } from './model'
 import {
 	deleteConnectionsBetween,

@@ -2,7 +2,7 @@
 // and is visible to the viewer (private posts: author and CMs; connections posts:
 // also the author's connections — the same rule as GET /feed/post). Anything else is 404,
 // so ids of other communities and hidden posts are indistinguishable from unknown ones.
-import { sql, type Db } from '../../lib/db'
+import { type Db, sql } from '../../lib/db'
 import { notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'

@@ -3,8 +3,8 @@
 // creation fields kept beside it. Type 5 is a company widget: resolved or created by
 // the widgets service inside the post's transaction.
 import type { Db } from '../../lib/db'
-import { resolveCompanyWidget } from '../widgets/service'
 import type { WidgetRow } from '../widgets/repo'
+import { resolveCompanyWidget } from '../widgets/service'
 import type { AttachmentInput } from './model'
 
 export const COMPANY_WIDGET = 5

@@ -1,13 +1,13 @@
 // Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post;
 // everything under /feed/post/:post_id/... comes from comments/ and reactions/.
 import { Elysia, t } from 'elysia'
-import { authPlugin } from '../auth/plugin'
-import { PageQuery } from '../../lib/paging'
-import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
-import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
 import { ok } from '../../lib/envelope'
+import { PageQuery } from '../../lib/paging'
+import { authPlugin } from '../auth/plugin'
 import { commentsModule } from './comments'
+import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
 import { reactionsModule } from './reactions'
+import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)

@@ -4,13 +4,13 @@
 // the event carries the state being committed; add `post_liked_by`, `pinned_by` or
 // `tagged_users` to it.
 import type { Db } from '../../lib/db'
-import { loadPosts, type CachedPost } from '../../timelines/repo'
-import { findTopicsByIds } from '../topics/repo'
+import { type CachedPost, loadPosts } from '../../timelines/repo'
 import { presentTopicForWebhook } from '../topics/present'
-import { findUserById } from '../users/repo'
+import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findWidgetsByIds } from '../widgets/repo'
+import { findUserById } from '../users/repo'
 import { presentWidget } from '../widgets/present'
+import { findWidgetsByIds } from '../widgets/repo'
 
 export function presentPostForWebhook(post: CachedPost, creatorUuid: string) {
 	return {

@@ -1,10 +1,10 @@
 // Project routes for the dashboard: PUT|GET /sdk/project (push provider credentials).
 // Both need the owner's auth_token, the project's x-api-key and x-platform-type: dashboard.
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import { PutProjectBody } from './model'
 import { assertDashboardProject, describeProject, savePushCredentials } from './service'
-import { ok } from '../../lib/envelope'
 
 const headersDoc = {
 	'x-api-key': 'the project API key',

@@ -1,10 +1,10 @@
 // Session routes: POST|GET /sdk/initiate, POST /user/refresh, POST /user/logout.
 import { Elysia, t } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
-import { describeSession, initiateSession, logout, refreshSession } from './service'
-import { ok } from '../../lib/envelope'
 import { otpModule } from './otp'
+import { describeSession, initiateSession, logout, refreshSession } from './service'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
 	.use(authPlugin)

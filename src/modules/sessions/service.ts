@@ -1,22 +1,22 @@
 // Sessions: initiate (find or create the user), refresh with rotation and reuse
 // detection, logout.
 import { config } from '../../config'
+import { recordEvent } from '../../events/outbox'
 import { randomToken, sha256 } from '../../lib/crypto'
-import { sql, type Db } from '../../lib/db'
+import { type Db, sql } from '../../lib/db'
 import { unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
-import { recordEvent } from '../../events/outbox'
 import { forgetUsers } from '../../timelines/post-cache'
-import { communityForApiKey, presentCommunity } from '../projects/service'
 import { findCommunity } from '../projects/repo'
+import { communityForApiKey, presentCommunity } from '../projects/service'
 import { presentUser, presentUserForWebhook } from '../users/present'
 import {
 	findUserById,
 	findUserByUniqueId,
 	insertUser,
-	updateProfile,
 	type UserRow,
+	updateProfile,
 } from '../users/repo'
 import {
 	insertRefreshToken,

@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 // Registers the webhook metrics (queue depth read at scrape time) in API processes too.
 import '../../events/metrics'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import {
 	CreateWebhookBody,
@@ -20,7 +21,6 @@ import {
 	replayWebhook,
 	webhookDeliveries,
 } from './service'
-import { ok } from '../../lib/envelope'
 
 const tags = ['webhooks']
 

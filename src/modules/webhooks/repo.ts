@@ -1,6 +1,7 @@
 // SQL of webhook registrations and their operator views (attempt log, replay).
-import type { Db } from '../../lib/db'
+
 import { deliveriesChannel } from '../../events/outbox'
+import type { Db } from '../../lib/db'
 
 export interface WebhookRow {
 	id: string

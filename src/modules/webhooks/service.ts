@@ -2,10 +2,10 @@
 // update (reactivation clears the failure state), delete, the attempt log and replay.
 // URLs pass the SSRF check here and again before every delivery (events/deliver.ts).
 import { config } from '../../config'
-import { discardPending } from '../../events/repo'
 import { member, unschedule } from '../../events/queue'
+import { discardPending } from '../../events/repo'
 import { newWebhookSecret } from '../../events/signing'
-import { RefusedUrlError, parseAllowList, parseWebhookUrl, resolveTarget } from '../../events/ssrf'
+import { parseAllowList, parseWebhookUrl, RefusedUrlError, resolveTarget } from '../../events/ssrf'
 import { encrypt } from '../../lib/crypto'
 import { sql } from '../../lib/db'
 import { badRequest, conflict, notFound } from '../../lib/errors'

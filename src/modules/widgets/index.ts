@@ -1,10 +1,10 @@
 // Widget routes: POST /widget, PUT /widget/:widget_id, GET /widget (search with the
 // literal double quotes the spec requires).
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import { WidgetBody, WidgetParams, WidgetQuery } from './model'
 import { createWidget, editWidget, listWidgets } from './service'
-import { ok } from '../../lib/envelope'
 
 export const widgetsModule = new Elysia({ name: 'widgets' })
 	.use(authPlugin)

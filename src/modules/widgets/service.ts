@@ -1,6 +1,6 @@
 // Widgets: company widgets (one per company_id per community, enforced by the
 // database) created directly or through a post attachment of type 5.
-import { sql, type Db } from '../../lib/db'
+import { type Db, sql } from '../../lib/db'
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'

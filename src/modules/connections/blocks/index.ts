@@ -1,10 +1,10 @@
 // Block routes: PUT|GET /user/:uuid/block, where :uuid is the caller.
 import { Elysia } from 'elysia'
+import { ok } from '../../../lib/envelope'
 import { badRequest } from '../../../lib/errors'
 import { authPlugin } from '../../auth/plugin'
 import { BlockBody, BlockListQuery, UserParams } from './model'
 import { getBlocked, setBlock } from './service'
-import { ok } from '../../../lib/envelope'
 
 const tags = ['blocks']
 

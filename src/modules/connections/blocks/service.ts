@@ -7,9 +7,9 @@ import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
 import { forgetBlocks } from '../../../timelines/post-cache'
 import type { Session } from '../../auth/plugin'
-import { unfollowBoth } from '../service'
-import { deleteConnectionsBetween, deleteRequestsBetween } from '../repo'
 import { findUserByUuid } from '../../users/repo'
+import { deleteConnectionsBetween, deleteRequestsBetween } from '../repo'
+import { unfollowBoth } from '../service'
 import { deleteBlock, insertBlock, listBlocked } from './repo'
 
 function assertSelf(session: Session, pathUuid: string): void {

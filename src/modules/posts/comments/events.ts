@@ -1,11 +1,12 @@
 // The data block shared by comment events (comment.added, comment.tagged,
 // comment.react): the comment and its creator, then the post event data. Read inside
 // the caller's transaction so the event carries the state being committed.
-import type { Db } from '../../../lib/db'
+
 import { recordEvent } from '../../../events/outbox'
-import { postEventData } from '../present'
+import type { Db } from '../../../lib/db'
 import { presentUserForWebhook } from '../../users/present'
 import { findUserById, type UserRow } from '../../users/repo'
+import { postEventData } from '../present'
 import { presentComment } from './present'
 import { type CommentRow, findComment } from './repo'
 

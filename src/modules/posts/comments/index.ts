@@ -1,8 +1,9 @@
 // Comment routes: create, list root comments, reply, get (with replies), edit, soft delete, like toggle
 // and likes list, all under /feed/post/:post_id/comment.
 import { Elysia } from 'elysia'
-import { authPlugin } from '../../auth/plugin'
+import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
+import { authPlugin } from '../../auth/plugin'
 import { CommentBody, CommentParams, DeleteCommentBody, PostParams } from './model'
 import {
 	addComment,
@@ -13,7 +14,6 @@ import {
 	listRootComments,
 	toggleCommentLike,
 } from './service'
-import { ok } from '../../../lib/envelope'
 
 const input = (body: { text: string; temp_id?: string | null }) => ({
 	text: body.text,

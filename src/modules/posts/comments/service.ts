@@ -1,24 +1,24 @@
 // Comments: create, reply, read with replies, edit, soft delete, like toggle and
 // likes list. Counters, tags and events commit together with the comment.
-import { sql, type Db } from '../../../lib/db'
+import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid, newId } from '../../../lib/ids'
+import { paging } from '../../../lib/paging'
 import { forgetPosts } from '../../../timelines/post-cache'
 import type { Session } from '../../auth/plugin'
-import { paging } from '../../../lib/paging'
+import { usersMap } from '../../users/present'
+import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
 import { hasCmRights, visiblePost } from '../access'
 import { addLike, commentLikeTarget, removeLike } from '../reactions/repo'
 import { likesList } from '../reactions/service'
 import type { PostRow } from '../repo'
 import { taggedUuids } from '../tags'
-import { usersMap } from '../../users/present'
-import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
 import { recordCommentEvent } from './events'
 import { type CommentViewer, presentComment } from './present'
 import {
 	addCommentTags,
-	childComments,
 	type CommentRow,
+	childComments,
 	findComment,
 	insertComment,
 	isBlockedBetween,

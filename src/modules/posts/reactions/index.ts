@@ -1,8 +1,9 @@
 // Post engagement routes: like toggle and likes list, save toggle and saved posts,
 // pin toggle, seen (impressions and reach).
 import { Elysia } from 'elysia'
-import { authPlugin } from '../../auth/plugin'
+import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
+import { authPlugin } from '../../auth/plugin'
 import { PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,
@@ -12,7 +13,6 @@ import {
 	togglePostPin,
 	togglePostSave,
 } from './service'
-import { ok } from '../../../lib/envelope'
 
 export const reactionsModule = new Elysia({ name: 'reactions' })
 	.use(authPlugin)

@@ -1,29 +1,30 @@
 // Post engagement rules: like and save toggles, likes list, pin toggle (author or CM),
 // saved posts of a user, and seen (impressions and unique reach). Each change and its
 // event commit together; the feed caches are told after the commit.
-import { sql, type Db } from '../../../lib/db'
-import { badRequest, forbidden, notFound } from '../../../lib/errors'
+
 import { recordEvent } from '../../../events/outbox'
+import { type Db, sql } from '../../../lib/db'
+import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
+import { paging } from '../../../lib/paging'
 import { hydratePosts } from '../../../timelines/hydrate'
 import { forgetPosts, setSeenCounts, setViewerFlag } from '../../../timelines/post-cache'
 import type { Session } from '../../auth/plugin'
-import { postEventData } from '../present'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
-import { paging } from '../../../lib/paging'
 import { hasCmRights, visiblePost } from '../access'
+import { postEventData } from '../present'
 import {
 	addLike,
 	type LikeTarget,
 	likesPage,
-	postLikeTarget,
 	postLikesCount,
+	postLikeTarget,
 	recordViews,
 	removeLike,
 	savedPosts,
-	toggleSave,
 	togglePin,
+	toggleSave,
 } from './repo'
 
 async function actor(db: Db, session: Session) {

@@ -3,10 +3,10 @@
 import { Elysia } from 'elysia'
 import { config } from '../../../config'
 import { clientIp } from '../../../lib/client'
+import { ok } from '../../../lib/envelope'
 import { limit } from '../../../lib/rate-limit'
 import { OtpGenerateQuery, OtpVerifyQuery } from './model'
 import { generateOtp, verifyOtp } from './service'
-import { ok } from '../../../lib/envelope'
 
 const otpLimit = (request: Request, server: Parameters<typeof clientIp>[1]) =>
 	limit('ip', `otp:${clientIp(request, server)}`, config.OTP_RATE_LIMIT_PER_MINUTE)
