@@ -36,7 +36,8 @@ export interface CachedUser {
 	id: number
 	uuid: string
 	community_id: number
-	user_unique_id: string
+	/** The customer's id; null for the dashboard owner, who has none. */
+	user_unique_id: string | null
 	name: string
 	image_url: string
 	custom_title: string

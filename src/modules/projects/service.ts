@@ -37,7 +37,9 @@ export async function createProject(input: {
 		await insertUser(tx, {
 			uuid: newUuid(),
 			community_id: community.id,
-			user_unique_id: `owner:${input.ownerCountryCode}-${input.ownerMobile}`,
+			// The owner is named by its phone number only: no customer id that
+			// POST /sdk/initiate could address.
+			user_unique_id: null,
 			name: 'Owner',
 			image_url: '',
 			is_guest: false,

@@ -4,7 +4,7 @@ import { config } from '../../config'
 import { recordEvent } from '../../events/outbox'
 import { randomToken, sha256 } from '../../lib/crypto'
 import { type Db, sql } from '../../lib/db'
-import { unauthorized } from '../../lib/errors'
+import { forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
 import { forgetUsers } from '../../timelines/post-cache'
@@ -88,6 +88,9 @@ async function findOrCreateUser(communityId: number, input: InitiateInput): Prom
 export async function initiateSession(input: InitiateInput) {
 	const community = await communityForApiKey(input.apiKey)
 	const user = await findOrCreateUser(community.id, input)
+	// Every client app holds the API key: it reaches members and CMs, never the owner
+	// (who has no user_unique_id, so this is the second of two locks).
+	if (user.role === 'owner') throw forbidden('The community owner signs in with /otp/verify')
 	const tokens = await issueTokens(sql, user, newId(), input.tokenExpiryMinutes)
 	return { ...tokens, user: presentUser(user), community: presentCommunity(community) }
 }

@@ -72,7 +72,8 @@ export async function findUsersByUuids(
 export interface NewUser {
 	uuid: string
 	community_id: number
-	user_unique_id: string
+	/** null for the owner only (a database check enforces it). */
+	user_unique_id: string | null
 	name: string
 	image_url: string
 	is_guest: boolean
