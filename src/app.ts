@@ -10,6 +10,7 @@ import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { validationMessage } from './lib/validation-message'
 import { connectionsModule } from './modules/connections'
+import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { moderationModule } from './modules/moderation'
@@ -106,5 +107,6 @@ export const app = new Elysia()
 	.use(postsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
+	.use(dashboardModule)
 
 export type App = typeof app

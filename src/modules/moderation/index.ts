@@ -1,8 +1,10 @@
-// Member roles: PATCH /moderation/rights (owner or CM) and GET /community/member/role.
+// Member roles: PATCH /moderation/rights (owner or CM), GET /community/member/role, and
+// GET /community/members to find whom to grant.
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
-import { RightsBody } from './model'
-import { changeRights, currentRole } from './service'
+import { MembersQuery, RightsBody } from './model'
+import { changeRights, currentRole, findMembers } from './service'
 
 export const moderationModule = new Elysia({ name: 'moderation' })
 	.use(authPlugin)
@@ -34,3 +36,11 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 			detail: { summary: "The caller's role: member, cm or owner", tags: ['members'] },
 		},
 	)
+	.get('/community/members', async ({ session, query }) => ok(await findMembers(session, query)), {
+		auth: 'member',
+		query: MembersQuery,
+		detail: {
+			summary: 'Members by part of their name or user_unique_id, with their roles (owner or CM)',
+			tags: ['members'],
+		},
+	})

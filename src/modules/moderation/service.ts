@@ -2,12 +2,13 @@
 // Roles are re-read from Postgres on every check, so a change applies to live tokens.
 import { sql } from '../../lib/db'
 import { AppError, forbidden, Messages, notFound } from '../../lib/errors'
+import { paging } from '../../lib/paging'
 import type { Role } from '../../lib/tokens'
 import { requireRole, type Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
 import { presentUser } from '../users/present'
-import { findUserByUuid, setRole } from '../users/repo'
-import type { Rights } from './model'
+import { findUserByUuid, searchUsers, setRole } from '../users/repo'
+import type { MembersSearch, Rights } from './model'
 
 const describeRole = (role: Role) => ({
 	role,
@@ -33,4 +34,23 @@ export async function currentRole(session: Session) {
 	const role = await findCurrentRole(sql, session.userId)
 	if (!role) throw new AppError(401, 'User no longer exists')
 	return { uuid: session.uuid, ...describeRole(role) }
+}
+
+/** Finds members to grant or remove CM rights (the dashboard's moderators page). */
+export async function findMembers(session: Session, query: MembersSearch) {
+	await requireRole(session, 'cm', Messages.notCmOrOwner)
+	const { page, pageSize, offset } = paging(query.page, query.page_size, 20)
+	const { rows, total } = await searchUsers(
+		sql,
+		session.communityId,
+		query.search?.trim() ?? '',
+		pageSize,
+		offset,
+	)
+	return {
+		members: rows.map((row) => ({ ...presentUser(row), ...describeRole(row.role) })),
+		total_count: total,
+		page,
+		page_size: pageSize,
+	}
 }

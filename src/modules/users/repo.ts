@@ -118,3 +118,20 @@ export async function findOwnerByMobile(
 		where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`
 	return row ?? null
 }
+
+/** Members whose name or user_unique_id contains `search` (any case), by name, with the total. */
+export async function searchUsers(
+	db: Db,
+	communityId: number,
+	search: string,
+	limit: number,
+	offset: number,
+): Promise<{ rows: UserRow[]; total: number }> {
+	const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
+	const rows = await db<(UserRow & { total: number })[]>`
+		select ${db(columns)}, count(*) over ()::int as total from users
+		where community_id = ${communityId} and not is_deleted
+			and (name ilike ${pattern} or user_unique_id ilike ${pattern})
+		order by lower(name), id limit ${limit} offset ${offset}`
+	return { rows, total: rows[0]?.total ?? 0 }
+}

@@ -1,0 +1,93 @@
+// Overview: the community's size, the health of its webhooks, and the webhook
+// attempts of the last 24 hours as a small chart (uPlot).
+import { html } from 'htm/preact'
+import { useEffect, useRef } from 'preact/hooks'
+import uPlot from 'uplot'
+import { call } from '../api'
+import { formatTime, LoadError, Loading, useLoad } from '../ui'
+
+interface Overview {
+	community: { id: number; name: string }
+	counts: { members: number; cms: number; posts: number; comments: number; topics: number }
+	webhooks: {
+		webhook_id: string
+		webhook_type: string
+		url: string
+		is_active: boolean
+		deactivation_reason: string | null
+		pending_deliveries: number
+	}[]
+	webhook_attempts_24h: { hour: number; delivered: number; failed: number }[]
+}
+
+function AttemptsChart({ hours }: { hours: Overview['webhook_attempts_24h'] }) {
+	const box = useRef<HTMLDivElement>(null)
+	useEffect(() => {
+		if (!box.current) return
+		const data: uPlot.AlignedData = [
+			hours.map((hour) => hour.hour / 1000),
+			hours.map((hour) => hour.delivered),
+			hours.map((hour) => hour.failed),
+		]
+		const chart = new uPlot(
+			{
+				width: Math.min(box.current.clientWidth || 600, 900),
+				height: 180,
+				series: [
+					{},
+					{ label: 'delivered', stroke: '#1a7f37', width: 2 },
+					{ label: 'failed', stroke: '#cf222e', width: 2 },
+				],
+				axes: [{}, { size: 40 }],
+			},
+			data,
+			box.current,
+		)
+		return () => chart.destroy()
+	}, [hours])
+	const delivered = hours.reduce((sum, hour) => sum + hour.delivered, 0)
+	const failed = hours.reduce((sum, hour) => sum + hour.failed, 0)
+	return html`<figure>
+		<div ref=${box} class="chart" role="img" aria-label=${`Webhook attempts per hour: ${delivered + failed} in 24 hours`}></div>
+		<figcaption>${`Webhook attempts per hour, last 24 h: ${delivered} delivered, ${failed} failed`}</figcaption>
+	</figure>`
+}
+
+export function Overview() {
+	const { data, error, loading, reload } = useLoad(() =>
+		call<Overview>('GET', '/community/overview'),
+	)
+	if (error) return html`<${LoadError} message=${error} retry=${reload} />`
+	if (loading || !data) return html`<${Loading} what="the overview" />`
+	const counts = [
+		['Members', data.counts.members],
+		['Community managers', data.counts.cms],
+		['Posts', data.counts.posts],
+		['Comments', data.counts.comments],
+		['Topics', data.counts.topics],
+	] as const
+	return html`<section aria-labelledby="counts-title">
+			<h2 id="counts-title">${data.community.name}</h2>
+			<dl class="counts">
+				${counts.map(([label, value]) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`)}
+			</dl>
+		</section>
+		<section aria-labelledby="hooks-title">
+			<h2 id="hooks-title">Webhooks</h2>
+			${data.webhooks.length === 0 && html`<p>No webhooks yet. <a href="#/webhooks">Add one</a>.</p>`}
+			<ul class="plain">
+				${data.webhooks.map(
+					(hook) => html`<li>
+						<span class=${hook.is_active ? 'badge ok' : 'badge bad'}>
+							${hook.is_active ? 'active' : 'inactive'}
+						</span>
+						${' '}<code>${hook.webhook_type}</code> → ${hook.url}
+						${hook.pending_deliveries > 0 && html` · ${hook.pending_deliveries} pending`}
+						${hook.deactivation_reason && html`<br /><small>${hook.deactivation_reason}</small>`}
+					</li>`,
+				)}
+			</ul>
+			<${AttemptsChart} hours=${data.webhook_attempts_24h} />
+			<p><small>Updated ${formatTime(Date.now())}</small> <button type="button" onClick=${reload}>Refresh</button></p>
+		</section>`
+}

@@ -1,0 +1,370 @@
+// The dashboard in a real browser: a community manager signs in with the OTP flow and
+// does each page's task; every result is checked through the API too.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { generateKeyPairSync } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { hasChromium, launchBrowser, screenshot } from '../support/browser'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { api } from '../support/http'
+import { type Started, startServer } from '../support/process'
+import { type Receiver, startReceiver } from '../webhooks/support'
+
+// A browser step can take seconds on a loaded 2-core machine.
+setDefaultTimeout(30_000)
+
+const CODE = '246810'
+let community: TestCommunity
+let server: Started
+let browser: Browser
+let page: Page
+let base: string
+let ownerToken: string
+let receiver: Receiver
+
+async function signIn(target: Page, code = CODE) {
+	await target.goto(`${base}/dashboard`)
+	await target.getByLabel('Country code').fill(community.ownerCountryCode)
+	await target.getByLabel('Mobile number').fill(community.ownerMobile)
+	await target.getByRole('button', { name: 'Send code' }).click()
+	await target.getByLabel('Code', { exact: true }).fill(code)
+	await target.getByRole('button', { name: 'Sign in' }).click()
+}
+
+const heading = (name: string) => page.getByRole('heading', { level: 1, name })
+
+async function open(path: string, title: string) {
+	await page.goto(`${base}/dashboard#/${path}`)
+	await heading(title).waitFor()
+}
+
+/** The error text shown for one field (its aria-describedby error paragraph). */
+const fieldError = (target: Page, name: string) => target.locator(`[data-error-for="${name}"]`)
+
+beforeAll(async () => {
+	if (!hasChromium())
+		throw new Error('chromium is missing: apt-get install -y chromium (.ci/run does it)')
+	community = await newCommunity('Dashboard test')
+	server = await startServer({
+		ROLE: 'all',
+		OTP_TEST_NUMBERS: `${community.ownerCountryCode}-${community.ownerMobile}:${CODE}`,
+	})
+	base = `http://127.0.0.1:${server.port}`
+	browser = await launchBrowser()
+	page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+	receiver = startReceiver()
+})
+
+afterAll(async () => {
+	await browser?.close()
+	await server?.stop()
+	receiver?.stop()
+})
+
+describe('sign-in', () => {
+	test('a number that owns no project is told so at the mobile field, typed values kept', async () => {
+		await page.goto(`${base}/dashboard`)
+		await page.getByLabel('Country code').fill('1')
+		await page.getByLabel('Mobile number').fill('5550001')
+		await page.getByRole('button', { name: 'Send code' }).click()
+		await expect(fieldError(page, 'mobile_no').textContent()).resolves.toContain(
+			'No dashboard owner is registered',
+		)
+		expect(await page.getByLabel('Mobile number').inputValue()).toBe('5550001')
+		await screenshot(page, 'sign-in-error')
+	})
+
+	test('a wrong code is shown at the code field; the right one opens the overview', async () => {
+		await signIn(page, '000000')
+		await expect(fieldError(page, 'otp').textContent()).resolves.toContain('Invalid OTP')
+		await page.getByLabel('Code', { exact: true }).fill(CODE)
+		await page.getByRole('button', { name: 'Sign in' }).click()
+		await heading('Overview').waitFor()
+		expect(await page.getByText('Dashboard test').first().isVisible()).toBe(true)
+		const session = JSON.parse(
+			(await page.evaluate(() => sessionStorage.getItem('plaza.dashboard.session'))) ?? '{}',
+		)
+		ownerToken = session.auth_token
+		expect((await api('GET', '/community/member/role', { token: ownerToken })).body.data.role).toBe(
+			'owner',
+		)
+		await screenshot(page, 'overview')
+	})
+
+	test('an expired access token is refreshed once and the page still loads', async () => {
+		await page.evaluate(() => {
+			const session = JSON.parse(sessionStorage.getItem('plaza.dashboard.session') ?? '{}')
+			sessionStorage.setItem(
+				'plaza.dashboard.session',
+				JSON.stringify({ ...session, auth_token: 'expired.token.value' }),
+			)
+		})
+		await open('topics', 'Topics')
+		await page.getByLabel('New topic name').waitFor()
+		const token = await page.evaluate(
+			() => JSON.parse(sessionStorage.getItem('plaza.dashboard.session') ?? '{}').auth_token,
+		)
+		expect(token).not.toBe('expired.token.value')
+		ownerToken = token
+	})
+
+	test('the navigation works with the keyboard alone', async () => {
+		await open('overview', 'Overview')
+		await page.locator('nav a[href="#/settings"]').focus()
+		await page.keyboard.press('Enter')
+		await heading('Settings').waitFor()
+		expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Settings')
+	})
+})
+
+describe('topics', () => {
+	test('create L0 and L1, see them in the tree and through the API; a duplicate is refused at the name', async () => {
+		await open('topics', 'Topics')
+		await page.getByLabel('New topic name').fill('Travel')
+		await page.getByRole('button', { name: 'Create topic' }).click()
+		await page.locator('.tree .name', { hasText: 'Travel' }).waitFor()
+		await page.getByLabel('New topic name').fill('Trains')
+		await page.getByLabel('Place').selectOption({ label: 'under Travel (L1)' })
+		await page.getByRole('button', { name: 'Create topic' }).click()
+		await page.locator('.tree ul .name', { hasText: 'Trains' }).waitFor()
+		const listed = await api('GET', '/feed/topic?page_size=100', { token: ownerToken })
+		const byName = new Map(listed.body.data.topics.map((t: any) => [t.name, t]))
+		const travel = byName.get('Travel') as any
+		expect((byName.get('Trains') as any).parent_id).toBe(travel.id)
+
+		await page.getByLabel('New topic name').fill('Travel')
+		await page.getByLabel('Place').selectOption({ label: '— top level (L0) —' })
+		await page.getByRole('button', { name: 'Create topic' }).click()
+		await expect(fieldError(page, 'name').textContent()).resolves.toMatch(/exists|taken|already/i)
+		expect(await page.getByLabel('New topic name').inputValue()).toBe('Travel')
+		await screenshot(page, 'topics')
+	})
+
+	test('rename, disable, and delete a subtree after confirming', async () => {
+		await page.getByRole('button', { name: 'Edit Trains' }).click()
+		await page.getByLabel('Name', { exact: true }).fill('Rail')
+		await page.getByLabel('Priority').fill('5')
+		await page.getByRole('button', { name: 'Save' }).click()
+		await page.locator('.tree .name', { hasText: 'Rail' }).waitFor()
+		await page.getByRole('button', { name: 'Disable Travel' }).click()
+		await page.getByRole('button', { name: 'Enable Travel' }).waitFor()
+		let topics = (await api('GET', '/feed/topic?page_size=100', { token: ownerToken })).body.data
+			.topics
+		expect(topics.find((t: any) => t.name === 'Rail').priority).toBe(5)
+		expect(topics.find((t: any) => t.name === 'Travel').is_enabled).toBe(false)
+
+		await page.getByRole('button', { name: 'Delete Travel' }).click()
+		await page.getByText('Delete Travel and its 1 subtopics?').waitFor()
+		await page.getByRole('button', { name: 'Yes, delete' }).click()
+		await page.getByText('No topics yet.').waitFor()
+		topics = (await api('GET', '/feed/topic?page_size=100', { token: ownerToken })).body.data.topics
+		expect(topics).toEqual([])
+	})
+})
+
+describe('push credentials', () => {
+	const dir = tmpdir()
+	const { privateKey } = generateKeyPairSync('rsa', {
+		modulusLength: 2048,
+		privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+		publicKeyEncoding: { type: 'spki', format: 'pem' },
+	})
+	const file = (name: string, content: string) => {
+		const path = join(dir, `${process.pid}-${name}`)
+		writeFileSync(path, content)
+		return path
+	}
+
+	test('a file that is not JSON is refused at the file field and nothing is stored', async () => {
+		await open('push', 'Push credentials')
+		await page.getByLabel('Project API key').fill(community.apiKey)
+		await page.getByLabel('Service-account file (JSON)').setInputFiles(file('bad.json', 'not json'))
+		await page.getByRole('button', { name: 'Upload' }).click()
+		await expect(fieldError(page, 'file').textContent()).resolves.toContain('is not JSON')
+		await page.getByText('No credentials stored yet.').waitFor()
+	})
+
+	test('a file missing a field shows the API message at the file field', async () => {
+		const missing = file('missing.json', JSON.stringify({ type: 'service_account' }))
+		await page.getByLabel('Service-account file (JSON)').setInputFiles(missing)
+		await page.getByRole('button', { name: 'Upload' }).click()
+		await expect(fieldError(page, 'file').textContent()).resolves.toContain(
+			'push_service_account_file',
+		)
+	})
+
+	test('uploading the service-account file stores it; the page shows ids, never the key', async () => {
+		const account = {
+			type: 'service_account',
+			project_id: 'dash-push',
+			private_key_id: 'kid-42',
+			private_key: privateKey,
+			client_email: 'push@dash-push.iam.gserviceaccount.com',
+			client_id: '1',
+			auth_uri: 'https://accounts.google.com/o/oauth2/auth',
+			token_uri: 'https://oauth2.googleapis.com/token',
+			auth_provider_x509_cert_url: 'https://www.googleapis.com/oauth2/v1/certs',
+			client_x509_cert_url: 'https://www.googleapis.com/robot/v1/metadata/x509/push',
+			universe_domain: 'googleapis.com',
+		}
+		await page
+			.getByLabel('Service-account file (JSON)')
+			.setInputFiles(file('account.json', JSON.stringify(account)))
+		await page.getByRole('button', { name: 'Upload' }).click()
+		await page.getByText('Credentials saved.').waitFor()
+		await page.getByText('push@dash-push.iam.gserviceaccount.com').waitFor()
+		expect(await page.content()).not.toContain('PRIVATE KEY')
+		const stored = await api('GET', '/sdk/project', {
+			token: ownerToken,
+			apiKey: community.apiKey,
+			headers: { 'x-platform-type': 'dashboard' },
+		})
+		expect(stored.body.data.push_service_account_file.private_key_id).toBe('kid-42')
+		await screenshot(page, 'push-credentials')
+	})
+})
+
+describe('settings', () => {
+	test('user_connection and the default noti_state are saved through the API', async () => {
+		await open('settings', 'Settings')
+		const toggle = page.getByLabel(/user_connection/)
+		expect(await toggle.isChecked()).toBe(false)
+		const saved = page.waitForResponse(
+			(response) =>
+				response.url().endsWith('/community/settings') && response.request().method() === 'PUT',
+		)
+		await toggle.check()
+		expect((await saved).status()).toBe(200)
+		const settings = await api('GET', '/community/settings', { token: ownerToken })
+		expect(
+			settings.body.data.community_settings.find((s: any) => s.setting_type === 'user_connection')
+				.enabled,
+		).toBe(true)
+		await page.getByLabel('Default notification state of new chatroom members').selectOption('3')
+		await page.getByRole('button', { name: 'Save' }).click()
+		await page.getByText('Saved.').waitFor()
+		const noti = await api('GET', '/community/settings/notification/conversation', {
+			token: ownerToken,
+		})
+		expect(noti.body.data.community_notification_settings.noti_state).toBe(3)
+		await screenshot(page, 'settings')
+	})
+})
+
+describe('moderators', () => {
+	let member: TestUser
+	test('find a member, make them CM, then remove it; the API agrees each time', async () => {
+		member = await newUser(community, { name: 'Zelda Moderator' })
+		await open('moderators', 'Moderators')
+		await page.getByLabel('Name or user id').fill('zelda')
+		await page.getByRole('button', { name: 'Find' }).click()
+		await page.getByText('1 found').waitFor()
+		await page.getByRole('button', { name: 'Make Zelda Moderator a community manager' }).click()
+		await page.getByRole('button', { name: "Remove Zelda Moderator's CM rights" }).waitFor()
+		const role = () => api('GET', '/community/member/role', { token: member.token })
+		expect((await role()).body.data.role).toBe('cm')
+		await screenshot(page, 'moderators')
+		await page.getByRole('button', { name: "Remove Zelda Moderator's CM rights" }).click()
+		await page.getByRole('button', { name: 'Make Zelda Moderator a community manager' }).waitFor()
+		expect((await role()).body.data.role).toBe('member')
+	})
+})
+
+describe('webhooks', () => {
+	test('a private address is refused at the url field, the typed url kept', async () => {
+		await open('webhooks', 'Webhooks')
+		await page.getByLabel('Receiver URL').fill('http://10.0.0.1/hook')
+		await page.getByRole('button', { name: 'Add webhook' }).click()
+		await fieldError(page, 'url').waitFor()
+		expect(await page.getByLabel('Receiver URL').inputValue()).toBe('http://10.0.0.1/hook')
+	})
+
+	test('create shows the secret once; a post is delivered and appears in the log', async () => {
+		await page.getByLabel('Event').selectOption('post.created')
+		await page.getByLabel('Receiver URL').fill(receiver.url)
+		await page.getByRole('button', { name: 'Add webhook' }).click()
+		const secret = await page.locator('.secret code').textContent()
+		expect(secret).toStartWith('whsec_')
+		const listed = await api('GET', '/webhook', { token: ownerToken })
+		expect(listed.body.data.webhooks).toHaveLength(1)
+		expect(JSON.stringify(listed.body)).not.toContain(secret)
+
+		const author = await newUser(community)
+		const post = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello' } })
+		expect(post.status).toBe(200)
+		await receiver.waitFor(() => receiver.receipts.length > 0, 15_000)
+		await page.getByRole('button', { name: 'Deliveries and replay' }).click()
+		for (let tries = 0; tries < 50; tries++) {
+			if ((await page.locator('tbody tr').count()) > 0) break
+			await page.getByRole('button', { name: 'Refresh log' }).click()
+			await Bun.sleep(200)
+		}
+		expect(await page.locator('tbody tr').first().textContent()).toContain('delivered')
+		await screenshot(page, 'webhooks')
+	})
+
+	test('replay a time range queues the event again', async () => {
+		const hour = new Date(Date.now() - 3_600_000)
+		const local = new Date(hour.getTime() - hour.getTimezoneOffset() * 60_000)
+			.toISOString()
+			.slice(0, 16)
+		await page.getByLabel('Replay from').fill(local)
+		await page.getByRole('button', { name: 'Replay' }).click()
+		await page.getByText('1 events queued again').waitFor()
+		await receiver.waitFor(() => receiver.receipts.length >= 2, 15_000)
+	})
+
+	test('an inactive webhook shows why and can be reactivated', async () => {
+		const [hook] = (await api('GET', '/webhook', { token: ownerToken })).body.data.webhooks
+		await api('PATCH', `/webhook/${hook.id}`, { token: ownerToken, body: { is_active: false } })
+		await open('overview', 'Overview')
+		await open('webhooks', 'Webhooks')
+		await page.getByRole('button', { name: 'Reactivate' }).click()
+		await page.locator('.badge.ok', { hasText: 'active' }).waitFor()
+		const after = (await api('GET', '/webhook', { token: ownerToken })).body.data.webhooks[0]
+		expect(after.is_active).toBe(true)
+	})
+})
+
+describe('overview and layout', () => {
+	test('counts come from the community; the page reads at 390 px', async () => {
+		await open('overview', 'Overview')
+		const counts = await page.locator('.counts').textContent()
+		expect(counts).toContain('Posts1')
+		await page.setViewportSize({ width: 390, height: 844 })
+		await page.reload()
+		await heading('Overview').waitFor()
+		const overflow = await page.evaluate(
+			'document.documentElement.scrollWidth > document.documentElement.clientWidth',
+		)
+		expect(overflow).toBe(false)
+		await screenshot(page, 'overview-390')
+		await page.setViewportSize({ width: 1280, height: 900 })
+	})
+
+	test('sign out drops the session and shows the sign-in page', async () => {
+		await page.getByRole('button', { name: 'Sign out' }).click()
+		await page.getByRole('heading', { name: 'Sign in to the plaza dashboard' }).waitFor()
+		expect(await page.evaluate(() => sessionStorage.getItem('plaza.dashboard.session'))).toBeNull()
+	})
+})
+
+describe('dashboard API without a session', () => {
+	test('the overview needs a CM: 401 without a token, 403 for a member, 200 for the owner', async () => {
+		expect((await api('GET', '/community/overview')).status).toBe(401)
+		const member = await newUser(community)
+		expect((await api('GET', '/community/overview', { token: member.token })).status).toBe(403)
+		const owner = await api('GET', '/community/overview', { token: ownerToken })
+		expect(owner.status).toBe(200)
+		expect(owner.body.data.webhook_attempts_24h).toHaveLength(24)
+	})
+
+	test('member search needs a CM', async () => {
+		const member = await newUser(community)
+		expect((await api('GET', '/community/members', { token: member.token })).status).toBe(403)
+		const found = await api('GET', '/community/members?search=zelda', { token: ownerToken })
+		expect(found.body.data.members.map((m: any) => m.name)).toEqual(['Zelda Moderator'])
+	})
+})
