@@ -22,6 +22,7 @@ import { findUserByUuid, findUsersByUuids } from '../users/repo'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
 import { resolveAttachments } from './attachments'
+import { isBackDated, writtenAt } from './backdating'
 import { rootComments } from './comments/service'
 import type { CreatePostInput, EditPostInput } from './model'
 import { postEventData } from './present'
@@ -41,7 +42,6 @@ import {
 } from './repo'
 import { taggedUuids } from './tags'
 
-const FUTURE_SLACK_MS = 5 * 60_000
 const ALL: Visibility[] = ['public', 'connections', 'private']
 
 /** The viewer with its role as stored now (a CM grant applies without a new token). */
@@ -63,6 +63,10 @@ async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): P
 function assertNotEmpty(text: string, attachments: unknown[]): void {
 	if (text.trim() === '' && attachments.length === 0)
 		throw badRequest('A post needs text or attachments')
+}
+
+async function taggedUserIds(tx: Db, communityId: number, texts: string[]): Promise<number[]> {
+	return (await findUsersByUuids(tx, communityId, taggedUuids(...texts))).map((u) => u.id)
 }
 
 /** Tags the users named in the texts; emits post.tagged for the newly tagged ones. */
@@ -95,9 +99,8 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const text = input.text ?? ''
 	const inputs = input.attachments ?? []
 	assertNotEmpty(text, inputs)
-	const createdAt = input.created_at ?? now
-	if (createdAt > now + FUTURE_SLACK_MS)
-		throw badRequest('created_at may be at most 5 minutes in the future')
+	const createdAt = writtenAt(input.created_at, now)
+	const history = isBackDated(createdAt, now)
 	const topicIds = [...new Set(input.topic_ids ?? [])]
 	const c = session.communityId
 	const id = newId()
@@ -129,6 +132,10 @@ export async function createPost(session: Session, input: CreatePostInput) {
 			visibility,
 			created_at: createdAt,
 		})
+		if (history) {
+			await replaceTags(tx, id, await taggedUserIds(tx, c, [input.heading ?? '', text]))
+			return
+		}
 		await recordEvent(tx, {
 			communityId: c,
 			event: 'post.created',

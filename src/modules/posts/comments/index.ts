@@ -4,7 +4,8 @@ import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
-import { CommentBody, CommentParams, DeleteCommentBody, PostParams } from './model'
+import { LikeBody } from '../reactions/model'
+import { CommentBody, CommentParams, DeleteCommentBody, NewCommentBody, PostParams } from './model'
 import {
 	addComment,
 	deleteComment,
@@ -15,9 +16,10 @@ import {
 	toggleCommentLike,
 } from './service'
 
-const input = (body: { text: string; temp_id?: string | null }) => ({
+const input = (body: { text: string; temp_id?: string | null; created_at?: number }) => ({
 	text: body.text,
 	temp_id: body.temp_id ?? undefined,
+	created_at: body.created_at,
 })
 
 export const commentsModule = new Elysia({ name: 'comments' })
@@ -29,7 +31,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 		{
 			auth: 'member',
 			params: PostParams,
-			body: CommentBody,
+			body: NewCommentBody,
 			detail: { summary: 'Comment on a post', tags: ['comments'] },
 		},
 	)
@@ -51,7 +53,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 		{
 			auth: 'member',
 			params: CommentParams,
-			body: CommentBody,
+			body: NewCommentBody,
 			detail: { summary: 'Reply to a comment', tags: ['comments'] },
 		},
 	)
@@ -97,12 +99,16 @@ export const commentsModule = new Elysia({ name: 'comments' })
 	)
 	.put(
 		'/feed/post/:post_id/comment/:comment_id/like',
-		async ({ session, params }) =>
-			ok(await toggleCommentLike(session, params.post_id, params.comment_id)),
+		async ({ session, params, body }) =>
+			ok(await toggleCommentLike(session, params.post_id, params.comment_id, body ?? {})),
 		{
 			auth: 'member',
 			params: CommentParams,
-			detail: { summary: 'Like or unlike a comment (toggle)', tags: ['comments'] },
+			body: LikeBody,
+			detail: {
+				summary: 'Like or unlike a comment (toggle; {value} sets it; created_at back-dates it)',
+				tags: ['comments'],
+			},
 		},
 	)
 	.get(

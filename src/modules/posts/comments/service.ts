@@ -9,8 +9,10 @@ import type { Session } from '../../auth/plugin'
 import { usersMap } from '../../users/present'
 import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
 import { hasCmRights, visiblePost } from '../access'
-import { addLike, commentLikeTarget, removeLike } from '../reactions/repo'
-import { likesList } from '../reactions/service'
+import { isBackDated, writtenAt } from '../backdating'
+import type { LikeInput } from '../reactions/model'
+import { commentLikeTarget } from '../reactions/repo'
+import { likeIsNews, likesList, setLike } from '../reactions/service'
 import type { PostRow } from '../repo'
 import { taggedUuids } from '../tags'
 import { recordCommentEvent } from './events'
@@ -92,6 +94,7 @@ async function usersOf(comments: CommentRow[]) {
 export interface CommentInput {
 	text: string
 	temp_id?: string
+	created_at?: number
 }
 
 export async function addComment(
@@ -101,6 +104,8 @@ export async function addComment(
 	input: CommentInput,
 ) {
 	const text = commentText(input.text)
+	const now = Date.now()
+	const createdAt = writtenAt(input.created_at, now)
 	const { post, comment, parent } = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const parent = parentId ? await liveComment(tx, session, post.id, parentId, true) : null
@@ -114,12 +119,13 @@ export async function addComment(
 			level: parent ? parent.level + 1 : 1,
 			text,
 			temp_id: input.temp_id ?? null,
-			created_at: Date.now(),
+			created_at: createdAt,
 		})
 		const tagged = await tagUsers(tx, session, id, text)
 		const comment = (await findComment(tx, post.id, id)) as CommentRow
-		await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
-		if (tagged.length > 0)
+		const news = !isBackDated(createdAt, now)
+		if (news) await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
+		if (news && tagged.length > 0)
 			await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, {
 				tagged_users: tagged,
 			})
@@ -255,14 +261,18 @@ export async function deleteComment(
 	return { comment: presentComment(comment, viewer), users: await usersOf([comment]) }
 }
 
-export async function toggleCommentLike(session: Session, postId: string, commentId: string) {
+export async function toggleCommentLike(
+	session: Session,
+	postId: string,
+	commentId: string,
+	input: LikeInput = {},
+) {
 	return sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const comment = await liveComment(tx, session, post.id, commentId)
-		const liked = await addLike(tx, commentLikeTarget, comment.id, session.userId, Date.now())
-		if (!liked) await removeLike(tx, commentLikeTarget, comment.id, session.userId)
+		const { liked, added } = await setLike(tx, commentLikeTarget, comment.id, session.userId, input)
 		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
-		if (liked) {
+		if (likeIsNews(added, input)) {
 			const liker = await findUserById(tx, session.userId)
 			await recordCommentEvent(tx, session.communityId, 'comment.react', current, {
 				liked_by_user: liker ?? undefined,

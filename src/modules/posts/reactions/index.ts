@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
-import { PostParams, SeenBody, UserParams } from './model'
+import { LikeBody, PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,
 	listSavedPosts,
@@ -30,11 +30,16 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 	)
 	.put(
 		'/feed/post/:post_id/like',
-		async ({ session, params }) => ok(await togglePostLike(session, params.post_id)),
+		async ({ session, params, body }) =>
+			ok(await togglePostLike(session, params.post_id, body ?? {})),
 		{
 			auth: 'member',
 			params: PostParams,
-			detail: { summary: 'Like or unlike a post (toggle)', tags: ['engagement'] },
+			body: LikeBody,
+			detail: {
+				summary: 'Like or unlike a post (toggle; {value} sets it; created_at back-dates it)',
+				tags: ['engagement'],
+			},
 		},
 	)
 	.get(

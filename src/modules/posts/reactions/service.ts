@@ -13,7 +13,9 @@ import type { Session } from '../../auth/plugin'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
 import { hasCmRights, visiblePost } from '../access'
+import { isBackDated, writtenAt } from '../backdating'
 import { postEventData } from '../present'
+import type { LikeInput } from './model'
 import {
 	addLike,
 	type LikeTarget,
@@ -33,13 +35,37 @@ async function actor(db: Db, session: Session) {
 	return presentUserForWebhook(user)
 }
 
-export async function togglePostLike(session: Session, postId: string) {
+/**
+ * Sets the like to `input.value`, or toggles it when no value is given. Returns whether
+ * the like is now there and whether this call added it (only then is there news to tell).
+ */
+export async function setLike(
+	tx: Db,
+	target: LikeTarget,
+	targetId: string,
+	userId: number,
+	input: LikeInput,
+): Promise<{ liked: boolean; added: boolean }> {
+	const at = writtenAt(input.created_at, Date.now())
+	if (input.value === false) {
+		await removeLike(tx, target, targetId, userId)
+		return { liked: false, added: false }
+	}
+	const added = await addLike(tx, target, targetId, userId, at)
+	if (added || input.value === true) return { liked: true, added }
+	await removeLike(tx, target, targetId, userId)
+	return { liked: false, added: false }
+}
+
+/** True when a like just added is news (not a back-dated one from a migration). */
+export const likeIsNews = (added: boolean, input: LikeInput) =>
+	added && !isBackDated(input.created_at ?? Date.now(), Date.now())
+
+export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const result = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
-		const now = Date.now()
-		const liked = await addLike(tx, postLikeTarget, post.id, session.userId, now)
-		if (!liked) await removeLike(tx, postLikeTarget, post.id, session.userId)
-		if (liked) {
+		const { liked, added } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
+		if (likeIsNews(added, input)) {
 			const data = {
 				...(await postEventData(tx, session.communityId, post.id)),
 				post_liked_by: await actor(tx, session),
