@@ -13,6 +13,7 @@ import { connectionsModule } from './modules/connections'
 import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
+import { idempotencyPlugin } from './modules/idempotency'
 import { moderationModule } from './modules/moderation'
 import { postsModule } from './modules/posts'
 import { projectsModule } from './modules/projects'
@@ -97,6 +98,7 @@ export const app = new Elysia()
 	})
 	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
 	.use(healthModule)
+	.use(idempotencyPlugin)
 	.use(sessionsModule)
 	.use(settingsModule)
 	.use(connectionsModule)

@@ -1,5 +1,6 @@
 // croner schedules run by the worker. Each job is { name, pattern, run }.
 import { feedsReconcileJob } from './feeds-reconcile'
+import { idempotencyCleanupJob } from './idempotency-cleanup'
 import { recomputeJob } from './recompute'
 import { webhookLogJob } from './webhook-log'
 export interface Job {
@@ -8,4 +9,4 @@ export interface Job {
 	run: () => Promise<void>
 }
 
-export const jobs: Job[] = [recomputeJob, webhookLogJob, feedsReconcileJob]
+export const jobs: Job[] = [recomputeJob, webhookLogJob, feedsReconcileJob, idempotencyCleanupJob]
