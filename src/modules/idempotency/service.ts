@@ -28,16 +28,16 @@ export async function startKeyed(ref: KeyRef, fingerprint: string): Promise<Star
 	for (;;) {
 		if (await claimKey(sql, ref, fingerprint, CLAIM_SECONDS, KEEP_HOURS)) return { run: true }
 		const row = await findKey(sql, ref)
-		if (row) {
+		// A running claim is waited for whatever its body: it may still fail and release the key.
+		if (row && row.status !== null && row.sealed_body !== null) {
 			if (row.fingerprint !== fingerprint)
 				throw new AppError(422, 'Idempotency-Key was already used with a different request body')
-			if (row.status !== null && row.sealed_body !== null)
-				return { run: false, status: row.status, body: decrypt(row.sealed_body) }
-			if (row.claim_expired)
-				throw conflict(
-					'An earlier request with this Idempotency-Key did not finish; its outcome is unknown, use a new key',
-				)
+			return { run: false, status: row.status, body: decrypt(row.sealed_body) }
 		}
+		if (row?.claim_expired)
+			throw conflict(
+				'An earlier request with this Idempotency-Key did not finish; its outcome is unknown, use a new key',
+			)
 		if (Date.now() > deadline)
 			throw conflict('A request with this Idempotency-Key is still in progress')
 		await Bun.sleep(POLL_MS)
