@@ -16,6 +16,8 @@ import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { moderationModule } from './modules/moderation'
 import { postsModule } from './modules/posts'
+import { commentsModule } from './modules/posts/comments'
+import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
 import { settingsModule } from './modules/settings'
@@ -107,6 +109,8 @@ export const app = new Elysia()
 	.use(widgetsModule)
 	.use(topicsModule)
 	.use(postsModule)
+	.use(reactionsModule)
+	.use(commentsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
 	.use(dashboardModule)

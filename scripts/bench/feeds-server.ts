@@ -7,9 +7,9 @@ import { app } from '../../src/app'
 import { sql } from '../../src/lib/db'
 import { okJson } from '../../src/lib/raw-json'
 import { authPlugin } from '../../src/modules/auth/plugin'
+import { viewerOf } from '../../src/modules/auth/session'
 import { parseIdList } from '../../src/modules/feeds/model'
-import { viewerFromSession } from '../../src/timelines/present'
-import { readUniversalJson } from '../../src/timelines/universal'
+import { readUniversalJson } from '../../src/timelines'
 
 const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 	'/bench/pg-universal',
@@ -58,7 +58,7 @@ const authOnly = new Elysia({ name: 'bench-auth' })
 	.get(
 		'/bench/static-page',
 		async ({ session }) => {
-			pageBytes ??= await readUniversalJson(viewerFromSession(session), {
+			pageBytes ??= await readUniversalJson(viewerOf(session), {
 				topicIds: [],
 				widgetIds: [],
 				page: 1,

@@ -1,5 +1,6 @@
 // SQL of the personalised feed: the viewer's affinities and the ranked candidates.
 import type { Db } from '../lib/db'
+import { blockedBetween, hiddenByTopics, visibleTo } from '../lib/sql-rules'
 
 export interface Candidate {
 	id: string
@@ -79,12 +80,10 @@ export async function personalisedCandidates(
 			coalesce((select array_agg(pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids
 		from posts p join pool on pool.id = p.id
 		where p.community_id = ${communityId}
-			and (p.visibility = 'public' or (p.visibility = 'connections' and (p.user_id = ${userId}
-				or exists (select 1 from connections c where c.user_id = ${userId} and c.connection_id = p.user_id))))
-			and not exists (select 1 from blocks b
-				where (b.blocker_id = ${userId} and b.blocked_id = p.user_id) or (b.blocker_id = p.user_id and b.blocked_id = ${userId}))
-			and not (exists (select 1 from post_topics pt where pt.post_id = p.id)
-				and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id and t.is_enabled))`
+			-- a feed never shows private posts, not even to their author or a CM
+			and p.visibility <> 'private' and ${visibleTo(db, 'p', { userId, isCm: false })}
+			and not ${blockedBetween(db, userId, db`p.user_id`)}
+			and not ${hiddenByTopics(db, 'p')}`
 }
 
 export async function enabledTopicIdsByNames(

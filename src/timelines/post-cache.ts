@@ -1,5 +1,5 @@
-// The Redis post, user and per-viewer caches, and the CONTRACT other modules call
-// after they change what a feed shows. Postgres stays the source of truth; call
+// The Redis post, user and per-viewer caches, and the calls that keep them true
+// after a write changes what a feed shows (made by feed-manager.ts). Postgres stays the source of truth; call
 // these AFTER the transaction commits (a cache filled from an uncommitted read
 // would be stale):
 //
@@ -14,8 +14,12 @@
 //                                           re-places its posts in every feed at once.
 //   forgetBlocks(userIds)                  a block between users was added/removed.
 //   forgetUsers(communityId, userIds)      a user's name/image/deleted state changed.
-//   refreshPosts(communityId, postIds)     a post's row, topics or widgets changed:
-//                                           refills the cache and re-places it in feeds.
+//   placePosts(posts, formerTopicIds?, formerWidgetIds?)
+//                                           a post's row, topics or widgets changed:
+//                                           caches it and re-places it in feeds.
+//   refreshPosts(communityId, postIds)     the same, loading the posts first.
+//
+// Modules reach these through feed-manager.ts only.
 //
 // None of these throw on a Redis failure: a failed invalidation is logged, and the
 // caches expire (TTL) so they converge on Postgres anyway.
@@ -125,23 +129,32 @@ export async function setViewerFlag(
 	})
 }
 
-/** Refills the cache of these posts from Postgres and re-places them in every feed. */
-export async function refreshPosts(
-	communityId: number,
-	postIds: string[],
+/** Caches these posts as given (just loaded) and re-places them in every feed. */
+export async function placePosts(
+	posts: CachedPost[],
 	formerTopicIds: string[] = [],
 	formerWidgetIds: string[] = [],
 ): Promise<void> {
-	await quietly('refreshPosts', async () => {
-		for (let i = 0; i < postIds.length; i += 500) {
-			const posts = await loadPosts(sql, communityId, postIds.slice(i, i + 500))
-			await storePosts(posts)
-			await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
-		}
+	await quietly('placePosts', async () => {
+		await storePosts(posts)
+		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
 	})
 }
 
-export async function topicsChanged(communityId: number, topicIds: string[]): Promise<void> {
+/** Refills the cache of these posts from Postgres and re-places them in every feed. */
+export async function refreshPosts(communityId: number, postIds: string[]): Promise<void> {
+	await quietly('refreshPosts', async () => {
+		for (let i = 0; i < postIds.length; i += 500)
+			await placePosts(await loadPosts(sql, communityId, postIds.slice(i, i + 500)))
+	})
+}
+
+/** Topics changed state or were deleted; `alsoPostIds`: posts whose links to them are gone. */
+export async function topicsChanged(
+	communityId: number,
+	topicIds: string[],
+	alsoPostIds: string[] = [],
+): Promise<void> {
 	if (topicIds.length === 0) return
 	await quietly('topicsChanged', async () => {
 		// Posts of a deleted topic are only known to its sorted set now.
@@ -150,7 +163,7 @@ export async function topicsChanged(communityId: number, topicIds: string[]): Pr
 		)
 		const fromDb = await postIdsInTopics(sql, topicIds)
 		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
-		const postIds = [...new Set([...listed.flat(), ...fromDb])]
+		const postIds = [...new Set([...listed.flat(), ...fromDb, ...alsoPostIds])]
 		const stillThere = new Set((await topicStates(sql, communityId, topicIds)).map((t) => t.id))
 		const gone = topicIds.filter((id) => !stillThere.has(id))
 		if (gone.length > 0) await redis.del(...gone.map((id) => keys.topicFeed(communityId, id)))

@@ -2,23 +2,11 @@
 // the viewer's flags and menu, and of a user (the users map, keyed by uuid).
 import type { CachedPost, CachedUser } from './repo'
 
+/** Who reads a feed; `isCm` comes from the role stored now (modules/auth/session.ts viewerOf). */
 export interface Viewer {
 	userId: number
 	communityId: number
 	isCm: boolean
-}
-
-/** The viewer of a request's session (structurally: no import of the auth module here). */
-export function viewerFromSession(session: {
-	userId: number
-	communityId: number
-	role: string
-}): Viewer {
-	return {
-		userId: session.userId,
-		communityId: session.communityId,
-		isCm: session.role === 'cm' || session.role === 'owner',
-	}
 }
 
 export interface MenuItem {

@@ -1,6 +1,7 @@
 // SQL of the feed engine: what the Redis caches and sorted sets are filled from.
 // Postgres is the source of truth; everything read here can be rebuilt at any time.
 import type { Db } from '../lib/db'
+import { hiddenByTopics } from '../lib/sql-rules'
 
 export type Visibility = 'public' | 'connections' | 'private'
 
@@ -56,9 +57,7 @@ export async function loadPosts(db: Db, communityId: number, ids: string[]): Pro
 			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids,
 			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw where pw.post_id = p.id), '{}') as widget_ids,
 			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
-			(exists (select 1 from post_topics pt where pt.post_id = p.id)
-				and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id
-					where pt.post_id = p.id and t.is_enabled)) as hidden
+			${hiddenByTopics(db, 'p')} as hidden
 		from posts p
 		where p.community_id = ${communityId} and p.id = any(${ids}::text[])`
 }

@@ -166,3 +166,39 @@ describe('PATCH /moderation/rights', () => {
 		).toBe(401)
 	})
 })
+
+describe('a role change reaches every route at once', () => {
+	/** The menu of the post as the member's unchanged token sees it on both routes. */
+	async function menus(token: string, postId: string) {
+		const universal = await api('GET', '/feed/universal?page_size=100', { token })
+		const inFeed = universal.body.data.posts.find((p: { _id: string }) => p._id === postId)
+		const single = await api('GET', `/feed/post/${postId}`, { token })
+		const ids = (post: { menu_items: { id: number }[] }) => post.menu_items.map((m) => m.id)
+		return { feed: ids(inFeed), post: ids(single.body.data.post) }
+	}
+
+	test('menu_items of /feed/universal and GET /feed/post/:id agree after a grant and a removal', async () => {
+		const author = await newUser(community)
+		const member = await newUser(community)
+		const created = await api('POST', '/feed/post', {
+			token: author.token,
+			body: { text: 'menus follow the stored role' },
+		})
+		const postId = created.body.data.post._id as string
+		const report = [4]
+		const cmMenu = [1, 2, 4] // delete, pin, report
+		expect(await menus(member.token, postId)).toEqual({ feed: report, post: report })
+
+		await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: member.uuid, is_cm: true },
+		})
+		expect(await menus(member.token, postId)).toEqual({ feed: cmMenu, post: cmMenu })
+
+		await api('PATCH', '/moderation/rights', {
+			token: ownerToken,
+			body: { uuid: member.uuid, is_cm: false },
+		})
+		expect(await menus(member.token, postId)).toEqual({ feed: report, post: report })
+	})
+})

@@ -182,6 +182,26 @@ describe('GET /widget', () => {
 	})
 })
 
+describe('GET /widget paging', () => {
+	test('total_count is the real total on every page, also past the last one', async () => {
+		const own = await newCommunity('widgets-paging')
+		const member = await newUser(own)
+		for (const id of ['p-1', 'p-2', 'p-3'])
+			await api('POST', '/widget', { token: member.token, body: { metadata: company(id) } })
+		const page = async (n: number) =>
+			(await api('GET', `/widget?page=${n}&page_size=2`, { token: member.token })).body.data
+		const first = await page(1)
+		expect(first.widgets).toHaveLength(2)
+		expect(first.total_count).toBe(3)
+		const last = await page(2)
+		expect(last.widgets).toHaveLength(1)
+		expect(last.total_count).toBe(3)
+		const beyond = await page(3)
+		expect(beyond.widgets).toEqual([])
+		expect(beyond.total_count).toBe(3)
+	})
+})
+
 describe('resolveCompanyWidget (attachment type 5)', () => {
 	test('creates from company fields, reuses by company_id and by entity_id', async () => {
 		const first = await sql.begin((tx) =>

@@ -1,6 +1,8 @@
 // SQL of connection requests and connections. A connection row (user_id,
 // connection_id) means user_id sees connection_id's posts.
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
+import { blockedBetween } from '../../lib/sql-rules'
 import type { ConnectionType } from './model'
 
 export interface RequestRow {
@@ -94,36 +96,30 @@ export async function deleteConnectionsBetween(db: Db, a: number, b: number): Pr
  * one_way rows where someone follows the member (a two_way pair is listed once, from
  * the member's side).
  */
-export async function listAccepted(db: Db, memberId: number, limit: number, offset: number) {
-	const rows = await db<(ConnectionRow & { total: number })[]>`
-		select user_id, connection_id, connection_type, created_at::float8 as created_at, count(*) over ()::int as total
-		from connections
-		where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')
-		order by created_at desc, user_id, connection_id
-		limit ${limit} offset ${offset}`
-	return { rows, total: rows[0]?.total ?? (await countAccepted(db, memberId)) }
+export function listAccepted(db: Db, memberId: number, limit: number, offset: number) {
+	return paged<ConnectionRow>(db, {
+		columns: db`user_id, connection_id, connection_type, created_at::float8 as created_at`,
+		from: db`from connections
+			where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')`,
+		orderBy: db`created_at desc, user_id, connection_id`,
+		limit,
+		offset,
+	})
 }
 
-async function countAccepted(db: Db, memberId: number): Promise<number> {
-	const [row] = await db`
-		select count(*)::int as n from connections
-		where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')`
-	return row.n
+export function listPending(db: Db, memberId: number, limit: number, offset: number) {
+	return paged<RequestRow>(db, {
+		columns: db`request_by, request_to, connection_type, created_at::float8 as created_at,
+			updated_at::float8 as updated_at`,
+		from: db`from connection_requests where request_to = ${memberId} or request_by = ${memberId}`,
+		orderBy: db`created_at desc, request_by, request_to`,
+		limit,
+		offset,
+	})
 }
 
-export async function listPending(db: Db, memberId: number, limit: number, offset: number) {
-	const rows = await db<(RequestRow & { total: number })[]>`
-		select request_by, request_to, connection_type, created_at::float8 as created_at,
-			updated_at::float8 as updated_at, count(*) over ()::int as total
-		from connection_requests
-		where request_to = ${memberId} or request_by = ${memberId}
-		order by created_at desc, request_by, request_to
-		limit ${limit} offset ${offset}`
-	return { rows, total: rows[0]?.total ?? (await countPending(db, memberId)) }
-}
-
-async function countPending(db: Db, memberId: number): Promise<number> {
-	const [row] = await db`
-		select count(*)::int as n from connection_requests where request_to = ${memberId} or request_by = ${memberId}`
-	return row.n
+/** A block stands between the two users (either blocked the other). */
+export async function isBlockedBetween(db: Db, a: number, b: number): Promise<boolean> {
+	const [row] = await db`select ${blockedBetween(db, a, b)} as blocked`
+	return row?.blocked === true
 }

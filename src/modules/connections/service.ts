@@ -4,13 +4,11 @@
 import { sql } from '../../lib/db'
 import { AppError, badRequest, conflict, forbidden, Messages, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
-import { followAuthor, unfollowAuthor } from '../../timelines/connection-feed'
-import type { Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
+import { feedManager } from '../../timelines'
+import { isCm, type Session } from '../auth/session'
 import { isConnectionEnabled } from '../settings/service'
 import { usersMap } from '../users/present'
 import { findUserByUuid, findUsersByIds, type UserRow } from '../users/repo'
-import { isBlockedEitherWay } from './blocks/repo'
 import type { ConnectionType } from './model'
 import {
 	deleteConnectionsBetween,
@@ -19,6 +17,7 @@ import {
 	findRequest,
 	insertConnections,
 	insertRequest,
+	isBlockedBetween,
 	isConnected,
 	listAccepted,
 	listPending,
@@ -59,7 +58,7 @@ export async function requestConnection(
 	const pairs = pairsFor(type, session.userId, target.id)
 	const status = await sql.begin(async (tx) => {
 		await lockPair(tx, session.userId, target.id)
-		if (await isBlockedEitherWay(tx, session.userId, target.id))
+		if (await isBlockedBetween(tx, session.userId, target.id))
 			throw forbidden('You cannot connect with this member')
 		if (await isConnected(tx, session.userId, target.id))
 			throw conflict('You are already connected with this member')
@@ -76,7 +75,7 @@ export async function requestConnection(
 		return 'pending' as const
 	})
 	if (status === 'accepted')
-		await Promise.all(pairs.map(([follower, author]) => followAuthor(follower, author)))
+		await Promise.all(pairs.map(([follower, author]) => feedManager.onFollow(follower, author)))
 	return { status, connection_type: type }
 }
 
@@ -115,7 +114,7 @@ async function accept(session: Session, requester: UserRow) {
 	})
 	await Promise.all(
 		pairsFor(type, requester.id, session.userId).map(([follower, author]) =>
-			followAuthor(follower, author),
+			feedManager.onFollow(follower, author),
 		),
 	)
 	return { status: 'accepted' as const, connection_type: type }
@@ -128,13 +127,8 @@ async function reject(session: Session, member: UserRow) {
 		return requests + connections
 	})
 	if (removed === 0) throw new AppError(404, 'No connection or connection request with this member')
-	await unfollowBoth(session.userId, member.id)
+	await feedManager.onDisconnect(session.userId, member.id)
 	return { status: 'removed' as const }
-}
-
-/** Takes each user's posts out of the other's connection feed. */
-export async function unfollowBoth(a: number, b: number): Promise<void> {
-	await Promise.all([unfollowAuthor(a, b), unfollowAuthor(b, a)])
 }
 
 export async function listConnections(
@@ -149,9 +143,8 @@ export async function listConnections(
 	const offset = (page - 1) * pageSize
 	if (status === 'pending') {
 		const isSelf = member.id === session.userId
-		const role = isSelf ? null : await findCurrentRole(sql, session.userId)
-		const isCm = role === 'cm' || role === 'owner'
-		if (!isSelf && !isCm) throw forbidden('Only the member or a CM can see pending requests')
+		if (!isSelf && !isCm(session))
+			throw forbidden('Only the member or a CM can see pending requests')
 		const { rows, total } = await listPending(sql, member.id, pageSize, offset)
 		const users = await findUsersByIds(sql, [
 			...new Set(rows.flatMap((r) => [r.request_by, r.request_to])),

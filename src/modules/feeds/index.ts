@@ -4,9 +4,9 @@
 // GET /feed/personalised (ranked).
 import { Elysia } from 'elysia'
 import { okJson } from '../../lib/raw-json'
-import { viewerFromSession } from '../../timelines/present'
-import { readUniversalJson } from '../../timelines/universal'
+import { readUniversalJson } from '../../timelines'
 import { authPlugin } from '../auth/plugin'
+import { viewerOf } from '../auth/session'
 import {
 	ConnectionFeedQuery,
 	FeedQuery,
@@ -35,7 +35,7 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	.get(
 		'/feed/universal',
 		async ({ session, query }) =>
-			okJson(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
+			okJson(await readUniversalJson(viewerOf(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,
@@ -48,7 +48,7 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	.get(
 		'/feed/group',
 		async ({ session, query }) =>
-			okJson(await readUniversalJson(viewerFromSession(session), feedQuery(query))),
+			okJson(await readUniversalJson(viewerOf(session), feedQuery(query))),
 		{
 			auth: 'member',
 			query: FeedQuery,

@@ -1,11 +1,8 @@
 // The connection and personalised feeds for one viewer: the rules (feature gate,
 // paging) on top of the timelines engine, which reads Redis and serializes the page
 // (the universal feed's byte-splicing render path).
-import { noteFeedRead } from '../../timelines/activity'
-import { readConnectionFeedJson } from '../../timelines/connection-feed'
-import { readPersonalisedJson } from '../../timelines/personalised'
-import { viewerFromSession } from '../../timelines/present'
-import type { Session } from '../auth/plugin'
+import { noteFeedRead, readConnectionFeedJson, readPersonalisedJson } from '../../timelines'
+import { type Session, viewerOf } from '../auth/session'
 import { assertConnectionsEnabled } from '../connections/service'
 
 /** The `data` JSON of GET /feed/connection: `{feed, users, total_count, page, page_size}`. */
@@ -19,7 +16,7 @@ export function connectionFeedJson(
 		assertConnectionsEnabled(session.communityId),
 		noteFeedRead(session.userId, session.communityId),
 	])
-	return readConnectionFeedJson(viewerFromSession(session), page, pageSize, gate)
+	return readConnectionFeedJson(viewerOf(session), page, pageSize, gate)
 }
 
 export interface PersonalisedOptions {
@@ -41,7 +38,7 @@ export async function personalisedFeedJson(
 		.filter(Boolean)
 	const [, data] = await Promise.all([
 		noteFeedRead(session.userId, session.communityId),
-		readPersonalisedJson(viewerFromSession(session), {
+		readPersonalisedJson(viewerOf(session), {
 			page: options.page,
 			pageSize: options.pageSize,
 			reorder: options.reorder,

@@ -29,7 +29,7 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 		async ({ session }) => ({
 			success: true,
 			error_message: null,
-			data: await currentRole(session),
+			data: currentRole(session),
 		}),
 		{
 			auth: 'member',

@@ -1,13 +1,14 @@
 // Member roles: owners and CMs grant or remove CM rights; anyone reads their own role.
-// Roles are re-read from Postgres on every check, so a change applies to live tokens.
+// The session carries the role stored now (auth/session.ts), so a change applies to
+// live tokens at their next request.
 import { sql } from '../../lib/db'
-import { AppError, forbidden, Messages, notFound } from '../../lib/errors'
+import { forbidden, Messages, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Role } from '../../lib/tokens'
-import { requireRole, type Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
+import { changeRole } from '../auth/roles'
+import { requireRole, type Session } from '../auth/session'
 import { presentUser } from '../users/present'
-import { findUserByUuid, searchUsers, setRole } from '../users/repo'
+import { findUserByUuid, searchUsers } from '../users/repo'
 import type { MembersSearch, Rights } from './model'
 
 const describeRole = (role: Role) => ({
@@ -17,7 +18,7 @@ const describeRole = (role: Role) => ({
 })
 
 export async function changeRights(session: Session, input: Rights) {
-	await requireRole(session, 'cm', Messages.notCmOrOwner)
+	requireRole(session, 'cm', Messages.notCmOrOwner)
 	const target = await findUserByUuid(sql, session.communityId, input.uuid)
 	if (!target || target.is_deleted) throw notFound('Member')
 	let role = target.role
@@ -25,20 +26,18 @@ export async function changeRights(session: Session, input: Rights) {
 		if (!input.is_cm) throw forbidden("The community owner's rights cannot be removed")
 	} else {
 		role = input.is_cm ? 'cm' : 'member'
-		if (role !== target.role) await setRole(sql, target.id, role)
+		if (role !== target.role) await changeRole(target.id, role)
 	}
 	return { user: presentUser(target), ...describeRole(role) }
 }
 
-export async function currentRole(session: Session) {
-	const role = await findCurrentRole(sql, session.userId)
-	if (!role) throw new AppError(401, 'User no longer exists')
-	return { uuid: session.uuid, ...describeRole(role) }
+export function currentRole(session: Session) {
+	return { uuid: session.uuid, ...describeRole(session.role) }
 }
 
 /** Finds members to grant or remove CM rights (the dashboard's moderators page). */
 export async function findMembers(session: Session, query: MembersSearch) {
-	await requireRole(session, 'cm', Messages.notCmOrOwner)
+	requireRole(session, 'cm', Messages.notCmOrOwner)
 	const { page, pageSize, offset } = paging(query.page, query.page_size, 20)
 	const { rows, total } = await searchUsers(
 		sql,

@@ -2,21 +2,14 @@
 // and is visible to the viewer (private posts: author and CMs; connections posts:
 // also the author's connections — the same rule as GET /feed/post). Anything else is 404,
 // so ids of other communities and hidden posts are indistinguishable from unknown ones.
-import { type Db, sql } from '../../lib/db'
+import type { Db } from '../../lib/db'
 import { notFound } from '../../lib/errors'
-import type { Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
+import { isCm, type Session } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { findPost, type PostRow } from './repo'
 
 // Inside a transaction every read goes through `db`: taking a second pool connection
 // while holding one deadlocks the pool under load.
-
-/** The stored role, so a CM grant applies without a new token. */
-export async function hasCmRights(session: Session, db: Db = sql): Promise<boolean> {
-	const role = await findCurrentRole(db, session.userId)
-	return role === 'cm' || role === 'owner'
-}
 
 export async function visiblePost(
 	db: Db,
@@ -27,7 +20,7 @@ export async function visiblePost(
 	const post = await findPost(db, session.communityId, postId, lock)
 	if (!post || post.is_deleted) throw notFound('Post')
 	if (post.visibility === 'public' || post.user_id === session.userId) return post
-	if (await hasCmRights(session, db)) return post
+	if (isCm(session)) return post
 	if (post.visibility === 'connections' && (await isConnected(db, session.userId, post.user_id))) {
 		return post
 	}

@@ -1,18 +1,16 @@
-// Post routes: POST /feed/post, GET|PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post;
-// everything under /feed/post/:post_id/... comes from comments/ and reactions/.
+// Post routes: POST /feed/post, PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post.
+// GET /feed/post/:post_id (the post with its comments) and everything under
+// /feed/post/:post_id/... come from comments/ and reactions/, mounted beside this
+// module in app.ts (children depend on posts/, never the reverse).
 import { Elysia, t } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { PageQuery } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
-import { commentsModule } from './comments'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
-import { reactionsModule } from './reactions'
-import { createPost, deletePost, editPost, getPost, listUserPosts } from './service'
+import { createPost, deletePost, editPost, listUserPosts } from './service'
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)
-	.use(reactionsModule)
-	.use(commentsModule)
 	.post('/feed/post', async ({ session, body }) => ok(await createPost(session, body)), {
 		auth: 'member',
 		body: CreatePostBody,
@@ -21,20 +19,6 @@ export const postsModule = new Elysia({ name: 'posts' })
 			tags: ['posts'],
 		},
 	})
-	.get(
-		'/feed/post/:post_id',
-		async ({ session, params, query }) =>
-			ok(await getPost(session, params.post_id, query.page, query.page_size)),
-		{
-			auth: 'member',
-			params: PostParams,
-			query: PageQuery,
-			detail: {
-				summary: 'One post with a page of root comments (replies), users, topics and widgets',
-				tags: ['posts'],
-			},
-		},
-	)
 	.put(
 		'/feed/post/:post_id',
 		async ({ session, params, body }) => ok(await editPost(session, params.post_id, body)),

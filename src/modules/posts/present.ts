@@ -1,18 +1,18 @@
 // The webhook form of a post (SPEC "Post (webhook form)") and the data block shared by
-// every post event: post.created, post.tagged, post.liked, post.pinned.
-// `postEventData(tx, communityId, postId)` reads inside the caller's transaction, so
-// the event carries the state being committed; add `post_liked_by`, `pinned_by` or
-// `tagged_users` to it.
+// every post event: post.created, post.tagged, post.liked, post.pinned. The block is
+// built from a post already loaded in the caller's transaction and its context
+// (topics, widgets, creator), so the event carries the state being committed; add
+// `post_liked_by`, `pinned_by` or `tagged_users` to it.
 import type { Db } from '../../lib/db'
-import { type CachedPost, loadPosts } from '../../timelines/repo'
+import { type CachedPost, loadPosts } from '../../timelines'
 import { presentTopicForWebhook } from '../topics/present'
-import { findTopicsByIds } from '../topics/repo'
+import { findTopicsByIds, type TopicRow } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserById } from '../users/repo'
+import { findUserById, type UserRow } from '../users/repo'
 import { presentWidget } from '../widgets/present'
-import { findWidgetsByIds } from '../widgets/repo'
+import { findWidgetsByIds, type WidgetRow } from '../widgets/repo'
 
-export function presentPostForWebhook(post: CachedPost, creatorUuid: string) {
+export function presentPostForWebhook(post: CachedPost) {
 	return {
 		_id: post.id,
 		attachments: post.attachments,
@@ -33,22 +33,44 @@ export function presentPostForWebhook(post: CachedPost, creatorUuid: string) {
 		text: post.text,
 		topics: post.topic_ids,
 		updated_at: post.updated_at,
-		uuid: creatorUuid,
+		uuid: post.author_uuid,
 	}
 }
 
-export async function postEventData(db: Db, communityId: number, postId: string) {
-	const [post] = await loadPosts(db, communityId, [postId])
-	if (!post) throw new Error(`postEventData: post ${postId} not found`)
+/** What a post's events and replies show beside it: its topics, widgets and creator. */
+export interface PostContext {
+	topics: TopicRow[]
+	widgets: WidgetRow[]
+	creator: UserRow | null
+}
+
+export async function loadPostContext(db: Db, post: CachedPost): Promise<PostContext> {
 	const [topics, widgets, creator] = await Promise.all([
-		findTopicsByIds(db, communityId, post.topic_ids),
-		findWidgetsByIds(db, communityId, post.widget_ids),
+		findTopicsByIds(db, post.community_id, post.topic_ids),
+		findWidgetsByIds(db, post.community_id, post.widget_ids),
 		findUserById(db, post.user_id),
 	])
+	return { topics, widgets, creator }
+}
+
+export function presentPostEvent(post: CachedPost, context: PostContext) {
 	return {
-		post: presentPostForWebhook(post, creator?.uuid ?? ''),
-		topics: topics.map(presentTopicForWebhook),
-		widgets: widgets.map(presentWidget),
-		post_creator: creator ? presentUserForWebhook(creator) : null,
+		post: presentPostForWebhook(post),
+		topics: context.topics.map(presentTopicForWebhook),
+		widgets: context.widgets.map(presentWidget),
+		post_creator: context.creator ? presentUserForWebhook(context.creator) : null,
 	}
+}
+
+/** The post as `db` sees it now (inside a transaction: as it will commit). */
+export async function loadPost(db: Db, communityId: number, postId: string): Promise<CachedPost> {
+	const [post] = await loadPosts(db, communityId, [postId])
+	if (!post) throw new Error(`post ${postId} not found`)
+	return post
+}
+
+/** The event block of a post that this write did not change (likes, pins, comments). */
+export async function postEventData(db: Db, communityId: number, postId: string) {
+	const post = await loadPost(db, communityId, postId)
+	return presentPostEvent(post, await loadPostContext(db, post))
 }

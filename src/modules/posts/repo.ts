@@ -1,27 +1,25 @@
 // Posts: SQL only. topics.post_count follows post_topics and posts.is_deleted through
 // triggers (migrations/0005_engagement.sql), so nothing here updates it.
 import type { Db } from '../../lib/db'
-import type { Visibility } from '../../timelines/repo'
+import { paged } from '../../lib/paged'
+import { hiddenByTopics, visibleTo } from '../../lib/sql-rules'
+import type { CachedPost, Viewer, Visibility } from '../../timelines'
 
-export interface PostRow {
-	id: string
-	community_id: number
-	user_id: number
-	heading: string
-	text: string
-	attachments: unknown[]
-	visibility: Visibility
-	is_pinned: boolean
-	is_edited: boolean
-	is_deleted: boolean
-	deleted_by: number | null
-	delete_reason: string | null
-	likes_count: number
-	comments_count: number
-	post_shared_count: number
-	created_at: number
-	updated_at: number
-}
+/**
+ * The posts row alone (what a lock or a rule check needs). The full post — the row
+ * with its author's uuid, links, tags and counters — is the feed engine's CachedPost,
+ * loaded by loadPosts; this is that shape without the joined parts.
+ */
+export type PostRow = Omit<
+	CachedPost,
+	| 'author_uuid'
+	| 'impressions_count'
+	| 'reach_count'
+	| 'topic_ids'
+	| 'widget_ids'
+	| 'tagged_user_ids'
+	| 'hidden'
+> & { deleted_by: number | null; delete_reason: string | null }
 
 const selectPost = (db: Db) => db`
 	id, community_id, user_id, heading, text, attachments, visibility, is_pinned, is_edited, is_deleted,
@@ -64,9 +62,18 @@ export async function findPost(
 	return row ?? null
 }
 
-export async function linkTopics(db: Db, postId: string, topicIds: string[]): Promise<void> {
+/** Links the post to those of `topicIds` that are topics of this community (others are skipped). */
+export async function linkTopics(
+	db: Db,
+	postId: string,
+	topicIds: string[],
+	communityId: number,
+): Promise<void> {
 	if (topicIds.length === 0) return
-	await db`insert into post_topics ${db(topicIds.map((topic_id) => ({ post_id: postId, topic_id })))} on conflict do nothing`
+	await db`
+		insert into post_topics (post_id, topic_id)
+		select ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
+		on conflict do nothing`
 }
 
 export async function unlinkTopics(db: Db, postId: string, topicIds: string[]): Promise<void> {
@@ -142,27 +149,23 @@ export async function softDeletePost(
 		where id = ${id}`
 }
 
-/** A page of a user's undeleted posts, newest first, with the total. */
+/** A page of a user's undeleted posts that the viewer may see, newest first, with the total. */
 export async function userPostIds(
 	db: Db,
-	communityId: number,
+	viewer: Viewer,
 	userId: number,
-	visibilities: Visibility[],
 	includeHidden: boolean,
 	limit: number,
 	offset: number,
 ): Promise<{ ids: string[]; total: number }> {
-	// "Hidden": the post has topics and all of them are disabled.
-	const where = db`
-		community_id = ${communityId} and user_id = ${userId} and not is_deleted
-		and visibility = any(${visibilities}::text[])
-		and (${includeHidden} or not exists (select 1 from post_topics pt where pt.post_id = posts.id)
-			or exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = posts.id and t.is_enabled))`
-	const [rows, [count]] = await Promise.all([
-		db<
-			{ id: string }[]
-		>`select id from posts where ${where} order by created_at desc, id desc limit ${limit} offset ${offset}`,
-		db<{ total: number }[]>`select count(*)::int as total from posts where ${where}`,
-	])
-	return { ids: rows.map((r) => r.id), total: count?.total ?? 0 }
+	const { rows, total } = await paged<{ id: string }>(db, {
+		columns: db`p.id`,
+		from: db`from posts p
+			where p.community_id = ${viewer.communityId} and p.user_id = ${userId} and not p.is_deleted
+			and ${visibleTo(db, 'p', viewer)} and (${includeHidden} or not ${hiddenByTopics(db, 'p')})`,
+		orderBy: db`p.created_at desc, p.id desc`,
+		limit,
+		offset,
+	})
+	return { ids: rows.map((r) => r.id), total }
 }

@@ -1,31 +1,37 @@
 // Posts: create, read, edit, soft delete, a user's post list. Postgres is written in
-// one transaction (post, topic and widget links, tags, fan-out job, events); the
-// Redis feeds and cache are updated right after commit, so a reader sees the whole
-// post or nothing.
+// one transaction (post, topic and widget links, tags, fan-out job, events) that ends
+// by loading the post ONCE; that row serves the events, the feed engine (after the
+// commit, so a reader sees the whole post or nothing) and the reply.
 import { recordEvent } from '../../events/outbox'
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import { enqueueFanOut, enqueueFanOutRemoval } from '../../timelines/fanout'
-import { type Hydrated, hydratePosts, type VisibilityRules } from '../../timelines/hydrate'
-import { refreshPosts, viewerBlocks } from '../../timelines/post-cache'
-import { type Viewer, viewerFromSession } from '../../timelines/present'
-import type { Visibility } from '../../timelines/repo'
-import type { Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
+import {
+	type CachedPost,
+	type FormerPost,
+	feedManager,
+	type Hydrated,
+	hydratePosts,
+	presentFeedPost,
+	presentFeedUser,
+	type Viewer,
+	type Visibility,
+	type VisibilityRules,
+	viewerBlocks,
+} from '../../timelines'
+import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserByUuid, findUsersByUuids } from '../users/repo'
+import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
 import { resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
-import { rootComments } from './comments/service'
 import type { CreatePostInput, EditPostInput } from './model'
-import { postEventData } from './present'
+import { loadPost, loadPostContext, type PostContext, presentPostEvent } from './present'
 import {
 	findPost,
 	insertPost,
@@ -44,20 +50,19 @@ import { taggedUuids } from './tags'
 
 const ALL: Visibility[] = ['public', 'connections', 'private']
 
-/** The viewer with its role as stored now (a CM grant applies without a new token). */
-async function viewerOf(session: Session): Promise<Viewer> {
-	const role = (await findCurrentRole(sql, session.userId)) ?? session.role
-	return viewerFromSession({ ...session, role })
+/** 400 naming the first of `wanted` that is not an enabled topic among `found`. */
+function assertUsable(wanted: string[], found: { id: string; is_enabled: boolean }[]): void {
+	const byId = new Map(found.map((t) => [t.id, t]))
+	for (const id of wanted) {
+		const topic = byId.get(id)
+		if (!topic) throw badRequest(`Unknown topic ${id}`)
+		if (!topic.is_enabled) throw badRequest(`Topic ${id} is disabled`)
+	}
 }
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
-	const found = new Map((await findTopicsByIds(tx, communityId, ids)).map((t) => [t.id, t]))
-	for (const id of ids) {
-		const topic = found.get(id)
-		if (!topic) throw badRequest(`Unknown topic ${id}`)
-		if (!topic.is_enabled) throw badRequest(`Topic ${id} is disabled`)
-	}
+	assertUsable(ids, await findTopicsByIds(tx, communityId, ids))
 }
 
 function assertNotEmpty(text: string, attachments: unknown[]): void {
@@ -65,17 +70,13 @@ function assertNotEmpty(text: string, attachments: unknown[]): void {
 		throw badRequest('A post needs text or attachments')
 }
 
-async function taggedUserIds(tx: Db, communityId: number, texts: string[]): Promise<number[]> {
-	return (await findUsersByUuids(tx, communityId, taggedUuids(...texts))).map((u) => u.id)
-}
-
-/** Tags the users named in the texts; emits post.tagged for the newly tagged ones. */
+/** Tags the users named in the texts; returns the newly tagged ones (for post.tagged). */
 async function tagUsers(
 	tx: Db,
 	communityId: number,
 	postId: string,
 	texts: string[],
-): Promise<void> {
+): Promise<UserRow[]> {
 	const users = await findUsersByUuids(tx, communityId, taggedUuids(...texts))
 	const added = new Set(
 		await replaceTags(
@@ -84,14 +85,25 @@ async function tagUsers(
 			users.map((u) => u.id),
 		),
 	)
-	const tagged = users.filter((u) => added.has(u.id))
-	if (tagged.length === 0) return
-	const data = await postEventData(tx, communityId, postId)
-	await recordEvent(tx, {
-		communityId,
-		event: 'post.tagged',
-		data: { ...data, tagged_users: tagged.map(presentUserForWebhook) },
-	})
+	return users.filter((u) => added.has(u.id))
+}
+
+/** The post as this transaction leaves it, with its context; records its events. */
+async function loadWritten(
+	tx: Db,
+	communityId: number,
+	postId: string,
+	events: { created: boolean; tagged: UserRow[] },
+): Promise<{ post: CachedPost; context: PostContext }> {
+	const post = await loadPost(tx, communityId, postId)
+	const context = await loadPostContext(tx, post)
+	const data = presentPostEvent(post, context)
+	if (events.created) await recordEvent(tx, { communityId, event: 'post.created', data })
+	if (events.tagged.length > 0) {
+		const tagged_users = events.tagged.map(presentUserForWebhook)
+		await recordEvent(tx, { communityId, event: 'post.tagged', data: { ...data, tagged_users } })
+	}
+	return { post, context }
 }
 
 export async function createPost(session: Session, input: CreatePostInput) {
@@ -104,9 +116,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const topicIds = [...new Set(input.topic_ids ?? [])]
 	const c = session.communityId
 	const id = newId()
-	const visibility = input.visibility ?? 'public'
-	await sql.begin(async (tx) => {
-		await assertUsableTopics(tx, c, topicIds)
+	const written = await sql.begin(async (tx) => {
 		const { attachments, widgets } = await resolveAttachments(tx, c, id, session.userId, inputs)
 		await insertPost(tx, {
 			id,
@@ -115,53 +125,53 @@ export async function createPost(session: Session, input: CreatePostInput) {
 			heading: input.heading ?? '',
 			text,
 			attachments,
-			visibility,
+			visibility: input.visibility ?? 'public',
 			created_at: createdAt,
 			updated_at: createdAt,
 		})
-		await linkTopics(tx, id, topicIds)
+		// Only this community's topics are linked; the one read of the topics (with the
+		// counts this link just changed) then finds any unknown or disabled one.
+		await linkTopics(tx, id, topicIds, c)
 		await replaceWidgets(
 			tx,
 			id,
 			widgets.map((w) => w.id),
 		)
-		await enqueueFanOut(tx, {
-			id,
-			community_id: c,
-			user_id: session.userId,
-			visibility,
-			created_at: createdAt,
-		})
-		if (history) {
-			await replaceTags(tx, id, await taggedUserIds(tx, c, [input.heading ?? '', text]))
-			return
-		}
-		await recordEvent(tx, {
-			communityId: c,
-			event: 'post.created',
-			data: await postEventData(tx, c, id),
-		})
-		await tagUsers(tx, c, id, [input.heading ?? '', text])
+		const tagged = await tagUsers(tx, c, id, [input.heading ?? '', text])
+		// History (a back-dated import) is not news: no post.created or post.tagged.
+		const events = history ? { created: false, tagged: [] } : { created: true, tagged }
+		const loaded = await loadWritten(tx, c, id, events)
+		assertUsable(topicIds, loaded.context.topics)
+		return { ...loaded, feed: await feedManager.onPostWritten(tx, loaded.post) }
 	})
-	await refreshPosts(c, [id])
-	return postResponse(await viewerOf(session), id, { visibilities: ALL, keepHidden: true })
+	await written.feed.afterCommit()
+	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
-/** `{post, users, topics, widgets}` for one post, or 404 when the viewer may not see it. */
-async function postResponse(viewer: Viewer, postId: string, rules: VisibilityRules) {
+/** `{post, users, topics, widgets}` of a post just written by the viewer (it cannot have liked or saved it yet). */
+function presentWritten(viewer: Viewer, post: CachedPost, context: PostContext) {
+	const users: Hydrated['users'] = {}
+	if (context.creator) users[context.creator.uuid] = presentFeedUser(context.creator)
+	return {
+		post: presentFeedPost(post, viewer, { isLiked: false, isSaved: false }),
+		users,
+		...presentContext(context),
+	}
+}
+
+function presentContext(context: Pick<PostContext, 'topics' | 'widgets'>) {
+	return {
+		topics: Object.fromEntries(context.topics.map((t) => [t.id, presentTopic(t)])),
+		widgets: Object.fromEntries(context.widgets.map((w) => [w.id, presentWidget(w)])),
+	}
+}
+
+/** `{post, users}` of one post for the viewer (its flags included), or 404 when it may not see it. */
+async function hydrateOne(viewer: Viewer, postId: string, rules: VisibilityRules) {
 	const { posts, users }: Hydrated = await hydratePosts(viewer, [postId], rules)
 	const post = posts[0]
 	if (!post) throw notFound('Post')
-	const [topics, widgets] = await Promise.all([
-		findTopicsByIds(sql, viewer.communityId, post.topics),
-		findWidgetsByIds(sql, viewer.communityId, post.widget_ids),
-	])
-	return {
-		post,
-		users,
-		topics: Object.fromEntries(topics.map((t) => [t.id, presentTopic(t)])),
-		widgets: Object.fromEntries(widgets.map((w) => [w.id, presentWidget(w)])),
-	}
+	return { post, users }
 }
 
 /** What this viewer may see of this author's posts beyond public ones. */
@@ -183,30 +193,32 @@ async function livePost(
 	return post
 }
 
-/** The post with `replies` (a page of its root comments) and everyone they reference in `users`. */
-export async function getPost(session: Session, postId: string, page?: number, pageSize?: number) {
-	const viewer = await viewerOf(session)
-	const post = await livePost(viewer.communityId, postId)
-	const found = await postResponse(viewer, postId, {
-		visibilities: await visibilitiesFor(viewer, post.user_id),
+/** One post for the viewer with its users, topics and widgets, and its row (for the comment page beside it). */
+export async function getPost(session: Session, postId: string) {
+	const viewer = viewerOf(session)
+	const row = await livePost(viewer.communityId, postId)
+	const { post, users } = await hydrateOne(viewer, postId, {
+		visibilities: await visibilitiesFor(viewer, row.user_id),
 		keepHidden: true,
 	})
-	const comments = await rootComments(session, post, page, pageSize)
-	return {
-		...found,
-		post: { ...found.post, replies: comments.replies },
-		users: { ...comments.users, ...found.users },
-		replies_count: comments.total_count,
-	}
+	const [topics, widgets] = await Promise.all([
+		findTopicsByIds(sql, viewer.communityId, post.topics),
+		findWidgetsByIds(sql, viewer.communityId, post.widget_ids),
+	])
+	return { row, post, users, ...presentContext({ topics, widgets }) }
 }
 
 export async function editPost(session: Session, postId: string, input: EditPostInput) {
 	const c = session.communityId
-	const former = await sql.begin(async (tx) => {
-		const post = await livePost(c, postId, true, tx)
-		if (post.user_id !== session.userId) throw forbidden()
-		const formerTopics = await topicIdsOf(tx, postId)
-		const formerWidgets = await widgetIdsOf(tx, postId)
+	const written = await sql.begin(async (tx) => {
+		const row = await livePost(c, postId, true, tx)
+		if (row.user_id !== session.userId) throw forbidden()
+		const former: FormerPost = {
+			visibility: row.visibility,
+			is_deleted: row.is_deleted,
+			topic_ids: await topicIdsOf(tx, postId),
+			widget_ids: await widgetIdsOf(tx, postId),
+		}
 		let attachments: unknown[] | undefined
 		if (input.attachments) {
 			const resolved = await resolveAttachments(tx, c, postId, session.userId, input.attachments)
@@ -217,21 +229,21 @@ export async function editPost(session: Session, postId: string, input: EditPost
 				resolved.widgets.map((w) => w.id),
 			)
 		}
-		assertNotEmpty(input.text ?? post.text, attachments ?? post.attachments)
+		assertNotEmpty(input.text ?? row.text, attachments ?? row.attachments)
 		if (input.topic_ids) {
 			const wanted = [...new Set(input.topic_ids)]
 			// Topics the post already has may stay even if disabled since; new ones must be usable.
 			await assertUsableTopics(
 				tx,
 				c,
-				wanted.filter((id) => !formerTopics.includes(id)),
+				wanted.filter((id) => !former.topic_ids.includes(id)),
 			)
 			await unlinkTopics(
 				tx,
 				postId,
-				formerTopics.filter((id) => !wanted.includes(id)),
+				former.topic_ids.filter((id) => !wanted.includes(id)),
 			)
-			await linkTopics(tx, postId, wanted)
+			await linkTopics(tx, postId, wanted, c)
 		}
 		await updatePost(
 			tx,
@@ -239,42 +251,35 @@ export async function editPost(session: Session, postId: string, input: EditPost
 			{ heading: input.heading, text: input.text, attachments, visibility: input.visibility },
 			Date.now(),
 		)
-		if (input.visibility && input.visibility !== post.visibility) {
-			const fanOut = {
-				id: postId,
-				community_id: c,
-				user_id: post.user_id,
-				visibility: input.visibility,
-				created_at: post.created_at,
-			}
-			if (input.visibility === 'private') await enqueueFanOutRemoval(tx, fanOut)
-			else await enqueueFanOut(tx, fanOut)
-		}
-		if (input.text !== undefined || input.heading !== undefined) {
-			await tagUsers(tx, c, postId, [input.heading ?? post.heading, input.text ?? post.text])
-		}
-		return { topics: formerTopics, widgets: formerWidgets }
+		const retagged = input.text !== undefined || input.heading !== undefined
+		const tagged = retagged
+			? await tagUsers(tx, c, postId, [input.heading ?? row.heading, input.text ?? row.text])
+			: []
+		const loaded = await loadWritten(tx, c, postId, { created: false, tagged })
+		return { ...loaded, feed: await feedManager.onPostWritten(tx, loaded.post, former) }
 	})
-	await refreshPosts(c, [postId], former.topics, former.widgets)
-	return postResponse(await viewerOf(session), postId, { visibilities: ALL, keepHidden: true })
+	await written.feed.afterCommit()
+	// Through hydration: the author may have liked or saved the post.
+	const viewer = viewerOf(session)
+	const { post, users } = await hydrateOne(viewer, postId, { visibilities: ALL, keepHidden: true })
+	return { post, users, ...presentContext(written.context) }
 }
 
 export async function deletePost(session: Session, postId: string, reason: string | null) {
 	const c = session.communityId
-	const viewer = await viewerOf(session)
-	await sql.begin(async (tx) => {
-		const post = await livePost(c, postId, true, tx)
-		if (post.user_id !== session.userId && !viewer.isCm) throw forbidden()
+	const feed = await sql.begin(async (tx) => {
+		const row = await livePost(c, postId, true, tx)
+		if (row.user_id !== session.userId && !isCm(session)) throw forbidden()
+		const former: FormerPost = {
+			visibility: row.visibility,
+			is_deleted: false,
+			topic_ids: [],
+			widget_ids: [],
+		}
 		await softDeletePost(tx, postId, session.userId, reason, Date.now())
-		await enqueueFanOutRemoval(tx, {
-			id: postId,
-			community_id: c,
-			user_id: post.user_id,
-			visibility: post.visibility,
-			created_at: post.created_at,
-		})
+		return feedManager.onPostWritten(tx, await loadPost(tx, c, postId), former)
 	})
-	await refreshPosts(c, [postId])
+	await feed.afterCommit()
 	return { _id: postId, is_deleted: true }
 }
 
@@ -285,22 +290,14 @@ export async function listUserPosts(
 	pageSize?: number,
 ) {
 	const p = paging(page, pageSize, 20)
-	const viewer = await viewerOf(session)
+	const viewer = viewerOf(session)
 	const author = isUuid(uuid) ? await findUserByUuid(sql, viewer.communityId, uuid) : null
 	if (!author) throw notFound('User')
 	if ((await viewerBlocks(viewer.userId)).has(author.id))
 		return { posts: [], users: {}, total_count: 0 }
 	const visibilities = await visibilitiesFor(viewer, author.id)
 	const own = viewer.userId === author.id
-	const { ids, total } = await userPostIds(
-		sql,
-		viewer.communityId,
-		author.id,
-		visibilities,
-		own,
-		p.pageSize,
-		p.offset,
-	)
+	const { ids, total } = await userPostIds(sql, viewer, author.id, own, p.pageSize, p.offset)
 	const { posts, users } = await hydratePosts(viewer, ids, { visibilities, keepHidden: own })
 	return { posts, users, total_count: total }
 }

@@ -5,7 +5,7 @@ import { decrypt, encrypt, randomToken, sha256 } from '../../lib/crypto'
 import { sql } from '../../lib/db'
 import { badRequest, conflict, forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
-import { requireRole, type Session } from '../auth/plugin'
+import { requireRole, type Session } from '../auth/session'
 import { insertUser } from '../users/repo'
 import { type ServiceAccount, ServiceAccountFile } from './model'
 import {
@@ -80,7 +80,7 @@ export async function assertDashboardProject(
 ) {
 	if (platformType?.trim().toLowerCase() !== 'dashboard')
 		throw badRequest('x-platform-type must be dashboard')
-	await requireRole(session, 'owner')
+	requireRole(session, 'owner')
 	const community = await communityForApiKey(apiKey)
 	if (community.id !== session.communityId)
 		throw forbidden('The x-api-key does not belong to your project')

@@ -7,7 +7,7 @@ import { type Db, sql } from '../../lib/db'
 import { forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
-import { forgetUsers } from '../../timelines/post-cache'
+import { feedManager } from '../../timelines'
 import { findCommunity } from '../projects/repo'
 import { communityForApiKey, presentCommunity } from '../projects/service'
 import { presentUser, presentUserForWebhook } from '../users/present'
@@ -59,7 +59,7 @@ async function findOrCreateUser(communityId: number, input: InitiateInput): Prom
 		if (name === existing.name && imageUrl === existing.image_url) return existing
 		await updateProfile(sql, existing.id, name, imageUrl)
 		// Feeds cache the user's feed form; drop it so the new name shows at once.
-		await forgetUsers(communityId, [existing.id])
+		await feedManager.onUsersChanged(communityId, [existing.id])
 		return { ...existing, name, image_url: imageUrl }
 	}
 	const created = await sql.begin(async (tx) => {

@@ -2,7 +2,8 @@
 // GET|PUT /community/settings/notification/conversation.
 import { Elysia } from 'elysia'
 import { Messages } from '../../lib/errors'
-import { authPlugin, requireRole } from '../auth/plugin'
+import { authPlugin } from '../auth/plugin'
+import { requireRole } from '../auth/session'
 import { PutNotificationBody, PutSettingsBody } from './model'
 import { getNotiState, getSettings, putNotiState, putSettings } from './service'
 
@@ -26,7 +27,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 	.put(
 		'/community/settings',
 		async ({ session, body }) => {
-			await requireRole(session, 'cm', Messages.notCmOrOwner)
+			requireRole(session, 'cm', Messages.notCmOrOwner)
 			const community_settings = await putSettings(session.communityId, body.community_settings)
 			return {
 				success: true,
@@ -59,7 +60,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 	.put(
 		'/community/settings/notification/conversation',
 		async ({ session, body }) => {
-			await requireRole(session, 'cm', Messages.notCmOrOwner)
+			requireRole(session, 'cm', Messages.notCmOrOwner)
 			const community_notification_settings = {
 				noti_state: await putNotiState(session.communityId, body.noti_state),
 			}

@@ -2,6 +2,7 @@
 // topics.post_count is kept exact by triggers (migrations/0005_engagement.sql);
 // application code never updates it.
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
 
 export interface TopicRow {
 	id: string
@@ -121,17 +122,13 @@ export async function listTopics(
 	if (f.parentIds !== undefined)
 		conditions.push(db`coalesce(parent_id, '') = any(${f.parentIds}::text[])`)
 	const where = conditions.reduce((acc, c) => db`${acc} and ${c}`)
-	const rows = await db<(TopicRow & { total: number })[]>`
-		select *, created_at::float8 as created_at, updated_at::float8 as updated_at, count(*) over ()::int as total
-		from topics where ${where}
-		order by ${db.unsafe(orderBy[f.order])} limit ${f.limit} offset ${f.offset}`
-	if (rows.length === 0 && f.offset > 0) {
-		const [{ total }] = await db<
-			{ total: number }[]
-		>`select count(*)::int as total from topics where ${where}`
-		return { rows, total: total ?? 0 }
-	}
-	return { rows, total: rows[0]?.total ?? 0 }
+	return paged<TopicRow>(db, {
+		columns: db`*, created_at::float8 as created_at, updated_at::float8 as updated_at`,
+		from: db`from topics where ${where}`,
+		orderBy: db.unsafe(orderBy[f.order]),
+		limit: f.limit,
+		offset: f.offset,
+	})
 }
 
 export interface TopicChanges {

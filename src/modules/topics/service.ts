@@ -4,8 +4,8 @@ import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import type { Session } from '../auth/plugin'
-import { topicsChanged } from './feeds'
+import { feedManager } from '../../timelines'
+import type { Session } from '../auth/session'
 import { presentTopic } from './present'
 import {
 	deleteTopicsTree,
@@ -203,7 +203,7 @@ export async function editTopic(session: Session, topicId: string, input: TopicI
 	)
 	if (!updated) throw notFound('Topic')
 	if (isEnabled !== undefined && isEnabled !== current.is_enabled) {
-		await topicsChanged(session.communityId, [topicId], isEnabled ? 'enabled' : 'disabled', [])
+		await feedManager.onTopicsChanged(session.communityId, [topicId])
 	}
 	return { topic: presentTopic(updated) }
 }
@@ -219,6 +219,6 @@ export async function deleteTopics(session: Session, topicIds: string[]) {
 		.filter((id) => !gone.has(id))
 		.map((id) => ({ topic_id: id, status: 'failed', reason: 'Topic not found' }))
 	if (gone.size > 0)
-		await topicsChanged(session.communityId, removed.topicIds, 'deleted', removed.postIds)
+		await feedManager.onTopicsChanged(session.communityId, removed.topicIds, removed.postIds)
 	return { deleted, failed }
 }

@@ -1,7 +1,6 @@
 // The two public shapes of a user: the feed-response form and the webhook form (SPEC
 // "User object"). Maps in responses are keyed by the user's uuid (DESIGN section 3).
-import { type FeedUser, presentFeedUser } from '../../timelines/present'
-import type { CachedUser } from '../../timelines/repo'
+import { type CachedUser, type FeedUser, presentFeedUser } from '../../timelines'
 
 /** What both shapes need: the feed engine's cached user (a UserRow is one). */
 export type UserLike = CachedUser

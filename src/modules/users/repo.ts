@@ -1,8 +1,9 @@
 // Users of a community: members, CMs and dashboard owners.
 import type { Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
+import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
-import type { CachedUser } from '../../timelines/repo'
+import type { CachedUser } from '../../timelines'
 
 /** A user row: the fields the feed engine caches (CachedUser) plus the rest. */
 export interface UserRow extends CachedUser {
@@ -128,10 +129,12 @@ export async function searchUsers(
 	offset: number,
 ): Promise<{ rows: UserRow[]; total: number }> {
 	const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
-	const rows = await db<(UserRow & { total: number })[]>`
-		select ${db(columns)}, count(*) over ()::int as total from users
-		where community_id = ${communityId} and not is_deleted
-			and (name ilike ${pattern} or user_unique_id ilike ${pattern})
-		order by lower(name), id limit ${limit} offset ${offset}`
-	return { rows, total: rows[0]?.total ?? 0 }
+	return paged<UserRow>(db, {
+		columns: db`${db(columns)}`,
+		from: db`from users where community_id = ${communityId} and not is_deleted
+			and (name ilike ${pattern} or user_unique_id ilike ${pattern})`,
+		orderBy: db`lower(name), id`,
+		limit,
+		offset,
+	})
 }

@@ -2,6 +2,7 @@
 
 import { deliveriesChannel } from '../../events/outbox'
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
 
 export interface WebhookRow {
 	id: string
@@ -77,7 +78,6 @@ export interface DeliveryLogRow {
 	duration_ms: number | null
 	error: string | null
 	created_at: number
-	total_count: number
 }
 
 /**
@@ -91,8 +91,9 @@ export function listDeliveryLog(
 	limit: number,
 	offset: number,
 ) {
-	return db<DeliveryLogRow[]>`
-		select *, count(*) over ()::int as total_count from (
+	return paged<DeliveryLogRow>(db, {
+		columns: db`*`,
+		from: db`from (
 			select id, event_id, event, attempt, status, status_code, duration_ms, error, created_at::float8 as created_at
 			from webhook_attempts where webhook_id = ${webhookId}
 			union all
@@ -100,9 +101,11 @@ export function listDeliveryLog(
 			from webhook_deliveries d join events e on e.id = d.event_id
 			where d.webhook_id = ${webhookId} and d.status in ('pending', 'discarded')
 		) log
-		where ${status ?? null}::text is null or status = ${status ?? null}::text
-		order by created_at desc, id desc
-		limit ${limit} offset ${offset}`
+		where ${status ?? null}::text is null or status = ${status ?? null}::text`,
+		orderBy: db`created_at desc, id desc`,
+		limit,
+		offset,
+	})
 }
 
 export async function countEventsInRange(db: Db, hook: WebhookRow, since: number, until: number) {

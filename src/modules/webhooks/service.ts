@@ -122,12 +122,7 @@ export async function webhookDeliveries(
 ) {
 	await ownWebhook(session, id)
 	const p = paging(query.page, query.page_size)
-	const rows = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
-	let total = rows[0]?.total_count
-	// Past the last page the window function has no row to ride on; count separately.
-	if (total === undefined)
-		total =
-			p.page === 1 ? 0 : ((await listDeliveryLog(sql, id, query.status, 1, 0))[0]?.total_count ?? 0)
+	const { rows, total } = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
 	return {
 		deliveries: rows.map(presentDelivery),
 		total_count: total,

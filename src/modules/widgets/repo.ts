@@ -1,6 +1,7 @@
 // Widgets: SQL only. One widget per company per community is the unique index
 // widgets_company; inserts use ON CONFLICT so a race never aborts the transaction.
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
 
 export interface WidgetRow {
 	id: string
@@ -111,9 +112,11 @@ export async function searchWidgets(
 		: 'metadataKey' in search
 			? db`metadata->>${search.metadataKey} = ${value}`
 			: db`${db(search.field)} = ${value}`
-	const rows = await db<(WidgetRow & { total: number })[]>`
-		select *, count(*) over ()::int as total from widgets
-		where community_id = ${communityId} and ${where}
-		order by created_at desc, id desc limit ${limit} offset ${offset}`
-	return { rows, total: rows[0]?.total ?? 0 }
+	return paged<WidgetRow>(db, {
+		columns: db`*`,
+		from: db`from widgets where community_id = ${communityId} and ${where}`,
+		orderBy: db`created_at desc, id desc`,
+		limit,
+		offset,
+	})
 }

@@ -4,8 +4,7 @@ import { type Db, sql } from '../../lib/db'
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import type { Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
+import { isCm, type Session } from '../auth/session'
 import { presentWidget } from './present'
 import {
 	findWidget,
@@ -30,12 +29,6 @@ function companyIdOf(metadata: Record<string, unknown>): string | null {
 	if (typeof value !== 'string' && typeof value !== 'number')
 		throw badRequest('metadata.company_id must be a string')
 	return String(value)
-}
-
-/** The stored role, so a CM grant applies without a new token. */
-async function hasCmRights(session: Session): Promise<boolean> {
-	const role = await findCurrentRole(sql, session.userId)
-	return role === 'cm' || role === 'owner'
 }
 
 export interface WidgetParent {
@@ -129,7 +122,7 @@ export async function createWidget(session: Session, input: WidgetInput) {
 export async function editWidget(session: Session, widgetId: string, input: WidgetInput) {
 	const current = await findWidget(sql, session.communityId, widgetId)
 	if (!current) throw notFound('Widget')
-	if (current.created_by !== session.userId && !(await hasCmRights(session))) throw forbidden()
+	if (current.created_by !== session.userId && !isCm(session)) throw forbidden()
 	let companyId: string | null | undefined
 	let metadata: Record<string, unknown> | undefined
 	const changes = plainMetadata(input.metadata)

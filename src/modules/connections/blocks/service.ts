@@ -5,11 +5,10 @@
 import { sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
-import { forgetBlocks } from '../../../timelines/post-cache'
-import type { Session } from '../../auth/plugin'
+import { feedManager } from '../../../timelines'
+import type { Session } from '../../auth/session'
 import { findUserByUuid } from '../../users/repo'
 import { deleteConnectionsBetween, deleteRequestsBetween } from '../repo'
-import { unfollowBoth } from '../service'
 import { deleteBlock, insertBlock, listBlocked } from './repo'
 
 function assertSelf(session: Session, pathUuid: string): void {
@@ -32,7 +31,7 @@ export async function setBlock(
 	if (target.id === session.userId) throw badRequest('You cannot block yourself')
 	if (!shouldBlock) {
 		await deleteBlock(sql, session.userId, target.id)
-		await forgetBlocks([session.userId, target.id])
+		await feedManager.onUnblock(session.userId, target.id)
 		return { is_blocked: false }
 	}
 	await sql.begin(async (tx) => {
@@ -40,8 +39,7 @@ export async function setBlock(
 		await deleteRequestsBetween(tx, session.userId, target.id)
 		await deleteConnectionsBetween(tx, session.userId, target.id)
 	})
-	await forgetBlocks([session.userId, target.id])
-	await unfollowBoth(session.userId, target.id)
+	await feedManager.onBlock(session.userId, target.id)
 	return { is_blocked: true }
 }
 

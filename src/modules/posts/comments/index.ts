@@ -1,5 +1,7 @@
 // Comment routes: create, list root comments, reply, get (with replies), edit, soft delete, like toggle
-// and likes list, all under /feed/post/:post_id/comment.
+// and likes list, all under /feed/post/:post_id/comment; and the post page GET /feed/post/:post_id
+// (the post with its first root comments: composed here, where both are known, so
+// posts/ never imports its comments/ — see docs/architecture.md).
 import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
@@ -13,6 +15,7 @@ import {
 	getComment,
 	listCommentLikes,
 	listRootComments,
+	postPage,
 	toggleCommentLike,
 } from './service'
 
@@ -24,6 +27,20 @@ const input = (body: { text: string; temp_id?: string | null; created_at?: numbe
 
 export const commentsModule = new Elysia({ name: 'comments' })
 	.use(authPlugin)
+	.get(
+		'/feed/post/:post_id',
+		async ({ session, params, query }) =>
+			ok(await postPage(session, params.post_id, query.page, query.page_size)),
+		{
+			auth: 'member',
+			params: PostParams,
+			query: PageQuery,
+			detail: {
+				summary: 'One post with a page of root comments (replies), users, topics and widgets',
+				tags: ['posts'],
+			},
+		},
+	)
 	.post(
 		'/feed/post/:post_id/comment',
 		async ({ session, params, body }) =>

@@ -2,6 +2,8 @@
 // comments_count, likes_count) move in the same transaction as the row they count,
 // with atomic updates.
 import type { Db } from '../../../lib/db'
+import { paged } from '../../../lib/paged'
+import { blockedBetween } from '../../../lib/sql-rules'
 
 export interface CommentRow {
 	id: string
@@ -24,11 +26,15 @@ export interface CommentRow {
 	updated_at: number
 }
 
-const selectComment = (db: Db) => db`
+const commentColumns = (db: Db) => db`
 	c.id, c.community_id, c.post_id, c.user_id, u.uuid::text as uuid, c.parent_id, c.level, c.text, c.temp_id,
 	c.likes_count, c.comments_count, c.is_edited, c.is_deleted, c.deleted_by, d.uuid::text as deleted_by_uuid,
-	c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at
-	from comments c join users u on u.id = c.user_id left join users d on d.id = c.deleted_by`
+	c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at`
+
+const fromComments = (db: Db) =>
+	db`from comments c join users u on u.id = c.user_id left join users d on d.id = c.deleted_by`
+
+const selectComment = (db: Db) => db`${commentColumns(db)} ${fromComments(db)}`
 
 export interface NewComment {
 	id: string
@@ -81,18 +87,15 @@ export async function childComments(
 	limit: number,
 	offset: number,
 ): Promise<{ rows: CommentRow[]; total: number }> {
-	const where = db`
-		c.post_id = ${postId} and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
-		and not c.is_deleted
-		and not exists (select 1 from blocks b where (b.blocker_id = ${viewerId} and b.blocked_id = c.user_id)
-			or (b.blocker_id = c.user_id and b.blocked_id = ${viewerId}))`
-	const [rows, [count]] = await Promise.all([
-		db<
-			CommentRow[]
-		>`select ${selectComment(db)} where ${where} order by c.created_at, c.id limit ${limit} offset ${offset}`,
-		db<{ total: number }[]>`select count(*)::int as total from comments c where ${where}`,
-	])
-	return { rows, total: count?.total ?? 0 }
+	return paged<CommentRow>(db, {
+		columns: commentColumns(db),
+		from: db`${fromComments(db)}
+			where c.post_id = ${postId} and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
+			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`)}`,
+		orderBy: db`c.created_at, c.id`,
+		limit,
+		offset,
+	})
 }
 
 export async function likedCommentIds(
@@ -104,12 +107,6 @@ export async function likedCommentIds(
 	const rows = await db<{ comment_id: string }[]>`
 		select comment_id from comment_likes where user_id = ${userId} and comment_id = any(${commentIds}::text[])`
 	return new Set(rows.map((r) => r.comment_id))
-}
-
-export async function isBlockedBetween(db: Db, a: number, b: number): Promise<boolean> {
-	const rows = await db`
-		select 1 from blocks where (blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a}) limit 1`
-	return rows.length > 0
 }
 
 export async function updateCommentText(

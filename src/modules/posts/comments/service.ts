@@ -4,16 +4,18 @@ import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid, newId } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { forgetPosts } from '../../../timelines/post-cache'
-import type { Session } from '../../auth/plugin'
+import { feedManager } from '../../../timelines'
+import { isCm, type Session } from '../../auth/session'
+import { isBlockedBetween } from '../../connections/repo'
 import { usersMap } from '../../users/present'
 import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
-import { hasCmRights, visiblePost } from '../access'
+import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import type { LikeInput } from '../reactions/model'
 import { commentLikeTarget } from '../reactions/repo'
 import { likeIsNews, likesList, setLike } from '../reactions/service'
 import type { PostRow } from '../repo'
+import { getPost } from '../service'
 import { taggedUuids } from '../tags'
 import { recordCommentEvent } from './events'
 import { type CommentViewer, presentComment } from './present'
@@ -23,7 +25,6 @@ import {
 	childComments,
 	findComment,
 	insertComment,
-	isBlockedBetween,
 	likedCommentIds,
 	softDeleteComment,
 	updateCommentText,
@@ -76,15 +77,12 @@ async function viewerOf(
 	post: PostRow,
 	comments: CommentRow[],
 ): Promise<CommentViewer> {
-	const [isCm, liked] = await Promise.all([
-		hasCmRights(session),
-		likedCommentIds(
-			sql,
-			session.userId,
-			comments.map((c) => c.id),
-		),
-	])
-	return { userId: session.userId, isCm, postAuthorId: post.user_id, liked }
+	const liked = await likedCommentIds(
+		sql,
+		session.userId,
+		comments.map((c) => c.id),
+	)
+	return { userId: session.userId, isCm: isCm(session), postAuthorId: post.user_id, liked }
 }
 
 async function usersOf(comments: CommentRow[]) {
@@ -135,7 +133,7 @@ export async function addComment(
 			parent: parent ? ((await findComment(tx, post.id, parent.id)) as CommentRow) : null,
 		}
 	})
-	await forgetPosts(session.communityId, [post.id])
+	await feedManager.onPostsChanged(session.communityId, [post.id])
 	const shown = parent ? [comment, parent] : [comment]
 	const viewer = await viewerOf(session, post, shown)
 	return {
@@ -192,12 +190,19 @@ export async function listRootComments(
 }
 
 /** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
-export async function rootComments(
-	session: Session,
-	post: PostRow,
-	page?: number,
-	pageSize?: number,
-) {
+/** The post page (GET /feed/post/:post_id): the post with a page of its root comments as `replies`. */
+export async function postPage(session: Session, postId: string, page?: number, pageSize?: number) {
+	const { row, ...found } = await getPost(session, postId)
+	const comments = await rootComments(session, row, page, pageSize)
+	return {
+		...found,
+		post: { ...found.post, replies: comments.replies },
+		users: { ...comments.users, ...found.users },
+		replies_count: comments.total_count,
+	}
+}
+
+async function rootComments(session: Session, post: PostRow, page?: number, pageSize?: number) {
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(
 		sql,
@@ -249,14 +254,12 @@ export async function deleteComment(
 		const post = await visiblePost(tx, session, postId)
 		const current = await liveComment(tx, session, post.id, commentId, true)
 		const allowed =
-			current.user_id === session.userId ||
-			post.user_id === session.userId ||
-			(await hasCmRights(session, tx))
+			current.user_id === session.userId || post.user_id === session.userId || isCm(session)
 		if (!allowed) throw forbidden()
 		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
 		return { post, comment: (await findComment(tx, post.id, current.id)) as CommentRow }
 	})
-	await forgetPosts(session.communityId, [post.id])
+	await feedManager.onPostsChanged(session.communityId, [post.id])
 	const viewer = await viewerOf(session, post, [comment])
 	return { comment: presentComment(comment, viewer), users: await usersOf([comment]) }
 }

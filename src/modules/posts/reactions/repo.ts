@@ -2,7 +2,9 @@
 // statement sequence (one transaction) as the row that justifies them, with atomic
 // `x = x + 1` updates, so they stay exact under concurrency.
 import type { Db } from '../../../lib/db'
-import type { SeenCounts } from '../../../timelines/post-cache'
+import { paged } from '../../../lib/paged'
+import { blockedBetween } from '../../../lib/sql-rules'
+import type { SeenCounts } from '../../../timelines'
 
 /** Likes the post or comment for the user; false when it was already liked. */
 export async function addLike(
@@ -75,20 +77,14 @@ export async function likesPage(
 	offset: number,
 ): Promise<{ rows: LikeRow[]; total: number }> {
 	const column = db(target.column)
-	const where = db`
-		${column} = ${targetId}
-		and not exists (select 1 from blocks b where (b.blocker_id = ${viewerId} and b.blocked_id = l.user_id)
-			or (b.blocker_id = l.user_id and b.blocked_id = ${viewerId}))`
-	const [rows, [count]] = await Promise.all([
-		db<LikeRow[]>`
-			select substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at
-			from ${db(target.table)} l where ${where}
-			order by l.created_at desc, l.user_id desc limit ${limit} offset ${offset}`,
-		db<
-			{ total: number }[]
-		>`select count(*)::int as total from ${db(target.table)} l where ${where}`,
-	])
-	return { rows, total: count?.total ?? 0 }
+	return paged<LikeRow>(db, {
+		columns: db`substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at`,
+		from: db`from ${db(target.table)} l
+			where ${column} = ${targetId} and not ${blockedBetween(db, viewerId, db`l.user_id`)}`,
+		orderBy: db`l.created_at desc, l.user_id desc`,
+		limit,
+		offset,
+	})
 }
 
 export async function toggleSave(
@@ -111,18 +107,15 @@ export async function savedPosts(
 	limit: number,
 	offset: number,
 ): Promise<{ ids: string[]; total: number }> {
-	const rows = await db<{ post_id: string; total: number }[]>`
-		select s.post_id, count(*) over ()::int as total
-		from post_saves s join posts p on p.id = s.post_id
-		where s.user_id = ${userId} and not p.is_deleted
-		order by s.created_at desc, s.post_id desc limit ${limit} offset ${offset}`
-	if (rows.length === 0 && offset > 0) {
-		const [row] = await db<{ total: number }[]>`
-			select count(*)::int as total from post_saves s join posts p on p.id = s.post_id
-			where s.user_id = ${userId} and not p.is_deleted`
-		return { ids: [], total: row?.total ?? 0 }
-	}
-	return { ids: rows.map((r) => r.post_id), total: rows[0]?.total ?? 0 }
+	const { rows, total } = await paged<{ post_id: string }>(db, {
+		columns: db`s.post_id`,
+		from: db`from post_saves s join posts p on p.id = s.post_id
+			where s.user_id = ${userId} and not p.is_deleted`,
+		orderBy: db`s.created_at desc, s.post_id desc`,
+		limit,
+		offset,
+	})
+	return { ids: rows.map((r) => r.post_id), total }
 }
 
 export async function togglePin(db: Db, postId: string, now: number): Promise<boolean> {

@@ -7,12 +7,11 @@ import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { hydratePosts } from '../../../timelines/hydrate'
-import { forgetPosts, setSeenCounts, setViewerFlag } from '../../../timelines/post-cache'
-import type { Session } from '../../auth/plugin'
+import { feedManager, hydratePosts } from '../../../timelines'
+import { isCm, type Session, viewerOf } from '../../auth/session'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
-import { hasCmRights, visiblePost } from '../access'
+import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { postEventData } from '../present'
 import type { LikeInput } from './model'
@@ -74,8 +73,7 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 		}
 		return { is_liked: liked, likes_count: await postLikesCount(tx, post.id) }
 	})
-	await forgetPosts(session.communityId, [postId])
-	await setViewerFlag(session.userId, postId, 'liked', result.is_liked)
+	await feedManager.onLike(session.communityId, session.userId, postId, result.is_liked)
 	return result
 }
 
@@ -124,14 +122,14 @@ export async function togglePostSave(session: Session, postId: string) {
 		const post = await visiblePost(tx, session, postId)
 		return toggleSave(tx, post.id, session.userId, Date.now())
 	})
-	await setViewerFlag(session.userId, postId, 'saved', isSaved)
+	await feedManager.onSave(session.userId, postId, isSaved)
 	return { is_saved: isSaved }
 }
 
 export async function togglePostPin(session: Session, postId: string) {
 	const isPinned = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId, true)
-		if (post.user_id !== session.userId && !(await hasCmRights(session, tx))) throw forbidden()
+		if (post.user_id !== session.userId && !isCm(session)) throw forbidden()
 		const pinned = await togglePin(tx, post.id, Date.now())
 		if (pinned) {
 			const data = {
@@ -142,7 +140,7 @@ export async function togglePostPin(session: Session, postId: string) {
 		}
 		return pinned
 	})
-	await forgetPosts(session.communityId, [postId])
+	await feedManager.onPostsChanged(session.communityId, [postId])
 	return { is_pinned: isPinned }
 }
 
@@ -154,12 +152,10 @@ export async function listSavedPosts(
 ) {
 	const owner = isUuid(uuid) ? await findUserByUuid(sql, session.communityId, uuid) : null
 	if (!owner) throw notFound('User')
-	const isCm = await hasCmRights(session)
-	if (owner.id !== session.userId && !isCm) throw forbidden()
+	if (owner.id !== session.userId && !isCm(session)) throw forbidden()
 	const p = paging(page, pageSize, 20)
 	const { ids, total } = await savedPosts(sql, owner.id, p.pageSize, p.offset)
-	const viewer = { userId: session.userId, communityId: session.communityId, isCm }
-	const { posts, users } = await hydratePosts(viewer, ids, {
+	const { posts, users } = await hydratePosts(viewerOf(session), ids, {
 		visibilities: ['public', 'connections', 'private'],
 	})
 	return { posts, users, total_count: total }
@@ -170,7 +166,7 @@ export async function markSeen(session: Session, postIds: string[]) {
 	const posts = await sql.begin((tx) =>
 		recordViews(tx, session.communityId, session.userId, postIds, Date.now()),
 	)
-	await setSeenCounts(session.communityId, posts)
+	await feedManager.onSeen(session.communityId, posts)
 	return {
 		posts: posts.map((p) => ({
 			_id: p.id,

@@ -1,0 +1,34 @@
+// The SQL of rules that several repositories share, each in one place: who is
+// blocked between two users, which posts a viewer may see, which posts their topics
+// hide. Fragments only (porsager's sql`` nests them); the JS twins used on cached
+// posts are timelines/hydrate.ts mayShow and posts/access.ts visiblePost.
+import type postgres from 'postgres'
+import type { Db } from './db'
+
+type Fragment = postgres.Fragment
+/** A user id as a value, or a column fragment such as sql`l.user_id`. */
+type UserRef = number | Fragment
+
+/** A block stands between a and b, whoever blocked whom. */
+export const blockedBetween = (db: Db, a: UserRef, b: UserRef): Fragment => db`
+	exists (select 1 from blocks bl where (bl.blocker_id = ${a} and bl.blocked_id = ${b})
+		or (bl.blocker_id = ${b} and bl.blocked_id = ${a}))`
+
+/** The post (table alias `post`) has topics and every one of them is disabled. */
+export const hiddenByTopics = (db: Db, post: string): Fragment => db`
+	(exists (select 1 from post_topics pt where pt.post_id = ${db(post)}.id)
+		and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id
+			where pt.post_id = ${db(post)}.id and t.is_enabled))`
+
+/**
+ * The viewer may see the post (alias `post`) by its visibility: their own, public,
+ * any post for a CM, a connections post of someone they are connected to.
+ */
+export const visibleTo = (
+	db: Db,
+	post: string,
+	viewer: { userId: number; isCm: boolean },
+): Fragment => db`
+	(${db(post)}.user_id = ${viewer.userId} or ${db(post)}.visibility = 'public' or ${viewer.isCm}
+		or (${db(post)}.visibility = 'connections' and exists (select 1 from connections cn
+			where cn.user_id = ${viewer.userId} and cn.connection_id = ${db(post)}.user_id)))`

@@ -1,0 +1,107 @@
+// The one door through which modules tell the feed engine what happened (Mastodon's
+// FeedManager is the model). A module names the event; the engine decides which keys
+// change: fan-out jobs (written in the caller's transaction, so they are as durable
+// as the write), the post and user caches, the community's sorted sets, viewer flags,
+// block sets and connection feeds. Modules never choose among those themselves.
+//
+// Writes that change a post go through `onPostWritten` inside their transaction and
+// call `afterCommit()` on what it returns; everything else is told after the commit.
+// Nothing here throws on a Redis failure (logged; caches expire and reconcilers repair).
+import type { Db } from '../lib/db'
+import { followAuthor, unfollowAuthor } from './connection-feed'
+import { enqueueFanOut, enqueueFanOutRemoval } from './fanout'
+import {
+	forgetBlocks,
+	forgetPosts,
+	forgetUsers,
+	placePosts,
+	type SeenCounts,
+	setSeenCounts,
+	setViewerFlag,
+	topicsChanged,
+} from './post-cache'
+import type { CachedPost, Visibility } from './repo'
+
+/** What a post was before this write (null for a new post). */
+export interface FormerPost {
+	visibility: Visibility
+	is_deleted: boolean
+	topic_ids: string[]
+	widget_ids: string[]
+}
+
+export interface AfterCommit {
+	afterCommit(): Promise<void>
+}
+
+/** Which fan-out job (if any) a post write needs: followers' feeds gain or lose it. */
+async function fanOutFor(tx: Db, post: CachedPost, former: FormerPost | null): Promise<void> {
+	if (post.is_deleted) {
+		if (!former?.is_deleted) await enqueueFanOutRemoval(tx, post)
+		return
+	}
+	if (!former) return enqueueFanOut(tx, post)
+	if (former.visibility === post.visibility) return
+	if (post.visibility === 'private') await enqueueFanOutRemoval(tx, post)
+	else await enqueueFanOut(tx, post)
+}
+
+/**
+ * A post was created, edited, re-scoped or deleted. `post` is its row as this
+ * transaction leaves it (loaded once, at the end); it is what the cache gets after
+ * the commit — no second read.
+ */
+async function onPostWritten(
+	tx: Db,
+	post: CachedPost,
+	former: FormerPost | null = null,
+): Promise<AfterCommit> {
+	await fanOutFor(tx, post, former)
+	return {
+		afterCommit: () => placePosts([post], former?.topic_ids ?? [], former?.widget_ids ?? []),
+	}
+}
+
+export const feedManager = {
+	onPostWritten,
+
+	/** Counters, pin or comments of posts changed: the next read refills them. */
+	onPostsChanged: (communityId: number, postIds: string[]) => forgetPosts(communityId, postIds),
+
+	/** Impressions and reach as just committed (the busiest write: updated in place). */
+	onSeen: (communityId: number, counts: SeenCounts[]) => setSeenCounts(communityId, counts),
+
+	async onLike(communityId: number, userId: number, postId: string, liked: boolean) {
+		await forgetPosts(communityId, [postId])
+		await setViewerFlag(userId, postId, 'liked', liked)
+	},
+
+	onSave: (userId: number, postId: string, saved: boolean) =>
+		setViewerFlag(userId, postId, 'saved', saved),
+
+	/** `followerId` now sees `authorId`'s connection posts. */
+	onFollow: (followerId: number, authorId: number) => followAuthor(followerId, authorId),
+
+	/** The connection between a and b ended (both directions). */
+	async onDisconnect(a: number, b: number) {
+		await Promise.all([unfollowAuthor(a, b), unfollowAuthor(b, a)])
+	},
+
+	/** A block between a and b was added: each disappears from the other's feeds. */
+	async onBlock(a: number, b: number) {
+		await forgetBlocks([a, b])
+		await feedManager.onDisconnect(a, b)
+	},
+
+	onUnblock: (a: number, b: number) => forgetBlocks([a, b]),
+
+	/** Names, images or deleted state of users changed. */
+	onUsersChanged: (communityId: number, userIds: number[]) => forgetUsers(communityId, userIds),
+
+	/**
+	 * Topics were enabled, disabled or deleted: their posts are re-placed in every
+	 * feed. `unlinkedPostIds` are posts whose links Postgres no longer has (deletion).
+	 */
+	onTopicsChanged: (communityId: number, topicIds: string[], unlinkedPostIds: string[] = []) =>
+		topicsChanged(communityId, topicIds, unlinkedPostIds),
+}

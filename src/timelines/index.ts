@@ -1,0 +1,19 @@
+// The feed engine as modules see it: the only file under src/timelines that
+// src/modules imports. Writes are told through `feedManager` (feed-manager.ts);
+// reads are the feed pages and the hydration of post lists. Workers, jobs and
+// operator scripts may use the engine's files directly.
+export { noteFeedRead } from './activity'
+export { readConnectionFeedJson } from './connection-feed'
+export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
+export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
+export { readPersonalisedJson } from './personalised'
+export { type SeenCounts, viewerBlocks } from './post-cache'
+export {
+	type FeedPost,
+	type FeedUser,
+	presentFeedPost,
+	presentFeedUser,
+	type Viewer,
+} from './present'
+export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
+export { type FeedQuery, readUniversalJson } from './universal'
