@@ -1,6 +1,10 @@
 // Every Redis key of plaza is built here. Each carries a hash tag ({c<community>},
 // {u<user>}, {p<post>}, ...) so the same code runs on a Redis Cluster: a command
-// only ever touches keys of one tag.
+// only ever touches keys of one tag. What may share one command, MULTI or Lua script
+// (same tag by construction): a community's feed sets, post and user caches and
+// catalog ({c<id>}); a user's connection feed and its live marker, and the personalised
+// feed and its meta ({u<id>}); the two webhook schedule sets ({wh}). Batches over many
+// users' keys (fan-out) differ in tag and go through lib/redis-slots.ts pipelineBySlot.
 export const keys = {
 	// rate limits and OTPs
 	rateLimit: (scope: 'ip' | 'user', id: string, window: number) => `rl:{${scope}${id}}:${window}`,

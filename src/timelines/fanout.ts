@@ -9,6 +9,7 @@ import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { registry } from '../lib/metrics'
 import { redis } from '../lib/redis'
+import { pipelineBySlot } from '../lib/redis-slots'
 import { queueAdd } from './connection-feed'
 import {
 	checkpointFanOutJob,
@@ -65,13 +66,13 @@ export async function enqueueFanOutRemoval(tx: Db, post: FanOutPost): Promise<vo
 	})
 }
 
+// Followers' feeds carry their own hash tags ({u<id>}), so on a Redis Cluster a batch
+// spans many slots: it goes out as one pipeline per slot owner (one on a standalone Redis).
 async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
-	const pipeline = redis.pipeline()
-	for (const follower of followers) {
+	await pipelineBySlot(redis, followers, keys.connFeed, (pipeline, follower) => {
 		if (job.kind === 'add') queueAdd(pipeline, follower, job.post_id, job.score)
 		else pipeline.zrem(keys.connFeed(follower), job.post_id)
-	}
-	await execOrThrow(pipeline)
+	})
 	if (job.kind === 'add') await takeBackFromLeavers(job, followers)
 }
 
@@ -82,16 +83,9 @@ async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
  */
 async function takeBackFromLeavers(job: FanOutJob, followers: number[]): Promise<void> {
 	const gone = await stoppedFollowing(sql, job.author_id, followers)
-	if (gone.length === 0) return
-	const pipeline = redis.pipeline()
-	for (const follower of gone) pipeline.zrem(keys.connFeed(follower), job.post_id)
-	await execOrThrow(pipeline)
-}
-
-async function execOrThrow(pipeline: ReturnType<typeof redis.pipeline>): Promise<void> {
-	const results = await pipeline.exec()
-	const failed = results?.find(([error]) => error)
-	if (failed) throw failed[0]
+	await pipelineBySlot(redis, gone, keys.connFeed, (pipeline, follower) =>
+		pipeline.zrem(keys.connFeed(follower), job.post_id),
+	)
 }
 
 /** Runs one job from its checkpoint to the end. */

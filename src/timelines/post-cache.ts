@@ -21,12 +21,16 @@
 //
 // Modules reach these through feed-manager.ts only.
 //
-// None of these throw on a Redis failure: a failed invalidation is logged, and the
-// caches expire (TTL) so they converge on Postgres anyway.
+// None of these throw on a Redis failure: a failed invalidation is counted and logged
+// (lib/redis-errors.ts), and the caches expire (TTL) so they converge on Postgres anyway.
+// Cluster: every multi-key command and MULTI here keeps to one hash tag — a community's
+// post and user caches share {c<id>}, a viewer's sets are single keys — and batches whose
+// keys could span tags go through pipelineBySlot.
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
-import { log } from '../lib/log'
 import { redis } from '../lib/redis'
+import { quietly } from '../lib/redis-errors'
+import { pipelineBySlot } from '../lib/redis-slots'
 import { indexPost } from './index-post'
 import { postFromShared, presentFeedUser, presentSharedPost, userFromFeed } from './present'
 import {
@@ -46,14 +50,6 @@ const USER_TTL_SECONDS = 600
 const VIEWER_TTL_SECONDS = 86_400
 /** Member present in a lazily loaded set once it holds everything Postgres has. */
 export const LOADED = '.'
-
-async function quietly(what: string, work: () => Promise<unknown>): Promise<void> {
-	try {
-		await work()
-	} catch (error) {
-		log.error({ err: error, what }, 'feed cache update failed')
-	}
-}
 
 export async function forgetPosts(communityId: number, postIds: string[]): Promise<void> {
 	if (postIds.length === 0) return
@@ -91,15 +87,16 @@ export interface SeenCounts {
 /** Writes exact impressions/reach (as just committed) into the cached posts; uncached posts stay uncached. */
 export async function setSeenCounts(communityId: number, counts: SeenCounts[]): Promise<void> {
 	if (counts.length === 0) return
-	await quietly('setSeenCounts', async () => {
-		const pipeline = redis.pipeline() as unknown as {
-			postSetSeen: SetSeen
-			exec(): Promise<unknown>
-		}
-		for (const c of counts)
-			pipeline.postSetSeen(keys.postCache(communityId, c.id), c.impressions_count, c.reach_count)
-		await pipeline.exec()
-	})
+	const keyOf = (c: SeenCounts) => keys.postCache(communityId, c.id)
+	await quietly('setSeenCounts', () =>
+		pipelineBySlot(redis, counts, keyOf, (pipeline, c) =>
+			(pipeline as unknown as { postSetSeen: SetSeen }).postSetSeen(
+				keyOf(c),
+				c.impressions_count,
+				c.reach_count,
+			),
+		),
+	)
 }
 
 export async function forgetUsers(communityId: number, userIds: number[]): Promise<void> {
@@ -235,16 +232,10 @@ function decodeFull(raw: Buffer): CachedPost {
 }
 
 export async function storePosts(posts: CachedPost[]): Promise<void> {
-	if (posts.length === 0) return
-	const pipeline = redis.multi()
-	for (const post of posts)
-		pipeline.set(
-			keys.postCache(post.community_id, post.id),
-			encodePost(post),
-			'EX',
-			POST_TTL_SECONDS,
-		)
-	await pipeline.exec()
+	const keyOf = (post: CachedPost) => keys.postCache(post.community_id, post.id)
+	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) =>
+		pipeline.set(keyOf(post), encodePost(post), 'EX', POST_TTL_SECONDS),
+	)
 }
 
 /**
@@ -270,11 +261,14 @@ async function readThrough<K extends string | number, T>(
 	if (missing.length > 0) {
 		const encoded = await load(missing)
 		for (const [id, value] of encoded) found.set(id, decode(Buffer.from(value)))
-		await quietly('fill cache', async () => {
-			const pipeline = redis.multi()
-			for (const [id, value] of encoded) pipeline.set(keyOf(id), value, 'EX', ttl)
-			await pipeline.exec()
-		})
+		await quietly('fill cache', () =>
+			pipelineBySlot(
+				redis,
+				encoded,
+				([id]) => keyOf(id),
+				(pipeline, [id, value]) => pipeline.set(keyOf(id), value, 'EX', ttl),
+			),
+		)
 	}
 	return found
 }

@@ -5,25 +5,16 @@
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
+import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { isListed } from './index-post'
 import { refreshPosts, storePosts } from './post-cache'
 import { communityPostIds, communityUserIds, loadPosts, recentlyWrittenPosts } from './repo'
 
 const BATCH = 1000
 
-async function deleteMatching(pattern: string): Promise<number> {
-	let cursor = '0'
-	let deleted = 0
-	do {
-		const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
-		cursor = next
-		if (found.length > 0) deleted += await redis.del(...found)
-	} while (cursor !== '0')
-	return deleted
-}
-
 async function dropCommunityKeys(communityId: number): Promise<void> {
-	await deleteMatching(`*{c${communityId}}*`)
+	// SCAN on every master: on a cluster the client's SCAN would see one node only.
+	await deleteKeys(redis, await scanKeys(redis, `*{c${communityId}}*`))
 	const userIds = await communityUserIds(sql, communityId)
 	for (let i = 0; i < userIds.length; i += BATCH) {
 		const batch = userIds
@@ -55,6 +46,7 @@ export async function rebuildCommunity(
 		after = ids[ids.length - 1] as string
 		total += ids.length
 		const posts = await loadPosts(sql, communityId, ids)
+		// Every set here is in the community's slot ({c<id>}): one pipeline on a cluster too.
 		const pipeline = redis.pipeline()
 		for (const post of posts) {
 			if (!isListed(post)) continue
@@ -65,7 +57,7 @@ export async function rebuildCommunity(
 				for (const widgetId of post.widget_ids)
 					pipeline.zadd(keys.widgetFeed(communityId, widgetId), post.created_at, post.id)
 		}
-		await pipeline.exec()
+		await execOrThrow(pipeline)
 		await storePosts(posts)
 	}
 	await redis.set(keys.feedBuilt(communityId), String(Date.now()))

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
+import { scanKeys } from '../../src/lib/redis-slots'
 import { forgetBlocks } from '../../src/timelines/post-cache'
 import { rebuildCommunity, reconcileRecentPosts } from '../../src/timelines/rebuild'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
@@ -255,7 +256,8 @@ describe('GET /feed/universal', () => {
 		]
 		const before = []
 		for (const q of queries) before.push(await feed(viewer, q))
-		const tagged = await redis.keys(`*{c${community.communityId}}*`)
+		// SCAN on every master: KEYS on a cluster client asks one node only.
+		const tagged = await scanKeys(redis, `*{c${community.communityId}}*`)
 		expect(tagged).toContain(keys.universalFeed(community.communityId))
 		await redis.del(...tagged)
 		await redis.del(keys.viewerFlags(viewer.id, 'liked'), keys.viewerFlags(viewer.id, 'saved'))
@@ -264,7 +266,7 @@ describe('GET /feed/universal', () => {
 		for (const [i, q] of queries.entries()) expect(await feed(viewer, q)).toEqual(before[i])
 
 		// Without the script: the first read after a flush rebuilds the community itself.
-		await redis.del(...(await redis.keys(`*{c${community.communityId}}*`)))
+		await redis.del(...(await scanKeys(redis, `*{c${community.communityId}}*`)))
 		for (const [i, q] of queries.entries()) expect(await feed(viewer, q)).toEqual(before[i])
 	})
 

@@ -8,6 +8,11 @@ process.env.NODE_ENV = 'test'
 process.env.DATABASE_URL =
 	process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_test'
 process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
+// TEST_REDIS_CLUSTER_NODES runs the suite on a Redis Cluster (.ci/run starts one); a
+// developer's own REDIS_CLUSTER_NODES is never used (the run flushes it).
+if (process.env.TEST_REDIS_CLUSTER_NODES)
+	process.env.REDIS_CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES
+else delete process.env.REDIS_CLUSTER_NODES
 process.env.DATA_DIR ??= '.data/test'
 process.env.WEBHOOK_RETRY_SCHEDULE_MS ??= '200,400,800'
 process.env.WEBHOOK_TIMEOUT_MS ??= '1500'
@@ -23,7 +28,8 @@ await dropDatabase(process.env.DATABASE_URL)
 await ensureDatabase(process.env.DATABASE_URL)
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
-await redis.flushdb()
+const { masters } = await import('../../src/lib/redis-slots')
+for (const node of await masters(redis)) await node.flushdb()
 await migrate()
 
 export {}
