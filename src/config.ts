@@ -12,6 +12,8 @@ const Schema = T.Object({
 		default: 'development',
 	}),
 	PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+	// a second listener with /metrics, /health, /ready (workers serve no HTTP otherwise)
+	METRICS_PORT: T.Optional(T.Integer({ minimum: 0, maximum: 65535 })),
 	DATABASE_URL: T.String({
 		pattern: '^postgres(ql)?://',
 		default: 'postgres://postgres@127.0.0.1:5432/plaza',

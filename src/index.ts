@@ -3,6 +3,7 @@
 import { config } from './config'
 import { ensureDatabase, sql } from './lib/db'
 import { log } from './lib/log'
+import { startMetricsServer } from './lib/metrics-server'
 import { migrate } from './lib/migrate'
 import { redis } from './lib/redis'
 import { ensureDemoProject } from './modules/projects/demo'
@@ -29,6 +30,7 @@ if (config.ROLE !== 'api') {
 	stops.push(await startWorker())
 	log.info('worker started')
 }
+if (config.METRICS_PORT !== undefined) stops.push(startMetricsServer(config.METRICS_PORT))
 
 let stopping = false
 async function shutdown(signal: string) {

@@ -3,7 +3,7 @@
 import { Cron } from 'croner'
 import { startDelivery } from './events/engine'
 import { jobs } from './jobs'
-import { log } from './lib/log'
+import { jobFailed, jobSucceeded } from './lib/job-health'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'
 
@@ -22,8 +22,9 @@ export async function startWorker(): Promise<Stop> {
 			new Cron(job.pattern, { name: job.name, protect: true }, async () => {
 				try {
 					await job.run()
+					jobSucceeded(`schedule:${job.name}`)
 				} catch (error) {
-					log.error({ err: error, job: job.name }, 'job failed')
+					jobFailed(`schedule:${job.name}`, error)
 				}
 			}),
 	)

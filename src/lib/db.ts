@@ -37,8 +37,11 @@ export function ensureDatabase(url: string): Promise<void> {
 			const [found] = await root`select 1 from pg_database where datname = ${name}`
 			if (!found) await root.unsafe(`create database ${quoted(name)}`)
 		} catch (error) {
-			// Two processes may race to create it; the loser sees 42P04 (duplicate_database).
-			if ((error as { code?: string }).code !== '42P04') throw error
+			// Processes started together race to create it: the loser sees 42P04
+			// (duplicate_database), or 23505 when both got past the catalog check at once
+			// (the unique index on pg_database.datname).
+			const code = (error as { code?: string }).code
+			if (code !== '42P04' && code !== '23505') throw error
 		}
 	})
 }

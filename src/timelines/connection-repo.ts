@@ -121,6 +121,11 @@ export async function finishFanOutJob(db: Db, id: string): Promise<void> {
 	await db`update fanout_jobs set done_at = now(), lease_until = null where id = ${id}`
 }
 
+/**
+ * Records a failed attempt: due again in `retryInSeconds`, or, when `give_up`, parked
+ * (lease until infinity, not done) so that it stays counted as failing until an
+ * operator re-queues it (docs/scaling.md).
+ */
 export async function failFanOutJob(
 	db: Db,
 	id: string,
@@ -129,9 +134,17 @@ export async function failFanOutJob(
 	give_up: boolean,
 ): Promise<void> {
 	await db`
-		update fanout_jobs set last_error = ${error}, lease_until = now() + make_interval(secs => ${retryInSeconds}),
-			done_at = ${give_up ? db`now()` : null}
+		update fanout_jobs set last_error = ${error},
+			lease_until = ${give_up ? db`'infinity'::timestamptz` : db`now() + make_interval(secs => ${retryInSeconds})`}
 		where id = ${id}`
+}
+
+/** Jobs not done that failed at least `attempts` times (the partial index of pending jobs serves it). */
+export async function failingFanOutJobs(db: Db, attempts: number): Promise<number> {
+	const [row] = await db`
+		select count(*)::int as n from fanout_jobs
+		where done_at is null and attempts >= ${attempts} and last_error is not null`
+	return row.n
 }
 
 export async function pendingFanOutJobs(db: Db): Promise<number> {

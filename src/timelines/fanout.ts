@@ -5,6 +5,7 @@
 // ZREM are idempotent by member, so a replayed batch never adds a post twice.
 import { Histogram } from 'prom-client'
 import { type Db, sql } from '../lib/db'
+import { FAILING_AFTER, jobFailed, jobSucceeded, registerFailingJobs } from '../lib/job-health'
 import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { registry } from '../lib/metrics'
@@ -16,6 +17,7 @@ import {
 	claimFanOutJob,
 	type FanOutJob,
 	failFanOutJob,
+	failingFanOutJobs,
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
@@ -26,6 +28,8 @@ const BATCH = 5000
 const LEASE_SECONDS = 30
 const MAX_ATTEMPTS = 10
 const IDLE_POLL_MS = 1000
+
+registerFailingJobs('fanout', () => failingFanOutJobs(sql, FAILING_AFTER))
 
 const fanOutLag = new Histogram({
 	name: 'feed_fanout_lag_seconds',
@@ -117,9 +121,12 @@ export async function drainFanOut(): Promise<number> {
 		if (!job) return ran
 		try {
 			await processFanOutJob(job)
+			jobSucceeded('fanout')
 		} catch (error) {
 			const giveUp = job.attempts >= MAX_ATTEMPTS
-			log.error({ err: error, jobId: job.id, attempts: job.attempts, giveUp }, 'fan-out job failed')
+			jobFailed('fanout', error, { jobId: job.id, attempts: job.attempts })
+			if (giveUp)
+				log.error({ err: error, jobId: job.id }, 'fan-out job parked after too many attempts')
 			await failFanOutJob(sql, job.id, String(error), Math.min(2 ** job.attempts, 300), giveUp)
 		}
 		ran++
@@ -142,7 +149,7 @@ export function startFanOutConsumer(concurrency = 2): () => Promise<void> {
 			try {
 				if ((await drainFanOut()) > 0) continue
 			} catch (error) {
-				log.error({ err: error }, 'fan-out loop error')
+				jobFailed('fanout', error, { where: 'claim loop' })
 			}
 			if (!running) break
 			await new Promise<void>((resolve) => {

@@ -1,8 +1,8 @@
 // Recomputing personalised feeds in bulk: the queue behind `should_recompute`, the
 // croner job over users active in the last 24 hours, and scripts/recompute.ts.
 import { sql } from '../lib/db'
+import { jobFailed, jobSucceeded } from '../lib/job-health'
 import { keys } from '../lib/keys'
-import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { recomputePersonalised } from './personalised'
 import { activeUsersAfter, usersAfter } from './personalised-repo'
@@ -20,9 +20,10 @@ async function recomputeAll(page: Page): Promise<number> {
 		for (const u of users) {
 			try {
 				await recomputePersonalised(u.user_id, u.community_id)
+				jobSucceeded('recompute')
 				done++
 			} catch (error) {
-				log.error({ err: error, userId: u.user_id }, 'personalised recompute failed')
+				jobFailed('recompute', error, { userId: u.user_id })
 			}
 		}
 		if (users.length < BATCH) return done
@@ -45,8 +46,9 @@ export async function drainRecomputeQueue(): Promise<number> {
 		const [communityId, userId] = member.split(':').map(Number)
 		try {
 			await recomputePersonalised(userId!, communityId!)
+			jobSucceeded('recompute')
 		} catch (error) {
-			log.error({ err: error, member }, 'queued recompute failed')
+			jobFailed('recompute', error, { member })
 		}
 	}
 	return members.length
@@ -60,7 +62,7 @@ export function startRecomputeConsumer(): () => Promise<void> {
 			try {
 				n = await drainRecomputeQueue()
 			} catch (error) {
-				log.error({ err: error }, 'recompute queue error')
+				jobFailed('recompute', error, { where: 'queue' })
 			}
 			if (n === 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS))
 		}

@@ -1,18 +1,17 @@
 // Operations: liveness, readiness (Postgres and Redis really answer), Prometheus metrics.
+// /ready also names background jobs that keep failing (lib/readiness.ts).
 import { Elysia } from 'elysia'
-import { pingDb } from '../../lib/db'
 import { registry } from '../../lib/metrics'
-import { pingRedis } from '../../lib/redis'
+import { readiness } from '../../lib/readiness'
 
 export const healthModule = new Elysia({ name: 'health' })
 	.get('/health', () => ({ success: true, status: 'ok' }), { detail: { tags: ['operations'] } })
 	.get(
 		'/ready',
 		async ({ set }) => {
-			const [postgres, redis] = await Promise.all([pingDb(), pingRedis()])
-			const ready = postgres && redis
-			if (!ready) set.status = 503
-			return { success: ready, error_message: ready ? null : 'Not ready', postgres, redis }
+			const { status, body } = await readiness()
+			set.status = status
+			return body
 		},
 		{ detail: { tags: ['operations'] } },
 	)
