@@ -2,12 +2,23 @@
 // transaction with the like row, the atomic counter, the post.liked event, cache
 // invalidation) against a baseline of the bare SQL (like row + counter in one
 // transaction), both at the same concurrency on one hot post.
-// Run: bun run scripts/bench/likes.ts  (uses DATABASE_URL / REDIS_URL)
-import { app } from '../../src/app'
-import { config } from '../../src/config'
-import { ensureDatabase, sql } from '../../src/lib/db'
-import { migrate } from '../../src/lib/migrate'
-import { createProject } from '../../src/modules/projects/service'
+// Run: npm run bench:likes  (own database plaza_bench_likes and Redis db 12, shared with
+// bench:webhooks — both make their own community and neither flushes; never the
+// developer's DATABASE_URL / REDIS_URL; BENCH_DATABASE_URL / BENCH_REDIS_URL override)
+export {}
+
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_likes'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12'
+process.env.DATA_DIR ??= '.data/bench'
+process.env.LOG_LEVEL ??= 'warn'
+
+const { app } = await import('../../src/app')
+const { config } = await import('../../src/config')
+const { ensureDatabase, sql } = await import('../../src/lib/db')
+const { migrate } = await import('../../src/lib/migrate')
+const { createProject } = await import('../../src/modules/projects/service')
+console.error(`[bench] database ${config.DATABASE_URL}, redis ${config.REDIS_URL}`)
 
 const USERS = 400
 const CONCURRENCY = 50
