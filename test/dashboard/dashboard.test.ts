@@ -9,15 +9,16 @@ import type { Browser, Page } from 'playwright-core'
 import { hasChromium, launchBrowser, screenshot } from '../support/browser'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { type Started, startServer } from '../support/process'
-import { type Receiver, startReceiver } from '../webhooks/support'
+import { type Plaza, spawnPlaza } from '../support/process'
+import { type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
 
 // A browser step can take seconds on a loaded 2-core machine.
 setDefaultTimeout(30_000)
 
 const CODE = '246810'
 let community: TestCommunity
-let server: Started
+let server: Plaza
 let browser: Browser
 let page: Page
 let base: string
@@ -47,8 +48,7 @@ beforeAll(async () => {
 	if (!hasChromium())
 		throw new Error('chromium is missing: apt-get install -y chromium (.ci/run does it)')
 	community = await newCommunity('Dashboard test')
-	server = await startServer({
-		ROLE: 'all',
+	server = await spawnPlaza('all', {
 		OTP_TEST_NUMBERS: `${community.ownerCountryCode}-${community.ownerMobile}:${CODE}`,
 	})
 	base = `http://127.0.0.1:${server.port}`
@@ -294,7 +294,7 @@ describe('webhooks', () => {
 		const author = await newUser(community)
 		const post = await api('POST', '/feed/post', { token: author.token, body: { text: 'hello' } })
 		expect(post.status).toBe(200)
-		await receiver.waitFor(() => receiver.receipts.length > 0, 15_000)
+		await waitFor(() => receiver.receipts.length > 0, { timeoutMs: 15_000 })
 		await page.getByRole('button', { name: 'Deliveries and replay' }).click()
 		for (let tries = 0; tries < 50; tries++) {
 			if ((await page.locator('tbody tr').count()) > 0) break
@@ -313,7 +313,7 @@ describe('webhooks', () => {
 		await page.getByLabel('Replay from').fill(local)
 		await page.getByRole('button', { name: 'Replay' }).click()
 		await page.getByText('1 events queued again').waitFor()
-		await receiver.waitFor(() => receiver.receipts.length >= 2, 15_000)
+		await waitFor(() => receiver.receipts.length >= 2, { timeoutMs: 15_000 })
 	})
 
 	test('an inactive webhook shows why and can be reactivated', async () => {

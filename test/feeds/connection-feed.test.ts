@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
-import { connect, connectionPath, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, connectionPath, enableConnections } from '../support/connections'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -18,15 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await drainFanOut()
 })
-
-async function post(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
-	const reply = await api('POST', '/feed/post', {
-		token: author.token,
-		body: { text: 'hello', ...body },
-	})
-	expect(reply.status).toBe(200)
-	return reply.body.data.post._id
-}
 
 const feed = async (viewer: TestUser, query = '') => {
 	const reply = await api('GET', `/feed/connection${query}`, { token: viewer.token })
@@ -56,10 +48,10 @@ describe('GET /feed/connection', () => {
 		await connect(follower, author, 'one_way')
 		for (const u of [author, friend, follower, stranger]) await feed(u)
 		const now = Date.now()
-		const older = await post(author, { text: 'older', created_at: now - 60_000 })
-		const shared = await post(author, { text: 'for connections', visibility: 'connections' })
-		const secret = await post(author, { text: 'private', visibility: 'private' })
-		const own = await post(friend, { text: 'friend post' })
+		const older = await newPost(author, { text: 'older', created_at: now - 60_000 })
+		const shared = await newPost(author, { text: 'for connections', visibility: 'connections' })
+		const secret = await newPost(author, { text: 'private', visibility: 'private' })
+		const own = await newPost(friend, { text: 'friend post' })
 		// The request only enqueued the fan-out; the worker writes the feeds.
 		expect(await redis.zscore(keys.connFeed(friend.id), shared)).toBeNull()
 		expect(await drainFanOut()).toBeGreaterThanOrEqual(3)
@@ -88,8 +80,8 @@ describe('GET /feed/connection', () => {
 
 	test('accepting merges recent posts; rejecting and blocking remove them', async () => {
 		const [author, reader, other] = await Promise.all([1, 2, 3].map(() => newUser(community)))
-		const p1 = await post(author, { text: 'before connecting' })
-		const p2 = await post(author, { text: 'also before' })
+		const p1 = await newPost(author, { text: 'before connecting' })
+		const p2 = await newPost(author, { text: 'also before' })
 		await drainFanOut()
 		await feed(reader)
 		await api('POST', connectionPath(author), {
@@ -117,7 +109,7 @@ describe('GET /feed/connection', () => {
 		).toBe(200)
 		expect(await ids(reader)).toEqual([])
 		expect(await redis.zcard(keys.connFeed(reader.id))).toBe(0)
-		await post(author, { text: 'after rejection' })
+		await newPost(author, { text: 'after rejection' })
 		await drainFanOut()
 		expect(await ids(reader)).toEqual([])
 
@@ -140,9 +132,9 @@ describe('GET /feed/connection', () => {
 		})
 		expect(topic.status).toBe(200)
 		const topicId = topic.body.topics[0].id
-		const tagged = await post(author, { topic_ids: [topicId] })
-		const doomed = await post(author, { text: 'to delete' })
-		const kept = await post(author, { text: 'kept' })
+		const tagged = await newPost(author, { topic_ids: [topicId] })
+		const doomed = await newPost(author, { text: 'to delete' })
+		const kept = await newPost(author, { text: 'kept' })
 		await drainFanOut()
 		expect(await ids(reader)).toEqual([kept, doomed, tagged])
 
@@ -168,8 +160,8 @@ describe('GET /feed/connection', () => {
 		})
 		const topicId = topic.body.topics[0].id
 		const plain: string[] = []
-		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
-		for (let i = 0; i < 2; i++) await post(author, { topic_ids: [topicId] })
+		for (let i = 0; i < 3; i++) plain.push(await newPost(author, { text: `plain ${i}` }))
+		for (let i = 0; i < 2; i++) await newPost(author, { topic_ids: [topicId] })
 		await drainFanOut()
 		expect(
 			(await api('PUT', `/feed/topic/${topicId}`, { token: cm.token, body: { is_enabled: false } }))
@@ -188,7 +180,7 @@ describe('GET /feed/connection', () => {
 		await feed(sleeper)
 		// The live marker expiring is what 7 days without a read looks like.
 		await redis.del(keys.connLive(sleeper.id))
-		const fresh = await post(author, { text: 'while away' })
+		const fresh = await newPost(author, { text: 'while away' })
 		await drainFanOut()
 		expect(await redis.zscore(keys.connFeed(sleeper.id), fresh)).toBeNull()
 		expect(await ids(sleeper)).toEqual([fresh])
@@ -198,9 +190,9 @@ describe('GET /feed/connection', () => {
 	test('a feed never read is built from Postgres on the first read', async () => {
 		const [author, newcomer] = await Promise.all([1, 2].map(() => newUser(community)))
 		await connect(author, newcomer)
-		const first = await post(author)
-		const second = await post(author, { visibility: 'connections' })
-		await post(author, { visibility: 'private' })
+		const first = await newPost(author)
+		const second = await newPost(author, { visibility: 'connections' })
+		await newPost(author, { visibility: 'private' })
 		await drainFanOut()
 		expect(await ids(newcomer)).toEqual([second, first])
 	})

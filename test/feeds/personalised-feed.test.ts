@@ -3,8 +3,9 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { drainRecomputeQueue } from '../../src/timelines/recompute'
-import { connect, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, enableConnections } from '../support/connections'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
 
 // Each test gets its own community: the personalised feed ranks the whole community.
@@ -16,15 +17,6 @@ async function setup(): Promise<{ community: TestCommunity; viewer: TestUser; cm
 		viewer: await newUser(community),
 		cm: await newUser(community, { role: 'cm' }),
 	}
-}
-
-async function post(author: TestUser, body: Record<string, unknown> = {}): Promise<string> {
-	const reply = await api('POST', '/feed/post', {
-		token: author.token,
-		body: { text: 'hello', ...body },
-	})
-	expect(reply.status).toBe(200)
-	return reply.body.data.post._id
 }
 
 async function read(viewer: TestUser, query = '') {
@@ -43,7 +35,7 @@ describe('GET /feed/personalised', () => {
 		const { community, viewer } = await setup()
 		const author = await newUser(community, { name: 'Author' })
 		const ids: string[] = []
-		for (let i = 0; i < 22; i++) ids.push(await post(author, { created_at: hoursAgo(22 - i) }))
+		for (let i = 0; i < 22; i++) ids.push(await newPost(author, { created_at: hoursAgo(22 - i) }))
 		const data = await read(viewer)
 		expect(data.total_count).toBe(22)
 		expect(data.posts).toHaveLength(20)
@@ -68,14 +60,14 @@ describe('GET /feed/personalised', () => {
 		const topic = (
 			await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Soon off'] } })
 		).body.topics[0].id
-		const pub = await post(stranger)
-		const friendsOnly = await post(friend, { visibility: 'connections' })
-		const strangersOnly = await post(stranger, { visibility: 'connections' })
-		const privatePost = await post(stranger, { visibility: 'private' })
-		const fromBlocker = await post(blocker)
-		const fromBlocked = await post(blocked)
-		const deleted = await post(stranger)
-		const inTopic = await post(stranger, { topic_ids: [topic] })
+		const pub = await newPost(stranger)
+		const friendsOnly = await newPost(friend, { visibility: 'connections' })
+		const strangersOnly = await newPost(stranger, { visibility: 'connections' })
+		const privatePost = await newPost(stranger, { visibility: 'private' })
+		const fromBlocker = await newPost(blocker)
+		const fromBlocked = await newPost(blocked)
+		const deleted = await newPost(stranger)
+		const inTopic = await newPost(stranger, { topic_ids: [topic] })
 		await api('PUT', `/user/${blocker.uuid}/block`, {
 			token: blocker.token,
 			body: { uuid: viewer.uuid, shouldBlock: true },
@@ -99,10 +91,10 @@ describe('GET /feed/personalised', () => {
 		const topic = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Fill'] } }))
 			.body.topics[0].id
 		const plain: string[] = []
-		for (let i = 0; i < 3; i++) plain.push(await post(author, { text: `plain ${i}` }))
+		for (let i = 0; i < 3; i++) plain.push(await newPost(author, { text: `plain ${i}` }))
 		const tagged = [
-			await post(author, { topic_ids: [topic] }),
-			await post(author, { topic_ids: [topic] }),
+			await newPost(author, { topic_ids: [topic] }),
+			await newPost(author, { topic_ids: [topic] }),
 		]
 		expect(
 			(await read(viewer, '?should_reorder=true&page_size=2')).posts.map((p) => p._id).sort(),
@@ -118,12 +110,12 @@ describe('GET /feed/personalised', () => {
 	test('fresh posts appear without a recompute; should_reorder re-ranks after engagement', async () => {
 		const { community, viewer } = await setup()
 		const author = await newUser(community)
-		const older = await post(author, { text: 'older', created_at: hoursAgo(3) })
-		const newer = await post(author, { text: 'newer', created_at: hoursAgo(1) })
+		const older = await newPost(author, { text: 'older', created_at: hoursAgo(3) })
+		const newer = await newPost(author, { text: 'newer', created_at: hoursAgo(1) })
 		expect(await order(viewer)).toEqual([newer, older])
 		const computedAt = Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))
 
-		const fresh = await post(author, { text: 'fresh' })
+		const fresh = await newPost(author, { text: 'fresh' })
 		expect(await order(viewer)).toEqual([fresh, newer, older])
 		expect(Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))).toBe(computedAt)
 
@@ -146,7 +138,7 @@ describe('GET /feed/personalised', () => {
 	test('should_recompute queues a background recompute and answers at once', async () => {
 		const { community, viewer } = await setup()
 		const author = await newUser(community)
-		await post(author)
+		await newPost(author)
 		await read(viewer)
 		const before = Number(await redis.hget(keys.persMeta(viewer.id), 'computed_at'))
 		await Bun.sleep(5)
@@ -165,11 +157,11 @@ describe('GET /feed/personalised', () => {
 		const { community, viewer } = await setup()
 		const [friend, liked, other] = await Promise.all([1, 2, 3].map(() => newUser(community)))
 		await connect(viewer, friend)
-		const likedOld = await post(liked, { created_at: hoursAgo(10) })
+		const likedOld = await newPost(liked, { created_at: hoursAgo(10) })
 		await api('PUT', `/feed/post/${likedOld}/like`, { token: viewer.token })
-		const a = await post(other, { created_at: hoursAgo(2) })
-		const b = await post(friend, { created_at: hoursAgo(2.5) })
-		const c = await post(liked, { created_at: hoursAgo(2.5) })
+		const a = await newPost(other, { created_at: hoursAgo(2) })
+		const b = await newPost(friend, { created_at: hoursAgo(2.5) })
+		const c = await newPost(liked, { created_at: hoursAgo(2.5) })
 		const ranked = await order(viewer, '?should_reorder=true')
 		expect(ranked.indexOf(b)).toBeLessThan(ranked.indexOf(a))
 		expect(ranked.indexOf(c)).toBeLessThan(ranked.indexOf(a))
@@ -183,10 +175,10 @@ describe('GET /feed/personalised', () => {
 			body: { names: ['Cooking', 'Travel', 'Music'] },
 		})
 		const [cooking, travel, music] = created.body.topics.map((t: any) => t.id)
-		const p1 = await post(author, { topic_ids: [cooking] })
-		const p2 = await post(author, { topic_ids: [travel] })
-		await post(author, { topic_ids: [music] })
-		await post(author)
+		const p1 = await newPost(author, { topic_ids: [cooking] })
+		const p2 = await newPost(author, { topic_ids: [travel] })
+		await newPost(author, { topic_ids: [music] })
+		await newPost(author)
 		expect(await order(viewer, '?topics=cooking')).toEqual([p1])
 		const both = await read(viewer, '?topics=Cooking,%20TRAVEL')
 		expect(both.posts.map((p) => p._id)).toEqual([p2, p1])

@@ -2,6 +2,7 @@
 // all disabled, enabling brings them back, deleting re-places the posts.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -19,22 +20,13 @@ const feedIds = async (query = '') =>
 		(p: any) => p._id,
 	)
 
-async function post(topicIds: string[]) {
-	const reply = await api('POST', '/feed/post', {
-		token: member.token,
-		body: { text: 'x', topic_ids: topicIds },
-	})
-	expect(reply.status).toBe(200)
-	return reply.body.data.post._id as string
-}
-
 describe('topic state and the universal feed', () => {
 	test('disable hides, enable restores, post_count counts the posts', async () => {
 		const [a, b] = (
 			await api('POST', '/feed/topic', { token: cm.token, body: { names: ['FeedA', 'FeedB'] } })
 		).body.topics
-		const onlyA = await post([a.id])
-		const both = await post([a.id, b.id])
+		const onlyA = await newPost(member, { text: 'x', topic_ids: [a.id] })
+		const both = await newPost(member, { text: 'x', topic_ids: [a.id, b.id] })
 		expect(await feedIds()).toEqual(expect.arrayContaining([onlyA, both]))
 		const listed = await api('GET', '/feed/topic?search=FeedA', { token: member.token })
 		expect(listed.body.topics[0].post_count).toBe(2)
@@ -61,7 +53,7 @@ describe('topic state and the universal feed', () => {
 	test('deleting a disabled topic brings its posts back as untagged posts', async () => {
 		const [t] = (await api('POST', '/feed/topic', { token: cm.token, body: { names: ['Doomed'] } }))
 			.body.topics
-		const p = await post([t.id])
+		const p = await newPost(member, { text: 'x', topic_ids: [t.id] })
 		await api('PUT', `/feed/topic/${t.id}`, { token: cm.token, body: { is_enabled: false } })
 		expect(await feedIds()).not.toContain(p)
 		await api('DELETE', '/feed/topic', { token: cm.token, body: { topic_ids: [t.id] } })

@@ -6,8 +6,8 @@ import { scanKeys } from '../../src/lib/redis-slots'
 import { forgetBlocks } from '../../src/timelines/post-cache'
 import { rebuildCommunity, reconcileRecentPosts } from '../../src/timelines/rebuild'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { createPost, createTopic, feed, ids, setTopicEnabled } from '../support/content'
 import { api } from '../support/http'
-import { createPost, createTopic, feed, ids, setTopicEnabled } from './fixtures'
 
 let community: TestCommunity
 let cm: TestUser

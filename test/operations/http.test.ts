@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
+import { waitFor } from '../support/wait'
 
 let community: TestCommunity
 
@@ -10,13 +11,14 @@ beforeAll(async () => {
 })
 
 /** Waits for the latency observation, recorded after the response is sent. */
-async function metricsText(expected: string): Promise<string> {
-	let text = ''
-	for (let i = 0; i < 40 && !text.includes(expected); i++) {
-		await Bun.sleep(25)
-		text = String((await api('GET', '/metrics')).body)
-	}
-	return text
+function metricsText(expected: string): Promise<string> {
+	return waitFor(
+		async () => {
+			const text = String((await api('GET', '/metrics')).body)
+			return text.includes(expected) && text
+		},
+		{ what: `/metrics to show ${expected}` },
+	)
 }
 
 describe('health, readiness, metrics, openapi', () => {

@@ -8,7 +8,8 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity } from '../support/community'
 import { api } from '../support/http'
-import { runScript, startServer } from '../support/process'
+import { runScript, spawnPlaza } from '../support/process'
+import { startReceiver } from '../support/receiver'
 
 const get = (port: number, path: string, headers: Record<string, string> = {}) =>
 	fetch(`http://127.0.0.1:${port}${path}`, { headers }).then(async (r) => ({
@@ -18,7 +19,7 @@ const get = (port: number, path: string, headers: Record<string, string> = {}) =
 
 describe('the service as a process', () => {
 	test('/ready is 200 when Postgres and Redis answer, 503 when Redis is down', async () => {
-		const healthy = await startServer({})
+		const healthy = await spawnPlaza('api')
 		try {
 			const ready = await get(healthy.port, '/ready')
 			expect(ready.status).toBe(200)
@@ -28,7 +29,7 @@ describe('the service as a process', () => {
 		}
 
 		// Nothing listens on port 1: Redis is "down" for this process.
-		const noRedis = await startServer({ REDIS_URL: 'redis://127.0.0.1:1/0' })
+		const noRedis = await spawnPlaza('api', { REDIS_URL: 'redis://127.0.0.1:1/0' })
 		try {
 			const ready = await get(noRedis.port, '/ready')
 			expect(ready.status).toBe(503)
@@ -47,11 +48,10 @@ describe('the service as a process', () => {
 		const dataDir = mkdtempSync(join(tmpdir(), 'plaza-start-'))
 		// The demo owner's send counter lives in Redis; earlier runs must not use up its budget.
 		await redis.del(keys.otpSends('91-9999999999'))
-		const server = await startServer({
+		const server = await spawnPlaza('all', {
 			DATABASE_URL: url.toString(),
 			NODE_ENV: 'development',
 			DATA_DIR: dataDir,
-			ROLE: 'all',
 		})
 		const admin = postgres({ ...adminOptions(), max: 1, onnotice: () => {} })
 		try {
@@ -110,17 +110,14 @@ describe('the service as a process', () => {
 			arrived = resolve
 		})
 		// A slow SMS gateway keeps /otp/generate in flight while the signal arrives.
-		const gateway = Bun.serve({
-			port: 0,
-			async fetch() {
-				arrived()
-				await held
-				return new Response('ok')
-			},
+		const gateway = startReceiver(async () => {
+			arrived()
+			await held
+			return new Response('ok')
 		})
-		const server = await startServer({
+		const server = await spawnPlaza('api', {
 			OTP_SENDER: 'webhook',
-			OTP_WEBHOOK_URL: `http://127.0.0.1:${gateway.port}/sms`,
+			OTP_WEBHOOK_URL: gateway.urlOf('/sms'),
 		})
 		try {
 			const inFlight = get(
@@ -139,7 +136,7 @@ describe('the service as a process', () => {
 		} finally {
 			release()
 			if (server.proc.exitCode === null) server.proc.kill('SIGKILL')
-			gateway.stop(true)
+			gateway.stop()
 		}
 	})
 

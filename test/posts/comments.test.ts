@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { block } from '../support/connections'
+import { eventsFor, newPost, tag } from '../support/content'
 import { api } from '../support/http'
-import { block, eventsFor, newPost, tag } from './helpers'
 
 let community: TestCommunity
 let author: TestUser

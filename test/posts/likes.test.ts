@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { connect, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { block, connect, enableConnections } from '../support/connections'
+import { eventsFor, newPost } from '../support/content'
 import { api } from '../support/http'
-import { block, eventsFor, newPost } from './helpers'
 
 let community: TestCommunity
 let author: TestUser

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { createPost, createTopic, feed, ids, setTopicEnabled } from '../feeds/fixtures'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { createPost, createTopic, feed, ids, setTopicEnabled } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -3,8 +3,9 @@ import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { block } from '../support/connections'
+import { eventsFor, newPost } from '../support/content'
 import { api } from '../support/http'
-import { block, eventsFor, newPost } from './helpers'
 
 let community: TestCommunity
 let author: TestUser

@@ -4,28 +4,24 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
+import { startReceiver } from '../support/receiver'
 
 // The webhook sender is used so the test can read the codes an SMS gateway would get.
-const received: { country_code: string; mobile_no: string; otp: string; message: string }[] = []
 let gatewayStatus = 200
-const gateway = Bun.serve({
-	port: 0,
-	async fetch(request) {
-		received.push((await request.json()) as (typeof received)[number])
-		return new Response('ok', { status: gatewayStatus })
-	},
-})
+const gateway = startReceiver(() => new Response('ok', { status: gatewayStatus }))
+type Sms = { country_code: string; mobile_no: string; otp: string; message: string }
+const sms = () => gateway.receipts.map((r) => r.json as Sms)
 const saved = { sender: config.OTP_SENDER, url: config.OTP_WEBHOOK_URL }
 let ipCounter = 0
 
 beforeAll(() => {
 	config.OTP_SENDER = 'webhook'
-	config.OTP_WEBHOOK_URL = `http://127.0.0.1:${gateway.port}/sms`
+	config.OTP_WEBHOOK_URL = gateway.urlOf('/sms')
 })
 afterAll(() => {
 	config.OTP_SENDER = saved.sender
 	config.OTP_WEBHOOK_URL = saved.url
-	gateway.stop(true)
+	gateway.stop()
 })
 
 // Each test calls from its own address so the per-IP OTP limit of one test does not
@@ -44,7 +40,7 @@ function caller() {
 }
 
 const lastCodeFor = (c: TestCommunity) =>
-	received.findLast((m) => m.mobile_no === c.ownerMobile)?.otp as string
+	sms().findLast((m) => m.mobile_no === c.ownerMobile)?.otp as string
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
 
 describe('GET /otp/generate and /otp/verify', () => {
@@ -59,7 +55,7 @@ describe('GET /otp/generate and /otp/verify', () => {
 		})
 		const code = lastCodeFor(c)
 		expect(code).toMatch(/^\d{6}$/)
-		expect(received.findLast((m) => m.mobile_no === c.ownerMobile)).toMatchObject({
+		expect(sms().findLast((m) => m.mobile_no === c.ownerMobile)).toMatchObject({
 			country_code: '1',
 		})
 		// Only the HMAC is stored, never the code itself.
@@ -111,7 +107,7 @@ describe('GET /otp/generate and /otp/verify', () => {
 		})
 		const verify = await call.raw('/otp/verify?country_code=1&mobile_no=5550000001&otp=123456')
 		expect(verify.status).toBe(404)
-		expect(received.some((m) => m.mobile_no === '5550000001')).toBe(false)
+		expect(sms().some((m) => m.mobile_no === '5550000001')).toBe(false)
 	})
 
 	test('an expired code is refused', async () => {
@@ -151,14 +147,14 @@ describe('GET /otp/generate and /otp/verify', () => {
 		const c = await newCommunity('otp-sends')
 		const call = caller()
 		for (let i = 0; i < 3; i++) expect((await call.generate(c)).status).toBe(200)
-		const before = received.length
+		const before = gateway.receipts.length
 		const fourth = await call.generate(c)
 		expect(fourth.status).toBe(429)
 		expect(fourth.body.success).toBe(false)
 		const retryAfter = Number(fourth.headers.get('retry-after'))
 		expect(retryAfter).toBeGreaterThan(500)
 		expect(retryAfter).toBeLessThanOrEqual(600)
-		expect(received.length).toBe(before)
+		expect(gateway.receipts.length).toBe(before)
 		// The last code sent still works.
 		expect((await call.verify(c, lastCodeFor(c))).status).toBe(200)
 	})
@@ -184,9 +180,9 @@ describe('GET /otp/generate and /otp/verify', () => {
 		config.otpTestNumbers.set(`1-${c.ownerMobile}`, '424242')
 		try {
 			const call = caller()
-			const before = received.length
+			const before = gateway.receipts.length
 			expect((await call.generate(c)).status).toBe(200)
-			expect(received.length).toBe(before)
+			expect(gateway.receipts.length).toBe(before)
 			expect((await call.verify(c, '424243')).status).toBe(400)
 			expect((await call.verify(c, '424242')).status).toBe(200)
 		} finally {

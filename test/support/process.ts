@@ -1,72 +1,89 @@
-// Runs plaza as a real process (`bun src/index.ts`), the way `npm start` does, and
-// waits until it listens. Used for what app.handle() cannot show: start-up, readiness
-// against a dead Redis, and shutdown on SIGTERM.
+// Runs plaza as a real process (`bun src/index.ts`), the way `npm start` does, for what
+// app.handle() cannot show: start-up, readiness against a dead Redis, shutdown on
+// SIGTERM, worker crashes. Its stdout is kept line by line so a test can wait for a
+// log line; stderr is kept for the error when it does not start.
 import { join } from 'node:path'
+import { waitFor } from './wait'
 
 export const root = join(import.meta.dir, '../..')
 
-export interface Started {
-	port: number
+export interface Plaza {
 	proc: ReturnType<typeof Bun.spawn>
+	/** the HTTP port when it runs the api (ROLE api or all); 0 for a worker */
+	port: number
+	/** stdout so far, one log line each */
 	stdout: string[]
-	stop(): Promise<number>
+	/** resolves with the first stdout line that matches (already printed or still to come) */
+	waitForLine(match: (line: string) => boolean, timeoutMs?: number): Promise<string>
+	/** sends the signal (SIGTERM unless given) and resolves with the exit code */
+	stop(signal?: NodeJS.Signals): Promise<number>
 }
 
-/** Reads stdout line by line into `lines`; resolves when a line matches `until`. */
-async function readUntil(
-	stream: ReadableStream<Uint8Array>,
-	lines: string[],
-	until: (line: string) => boolean,
-) {
+/** Splits a stream into lines as they arrive; the promise ends with the stream. */
+async function collectLines(stream: ReadableStream<Uint8Array>, lines: string[]): Promise<void> {
 	const decoder = new TextDecoder()
 	let buffer = ''
-	let found: string | null = null
-	const reader = stream.getReader()
-	const pump = async (): Promise<void> => {
-		for (;;) {
-			const { done, value } = await reader.read()
-			if (done) return
-			buffer += decoder.decode(value, { stream: true })
-			let newline = buffer.indexOf('\n')
-			while (newline >= 0) {
-				const line = buffer.slice(0, newline)
-				buffer = buffer.slice(newline + 1)
-				lines.push(line)
-				if (found === null && until(line)) found = line
-				newline = buffer.indexOf('\n')
-			}
-		}
+	for await (const chunk of stream) {
+		buffer += decoder.decode(chunk, { stream: true })
+		const parts = buffer.split('\n')
+		buffer = parts.pop() ?? ''
+		lines.push(...parts)
 	}
-	const pumping = pump()
-	for (let waited = 0; waited < 15_000 && found === null; waited += 25) {
-		await Promise.race([pumping, Bun.sleep(25)])
-	}
-	return found
+	if (buffer) lines.push(buffer)
 }
 
-export async function startServer(env: Record<string, string>): Promise<Started> {
+/**
+ * Starts `bun src/index.ts` with ROLE=`role` and resolves once it logs that it listens
+ * (api, all) or that its workers started (worker).
+ */
+export async function spawnPlaza(
+	role: 'api' | 'worker' | 'all',
+	env: Record<string, string> = {},
+): Promise<Plaza> {
 	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
 		cwd: root,
-		env: { ...process.env, ROLE: 'api', PORT: '0', LOG_LEVEL: 'info', ...env },
+		env: { ...process.env, ROLE: role, PORT: '0', LOG_LEVEL: 'info', ...env },
 		stdout: 'pipe',
 		stderr: 'pipe',
 	})
 	const stdout: string[] = []
-	const listening = await readUntil(proc.stdout as ReadableStream<Uint8Array>, stdout, (line) =>
-		line.includes('"api listening"'),
-	)
-	if (!listening) {
-		proc.kill()
+	const stderr: string[] = []
+	let ended = false
+	const reading = Promise.all([
+		collectLines(proc.stdout as ReadableStream<Uint8Array>, stdout),
+		collectLines(proc.stderr as ReadableStream<Uint8Array>, stderr),
+	]).finally(() => {
+		ended = true
+	})
+	void reading
+	const waitForLine = (match: (line: string) => boolean, timeoutMs = 15_000) =>
+		waitFor(
+			() => {
+				const line = stdout.find(match)
+				if (!line && ended)
+					throw new Error(`plaza exited:\n${stdout.join('\n')}\n${stderr.join('\n')}`)
+				return line
+			},
+			{ what: 'a log line of plaza', timeoutMs, everyMs: 10 },
+		)
+	const readyMessage = role === 'worker' ? '"worker started"' : '"api listening"'
+	let ready: string
+	try {
+		ready = await waitForLine((line) => line.includes(readyMessage))
+	} catch (error) {
+		proc.kill('SIGKILL')
+		await proc.exited
 		throw new Error(
-			`server did not start:\n${stdout.join('\n')}\n${await new Response(proc.stderr as ReadableStream).text()}`,
+			`plaza did not start (${(error as Error).message}):\n${stdout.join('\n')}\n${stderr.join('\n')}`,
 		)
 	}
 	return {
-		port: JSON.parse(listening).port,
 		proc,
+		port: role === 'worker' ? 0 : JSON.parse(ready).port,
 		stdout,
-		async stop() {
-			proc.kill('SIGTERM')
+		waitForLine,
+		async stop(signal: NodeJS.Signals = 'SIGTERM') {
+			proc.kill(signal)
 			return proc.exited
 		},
 	}

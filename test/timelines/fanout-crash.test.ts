@@ -5,33 +5,12 @@ import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity, newUser } from '../support/community'
-import { api } from '../support/http'
+import { newPost } from '../support/content'
+import { spawnPlaza } from '../support/process'
+import { waitFor } from '../support/wait'
 
 const FOLLOWERS = 60_000
 let followerIds: number[] = []
-
-function startWorker() {
-	return Bun.spawn([process.execPath, 'src/index.ts'], {
-		env: { ...process.env, ROLE: 'worker', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0' },
-		stdout: 'pipe',
-		stderr: 'pipe',
-	})
-}
-
-async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | null | undefined | false>,
-	timeoutMs = 20_000,
-	everyMs = 2,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs
-	for (;;) {
-		const value = await probe()
-		if (value) return value
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-		await Bun.sleep(everyMs)
-	}
-}
 
 async function feedsHolding(postId: string): Promise<{ holding: number; exactlyOnce: boolean }> {
 	let holding = 0
@@ -76,23 +55,18 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 		await pipeline.exec()
 	}
 
-	const first = startWorker()
-	let firstOutput = ''
-	void new Response(first.stdout).text().then((t) => (firstOutput = t))
-	const created = await api('POST', '/feed/post', {
-		token: author.token,
-		body: { text: 'to every follower' },
-	})
-	expect(created.status).toBe(200)
-	const postId: string = created.body.data.post._id
+	const first = await spawnPlaza('worker', { NODE_ENV: 'test' })
+	const postId = await newPost(author, { text: 'to every follower' })
 
 	// Kill as soon as the worker has checkpointed a batch but not finished the job.
-	const progress = await waitFor('a checkpoint', async () => {
-		const [job] = await sql`select cursor, done_at from fanout_jobs where post_id = ${postId}`
-		return job && (job.cursor > 0 || job.done_at) ? job : null
-	})
-	first.kill('SIGKILL')
-	await first.exited
+	const progress = await waitFor(
+		async () => {
+			const [job] = await sql`select cursor, done_at from fanout_jobs where post_id = ${postId}`
+			return job && (job.cursor > 0 || job.done_at) ? job : null
+		},
+		{ what: 'a checkpoint', timeoutMs: 20_000, everyMs: 2 },
+	)
+	await first.stop('SIGKILL')
 	expect(progress.done_at).toBeNull()
 	const [killed] =
 		await sql`select cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
@@ -105,24 +79,21 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 
 	// The lease is 30 seconds; end it now instead of waiting.
 	await sql`update fanout_jobs set lease_until = now() where post_id = ${postId}`
-	const second = startWorker()
+	const second = await spawnPlaza('worker', { NODE_ENV: 'test' })
 	try {
 		await waitFor(
-			'the job to finish',
 			async () => {
 				const [job] = await sql`select done_at from fanout_jobs where post_id = ${postId}`
 				return job?.done_at ?? null
 			},
-			30_000,
-			50,
+			{ what: 'the job to finish', timeoutMs: 30_000, everyMs: 50 },
 		)
 	} finally {
-		second.kill('SIGTERM')
-		await second.exited
+		await second.stop()
 	}
 	const [done] = await sql`select attempts, last_error from fanout_jobs where post_id = ${postId}`
 	expect(done.attempts).toBe(2)
 	expect(done.last_error).toBeNull()
 	expect(await feedsHolding(postId)).toEqual({ holding: FOLLOWERS, exactlyOnce: true })
-	expect(firstOutput).not.toContain('"level":50')
+	expect(first.stdout.join('\n')).not.toContain('"level":50')
 }, 60_000)

@@ -3,6 +3,7 @@ import { sql } from '../../src/lib/db'
 import { newId } from '../../src/lib/ids'
 import { findEnabledTopics } from '../../src/modules/topics/repo'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -17,16 +18,6 @@ beforeAll(async () => {
 
 const create = (body: unknown, token = cm.token) => api('POST', '/feed/topic', { token, body })
 const list = (query: string, token = member.token) => api('GET', `/feed/topic?${query}`, { token })
-
-/** A post linked to the topics, written directly (posts are another module's routes). */
-async function postIn(topicIds: string[]): Promise<string> {
-	const id = newId()
-	await sql`insert into posts (id, community_id, user_id, text, created_at, updated_at)
-		values (${id}, ${community.communityId}, ${member.id}, 'p', ${Date.now()}, ${Date.now()})`
-	for (const topicId of topicIds)
-		await sql`insert into post_topics (post_id, topic_id) values (${id}, ${topicId})`
-	return id
-}
 
 describe('POST /feed/topic', () => {
 	test('creates from names and topics together, at top level and under data', async () => {
@@ -314,7 +305,7 @@ describe('DELETE /feed/topic', () => {
 		const child = (await create({ topics: [{ name: 'DelChild', parent_id: parent.id }] })).body
 			.topics[0]
 		const keep = (await create({ names: ['Keep'] })).body.topics[0]
-		const postId = await postIn([child.id, keep.id])
+		const postId = await newPost(member, { text: 'p', topic_ids: [child.id, keep.id] })
 		const reply = await api('DELETE', '/feed/topic', {
 			token: cm.token,
 			body: { topic_ids: [parent.id, 'nope'] },

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { register, type Setup, setup } from './support'
+import { register, type Setup, setup } from '../support/webhooks'
 
 let s: Setup
 let other: Setup

@@ -7,16 +7,9 @@ import { Webhook } from 'standardwebhooks'
 import { config } from '../../src/config'
 import { startDelivery } from '../../src/events/engine'
 import { api } from '../support/http'
-import {
-	newProfile,
-	type Receipt,
-	type Receiver,
-	register,
-	setup,
-	sleep,
-	startReceiver,
-	waitFor,
-} from './support'
+import { type Receipt, type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
+import { newProfile, register, setup } from '../support/webhooks'
 
 const schedule = config.webhookRetryScheduleMs
 const timeout = config.WEBHOOK_TIMEOUT_MS
@@ -39,7 +32,7 @@ beforeAll(() => {
 					headers: { location: `${receiver.url.replace('/hook', '')}/ok` },
 				})
 			case 'slow':
-				await sleep(timeout + 300)
+				await Bun.sleep(timeout + 300)
 				return new Response('late')
 			default:
 				return new Response('ok')
@@ -89,18 +82,16 @@ describe('delivery', () => {
 		}
 		const eventOwner = await newProfile(s)
 		const paths4 = Object.keys(paths)
-		await waitFor(
-			() => paths4.every((p) => receiptsAt(p).length >= 4),
-			4 * (timeout + 400) + schedule.reduce((a, b) => a + b) + 3000,
-		)
+		await waitFor(() => paths4.every((p) => receiptsAt(p).length >= 4), {
+			timeoutMs: 4 * (timeout + 400) + schedule.reduce((a, b) => a + b) + 3000,
+		})
 		// The last slow attempt fails only when its timeout passes.
 		const inactive = async (path: string) =>
 			!(await api('GET', `/webhook/${hooks[path].id}`, { token: s.cm.token })).body.data.webhook
 				.is_active
-		await waitFor(
-			async () => (await Promise.all(paths4.map(inactive))).every(Boolean),
-			timeout + 2000,
-		)
+		await waitFor(async () => (await Promise.all(paths4.map(inactive))).every(Boolean), {
+			timeoutMs: timeout + 2000,
+		})
 		for (const path of paths4) {
 			const got = receiptsAt(path)
 			expect(
@@ -159,7 +150,7 @@ describe('delivery', () => {
 
 		// Inactive: a new event is not sent.
 		await newProfile(s)
-		await sleep(schedule[0] * 3)
+		await Bun.sleep(schedule[0] * 3)
 		for (const path of paths4) expect(receiptsAt(path).length, path).toBe(4)
 
 		// Reactivated and fixed: the next event is delivered once, at attempt 1.
@@ -173,7 +164,7 @@ describe('delivery', () => {
 		await waitFor(() => receiptsAt('/f500').length === 5)
 		expect(receiptsAt('/f500')[4].attempt).toBe(1)
 		expect(receiptsAt('/f500')[4].id).not.toBe(receiptsAt('/f500')[0].id)
-		await sleep(300)
+		await Bun.sleep(300)
 		expect(receiptsAt('/fslow').length).toBe(4)
 	}, 30_000)
 
@@ -203,7 +194,7 @@ describe('delivery', () => {
 		})
 		expect(delivered.body.data).toMatchObject({ total_count: 1 })
 		expect(delivered.body.data.deliveries[0]).toMatchObject({ status_code: 200, error: null })
-		await sleep(schedule[1] + 200)
+		await Bun.sleep(schedule[1] + 200)
 		expect(receiptsAt('/recover')).toHaveLength(2)
 	})
 
@@ -224,7 +215,7 @@ describe('delivery', () => {
 			status_code: null,
 		})
 		await api('PATCH', `/webhook/${hook.id}`, { token: s.cm.token, body: { is_active: false } })
-		await sleep(schedule[0] + 300)
+		await Bun.sleep(schedule[0] + 300)
 		expect(receiptsAt('/off')).toHaveLength(1)
 		const discarded = await api('GET', `/webhook/${hook.id}/deliveries?status=discarded`, {
 			token: s.cm.token,
@@ -240,7 +231,7 @@ describe('delivery', () => {
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/replay').length === 2)
 		const until = Date.now()
-		await sleep(5)
+		await Bun.sleep(5)
 		await newProfile(s)
 		await waitFor(() => receiptsAt('/replay').length === 3)
 		const first = receiptsAt('/replay')
@@ -262,7 +253,7 @@ describe('delivery', () => {
 				token: s.cm.token,
 			})
 		await waitFor(async () => (await delivered()).body.data.total_count === 5)
-		await sleep(200)
+		await Bun.sleep(200)
 		expect(receiptsAt('/replay')).toHaveLength(5)
 		expect((await delivered()).body.data.total_count).toBe(5)
 
@@ -280,7 +271,7 @@ describe('delivery', () => {
 		await register(s, at('/types-post'), 'post.created')
 		await register(other, at('/types-other'))
 		await newProfile(s)
-		await sleep(300)
+		await Bun.sleep(300)
 		expect(receiptsAt('/types-post')).toHaveLength(0)
 		expect(receiptsAt('/types-other')).toHaveLength(0)
 	})

@@ -6,16 +6,11 @@ import { startDelivery } from '../../src/events/engine'
 import { recordFeedNotification } from '../../src/events/outbox'
 import { sql } from '../../src/lib/db'
 import { newUser, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
-import {
-	type Receiver,
-	register,
-	type Setup,
-	setup,
-	sleep,
-	startReceiver,
-	waitFor,
-} from './support'
+import { type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
+import { register, type Setup, setup } from '../support/webhooks'
 
 let stopEngine: () => Promise<void>
 let receiver: Receiver
@@ -44,12 +39,7 @@ describe('feed events', () => {
 	test('post.created, post.liked and comment.added carry the spec data keys; notifications.feed tells the author', async () => {
 		for (const type of ['post.created', 'post.liked', 'comment.added', 'notifications.feed'])
 			await register(s, at(`/${type}`), type)
-		const created = await api('POST', '/feed/post', {
-			token: author.token,
-			body: { text: 'hello' },
-		})
-		expect(created.status).toBe(200)
-		const postId = created.body.data.post._id
+		const postId = await newPost(author)
 		const like = await api('PUT', `/feed/post/${postId}/like`, { token: fan.token })
 		expect(like.status).toBe(200)
 		const comment = await api('POST', `/feed/post/${postId}/comment`, {
@@ -67,7 +57,7 @@ describe('feed events', () => {
 				bodiesAt('/comment.added').length === 1,
 		)
 		await waitFor(() => bodiesAt('/notifications.feed').length === 2)
-		await sleep(200)
+		await Bun.sleep(200)
 		expect(bodiesAt('/notifications.feed')).toHaveLength(2)
 
 		const [postCreated] = bodiesAt('/post.created')
@@ -148,7 +138,7 @@ describe('feed events', () => {
 				throw new Error('roll back')
 			})
 			.catch(() => {})
-		await sleep(1200)
+		await Bun.sleep(1200)
 		expect(bodiesAt('/rollback')).toHaveLength(0)
 	})
 })

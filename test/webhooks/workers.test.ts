@@ -6,26 +6,18 @@ import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { api } from '../support/http'
-import {
-	freePort,
-	newProfile,
-	type Proc,
-	type Receiver,
-	register,
-	setup,
-	sleep,
-	spawnPlaza,
-	startReceiver,
-	waitFor,
-} from './support'
+import { type Plaza, spawnPlaza } from '../support/process'
+import { type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
+import { newProfile, register, setup } from '../support/webhooks'
 
 let receiver: Receiver
-const procs: Proc[] = []
+const procs: Plaza[] = []
 const failFirst = new Set<string>()
 const slow = new Map<string, number>()
 
-async function spawn(env: Record<string, string> = {}) {
-	const p = await spawnPlaza(env)
+async function spawn(role: 'worker' | 'all' = 'worker', env: Record<string, string> = {}) {
+	const p = await spawnPlaza(role, env)
 	procs.push(p)
 	return p
 }
@@ -33,14 +25,14 @@ async function spawn(env: Record<string, string> = {}) {
 beforeAll(() => {
 	receiver = startReceiver(async (r) => {
 		const delay = slow.get(r.path)
-		if (delay) await sleep(delay)
+		if (delay) await Bun.sleep(delay)
 		if (failFirst.has(r.path) && r.attempt === 1) return new Response('not yet', { status: 503 })
 		return new Response('ok')
 	})
 })
 
 afterAll(async () => {
-	for (const p of procs) if (p.proc.exitCode === null) await p.kill('SIGKILL')
+	for (const p of procs) if (p.proc.exitCode === null) await p.stop('SIGKILL')
 	receiver.stop()
 })
 
@@ -72,18 +64,21 @@ describe('worker processes', () => {
 			() => receiptsAt('/kill-slow').length >= 5 && receiptsAt('/kill-retry').length >= 5,
 		)
 		const inflight = await redis.zcard(keys.webhookInflight())
-		await first.kill('SIGKILL')
+		await first.stop('SIGKILL')
 		expect(inflight).toBeGreaterThan(0)
 		const pendingAtKill =
 			(await deliveryStatuses(slowHook.id)).pending + (await deliveryStatuses(retryHook.id)).pending
 		expect(pendingAtKill).toBeGreaterThan(0)
 
 		const second = await spawn()
-		await waitFor(async () => {
-			const a = await deliveryStatuses(slowHook.id)
-			const b = await deliveryStatuses(retryHook.id)
-			return a.delivered === 20 && b.delivered === 20
-		}, 20_000)
+		await waitFor(
+			async () => {
+				const a = await deliveryStatuses(slowHook.id)
+				const b = await deliveryStatuses(retryHook.id)
+				return a.delivered === 20 && b.delivered === 20
+			},
+			{ timeoutMs: 20_000 },
+		)
 		const events = await eventIds(s.community.communityId)
 		const users = events.length - 1 // the CM's own profile came before the webhooks
 		expect(users).toBe(20)
@@ -91,7 +86,7 @@ describe('worker processes', () => {
 			const received = new Set(receiptsAt(path).map((r) => r.id))
 			expect(received.size, path).toBe(20)
 		}
-		await second.kill()
+		await second.stop()
 	}, 60_000)
 
 	test('queue keys deleted with deliveries pending: the reconciler schedules them again', async () => {
@@ -101,15 +96,17 @@ describe('worker processes', () => {
 		const worker = await spawn()
 		await Promise.all(Array.from({ length: 10 }, () => newProfile(s)))
 		await waitFor(() => new Set(receiptsAt('/flush').map((r) => r.id)).size === 10)
-		await worker.kill()
+		await worker.stop()
 		// Every delivery now waits for its retry, and Redis forgets the whole schedule.
 		expect(await deliveryStatuses(hook.id)).toEqual({ pending: 10 })
 		await redis.del(keys.webhookDue(), keys.webhookInflight())
 		const worker2 = await spawn()
-		await waitFor(async () => (await deliveryStatuses(hook.id)).delivered === 10, 20_000)
+		await waitFor(async () => (await deliveryStatuses(hook.id)).delivered === 10, {
+			timeoutMs: 20_000,
+		})
 		const retries = receiptsAt('/flush').filter((r) => r.attempt === 2)
 		expect(new Set(retries.map((r) => r.id)).size).toBe(10)
-		await worker2.kill()
+		await worker2.stop()
 	}, 60_000)
 
 	test('two workers never deliver the same attempt concurrently', async () => {
@@ -124,9 +121,9 @@ describe('worker processes', () => {
 			async () =>
 				(await deliveryStatuses(hook.id)).delivered === 150 &&
 				(await deliveryStatuses(retryHook.id)).delivered === 150,
-			30_000,
+			{ timeoutMs: 30_000 },
 		)
-		await sleep(300)
+		await Bun.sleep(300)
 		for (const path of ['/two', '/two-retry']) {
 			const counts = new Map<string, number>()
 			for (const r of receiptsAt(path))
@@ -134,14 +131,13 @@ describe('worker processes', () => {
 			expect(Math.max(...counts.values()), path).toBe(1)
 			expect(counts.size, path).toBe(path === '/two' ? 150 : 300)
 		}
-		await Promise.all(workers.map((w) => w.kill()))
+		await Promise.all(workers.map((w) => w.stop()))
 	}, 60_000)
 
 	test('with an empty allow-list: loopback refused at registration, a name resolving to loopback refused at connect time', async () => {
 		const s = await setup('wh-ssrf')
-		const port = freePort()
-		const strict = await spawn({ ROLE: 'all', PORT: String(port), WEBHOOK_ALLOWED_CIDRS: '' })
-		const base = `http://127.0.0.1:${port}`
+		const strict = await spawn('all', { WEBHOOK_ALLOWED_CIDRS: '' })
+		const base = `http://127.0.0.1:${strict.port}`
 		for (const url of [
 			'http://[::1]/hook',
 			'http://169.254.169.254/latest/meta-data',
@@ -161,12 +157,15 @@ describe('worker processes', () => {
 		// Registered where loopback is allowed; delivered by the strict process, which refuses to connect.
 		const hook = await register(s, `http://localhost:${receiver.port}/ssrf`)
 		await newProfile(s)
-		await waitFor(async () => {
-			const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, {
-				token: s.cm.token,
-			})
-			return log.body.data.total_count >= 1
-		}, 10_000)
+		await waitFor(
+			async () => {
+				const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, {
+					token: s.cm.token,
+				})
+				return log.body.data.total_count >= 1
+			},
+			{ timeoutMs: 10_000 },
+		)
 		const log = await api('GET', `/webhook/${hook.id}/deliveries?status=failed`, {
 			token: s.cm.token,
 		})
@@ -175,6 +174,6 @@ describe('worker processes', () => {
 		)
 		expect(log.body.data.deliveries[0].status_code).toBeNull()
 		expect(receiptsAt('/ssrf')).toHaveLength(0)
-		await strict.kill()
+		await strict.stop()
 	}, 60_000)
 })

@@ -1,8 +1,9 @@
-// Helpers of the connection tests: enabling the feature and connecting users.
+// The social graph through the API: enabling the user_connection setting, connecting
+// users; and a block written directly for tests of other modules.
 import { expect } from 'bun:test'
-import type { TestCommunity, TestUser } from '../support/community'
-import { newUser } from '../support/community'
-import { api } from '../support/http'
+import { sql } from '../../src/lib/db'
+import { newUser, type TestCommunity, type TestUser } from './community'
+import { api } from './http'
 
 export async function enableConnections(community: TestCommunity, enabled = true): Promise<void> {
 	const cm = await newUser(community, { role: 'cm' })
@@ -25,4 +26,9 @@ export async function connect(
 		body: { connection_type: type, connection_request_auto_accepted: true },
 	})
 	expect(reply.status).toBe(200)
+}
+
+/** `blocker` blocks `blocked`, written directly (for tests whose subject is not blocking). */
+export async function block(community: TestCommunity, blocker: TestUser, blocked: TestUser) {
+	await sql`insert into blocks (community_id, blocker_id, blocked_id) values (${community.communityId}, ${blocker.id}, ${blocked.id})`
 }
