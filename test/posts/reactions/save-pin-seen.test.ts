@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
-import { keys } from '../../src/lib/keys'
-import { redis } from '../../src/lib/redis'
-import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { block } from '../support/connections'
-import { eventsFor, newPost } from '../support/content'
-import { api } from '../support/http'
+import { sql } from '../../../src/lib/db'
+import { keys } from '../../../src/lib/keys'
+import { redis } from '../../../src/lib/redis'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../../support/community'
+import { block } from '../../support/connections'
+import { eventsFor, newPost } from '../../support/content'
+import { api } from '../../support/http'
 
 let community: TestCommunity
 let author: TestUser

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
-import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { block } from '../support/connections'
-import { eventsFor, newPost, tag } from '../support/content'
-import { api } from '../support/http'
+import { sql } from '../../../src/lib/db'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../../support/community'
+import { block } from '../../support/connections'
+import { eventsFor, newPost, tag } from '../../support/content'
+import { api } from '../../support/http'
 
 let community: TestCommunity
 let author: TestUser

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { config } from '../../src/config'
-import { keys } from '../../src/lib/keys'
-import { redis } from '../../src/lib/redis'
-import { newCommunity, type TestCommunity } from '../support/community'
-import { api } from '../support/http'
-import { startReceiver } from '../support/receiver'
+import { config } from '../../../src/config'
+import { keys } from '../../../src/lib/keys'
+import { redis } from '../../../src/lib/redis'
+import { newCommunity, type TestCommunity } from '../../support/community'
+import { api } from '../../support/http'
+import { startReceiver } from '../../support/receiver'
 
 // The webhook sender is used so the test can read the codes an SMS gateway would get.
 let gatewayStatus = 200
