@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { config } from '../../src/config'
 import { startDelivery } from '../../src/events/engine'
+import { createPost } from '../support/content'
 import { api } from '../support/http'
 import { type Receipt, type Receiver, startReceiver } from '../support/receiver'
 import { waitFor } from '../support/wait'
@@ -52,19 +53,25 @@ describe('delivery', () => {
 	test('POSTs the envelope, signed per Standard Webhooks and with x-signature', async () => {
 		const s = await setup('wh-sign')
 		const hook = await register(s, at('/sign'))
+		const before = Date.now()
 		const uuid = await newProfile(s)
 		await waitFor(() => receiptsAt('/sign').length === 1)
 		const [r] = receiptsAt('/sign')
 		expect(Object.keys(r.json)).toEqual(['id', 'created_at', 'event', 'source', 'data'])
 		expect(r.json).toMatchObject({ id: r.id, event: 'profile.created', source: 'feed' })
 		expect(r.json.data.user.uuid).toBe(uuid)
-		expect(Math.abs(r.json.created_at - Date.now())).toBeLessThan(5000)
+		// Made while the request ran, sent before it was received (no clock tolerance needed).
+		expect(r.json.created_at).toBeGreaterThanOrEqual(before)
+		expect(r.json.created_at).toBeLessThanOrEqual(r.at)
 		const headers = Object.fromEntries(r.headers)
 		expect(new Webhook(hook.secret).verify(r.body, headers)).toEqual(r.json)
 		expect(() => new Webhook(hook.secret).verify(`${r.body} `, headers)).toThrow()
 		const key = Buffer.from(hook.secret.slice('whsec_'.length), 'base64')
 		expect(headers['x-signature']).toBe(createHmac('sha256', key).update(r.body).digest('hex'))
-		expect(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5)
+		// The attempt's time in seconds: not before the event, not after it arrived.
+		const timestamp = Number(headers['webhook-timestamp'])
+		expect(timestamp).toBeGreaterThanOrEqual(Math.floor(r.json.created_at / 1000))
+		expect(timestamp).toBeLessThanOrEqual(Math.ceil(r.at / 1000))
 	})
 
 	test('500, 201, redirect and too slow: retried on schedule, then inactive after 1 + 3 failures; reactivation resumes', async () => {
@@ -80,6 +87,9 @@ describe('delivery', () => {
 			behaviour.set(path, kind)
 			hooks[path] = await register(s, at(path))
 		}
+		// The positive control: an answering webhook of the same type gets every event, so
+		// "the inactive ones got nothing" is checked once delivery has shown it runs.
+		await register(s, at('/fcontrol'))
 		const eventOwner = await newProfile(s)
 		const paths4 = Object.keys(paths)
 		await waitFor(() => paths4.every((p) => receiptsAt(p).length >= 4), {
@@ -100,12 +110,13 @@ describe('delivery', () => {
 			).toEqual([1, 2, 3, 4])
 			expect(new Set(got.map((r) => r.id)).size, path).toBe(1)
 			expect(got[0].json.data.user.uuid).toBe(eventOwner)
-			// Each retry waits its delay after the failed attempt ended (slow ones end at the timeout).
+			// Each retry waits its delay after the failed attempt ended (slow ones end at the
+			// timeout). How much later it comes depends on the machine's load; that lateness is
+			// measured by scripts/bench/webhooks.ts, not asserted here.
 			const attemptTime = path === '/fslow' ? timeout : 0
 			for (let i = 1; i < 4; i++) {
 				const gap = got[i].at - got[i - 1].at
 				expect(gap, `${path} retry ${i}`).toBeGreaterThanOrEqual(schedule[i - 1] + attemptTime - 5)
-				expect(gap, `${path} retry ${i}`).toBeLessThan(schedule[i - 1] + attemptTime + 600)
 			}
 			const read = await api('GET', `/webhook/${hooks[path].id}`, { token: s.cm.token })
 			expect(read.body.data.webhook.is_active, path).toBe(false)
@@ -148,10 +159,15 @@ describe('delivery', () => {
 		])
 		expect(logRedirect.body.data.deliveries[0].status_code).toBe(302)
 
-		// Inactive: a new event is not sent.
-		await newProfile(s)
+		// Inactive: a new event is not sent (no delivery is even recorded for them).
+		const unsent = await newProfile(s)
+		await waitFor(() => receiptsAt('/fcontrol').some((r) => r.json.data.user.uuid === unsent))
 		await Bun.sleep(schedule[0] * 3)
 		for (const path of paths4) expect(receiptsAt(path).length, path).toBe(4)
+		for (const path of paths4) {
+			const log = await api('GET', `/webhook/${hooks[path].id}/deliveries`, { token: s.cm.token })
+			expect(log.body.data.total_count, path).toBe(4)
+		}
 
 		// Reactivated and fixed: the next event is delivered once, at attempt 1.
 		behaviour.set('/f500', 'ok')
@@ -160,12 +176,18 @@ describe('delivery', () => {
 			body: { is_active: true },
 		})
 		expect(on.body.data.webhook).toMatchObject({ is_active: true, deactivation_reason: null })
-		await newProfile(s)
+		const resumed = await newProfile(s)
 		await waitFor(() => receiptsAt('/f500').length === 5)
 		expect(receiptsAt('/f500')[4].attempt).toBe(1)
 		expect(receiptsAt('/f500')[4].id).not.toBe(receiptsAt('/f500')[0].id)
+		await waitFor(() => receiptsAt('/fcontrol').some((r) => r.json.data.user.uuid === resumed))
 		await Bun.sleep(300)
 		expect(receiptsAt('/fslow').length).toBe(4)
+		expect(receiptsAt('/fcontrol').map((r) => r.json.data.user.uuid)).toEqual([
+			eventOwner,
+			unsent,
+			resumed,
+		])
 	}, 30_000)
 
 	test('a receiver that recovers gets the retry; the log shows failed then delivered', async () => {
@@ -196,6 +218,11 @@ describe('delivery', () => {
 		expect(delivered.body.data.deliveries[0]).toMatchObject({ status_code: 200, error: null })
 		await Bun.sleep(schedule[1] + 200)
 		expect(receiptsAt('/recover')).toHaveLength(2)
+		// Nothing is left pending, so no further retry can come.
+		const pending = await api('GET', `/webhook/${hook.id}/deliveries?status=pending`, {
+			token: s.cm.token,
+		})
+		expect(pending.body.data.total_count).toBe(0)
 	})
 
 	test('a pending retry shows in the log and is discarded when the webhook is switched off', async () => {
@@ -268,11 +295,29 @@ describe('delivery', () => {
 	test('webhooks of other types or communities get nothing', async () => {
 		const s = await setup('wh-types')
 		const other = await setup('wh-types-other')
-		await register(s, at('/types-post'), 'post.created')
-		await register(other, at('/types-other'))
+		const postHook = await register(s, at('/types-post'), 'post.created')
+		const otherHook = await register(other, at('/types-other'))
 		await newProfile(s)
+		// Markers sent after the profile: each webhook gets its own kind of event, and only it.
+		const marker = await newProfile(other)
+		const post = await createPost(s.cm, { text: 'marker' })
+		await waitFor(
+			() => receiptsAt('/types-post').length > 0 && receiptsAt('/types-other').length > 0,
+		)
 		await Bun.sleep(300)
-		expect(receiptsAt('/types-post')).toHaveLength(0)
-		expect(receiptsAt('/types-other')).toHaveLength(0)
+		expect(receiptsAt('/types-post').map((r) => [r.json.event, r.json.data.post._id])).toEqual([
+			['post.created', post._id],
+		])
+		expect(receiptsAt('/types-other').map((r) => [r.json.event, r.json.data.user.uuid])).toEqual([
+			['profile.created', marker],
+		])
+		// The outbox recorded nothing else for them, so nothing else can still come.
+		for (const [hook, owner] of [
+			[postHook, s],
+			[otherHook, other],
+		] as const) {
+			const log = await api('GET', `/webhook/${hook.id}/deliveries`, { token: owner.cm.token })
+			expect(log.body.data.total_count).toBe(1)
+		}
 	})
 })

@@ -6,7 +6,7 @@ import { startDelivery } from '../../src/events/engine'
 import { recordFeedNotification } from '../../src/events/outbox'
 import { sql } from '../../src/lib/db'
 import { newUser, type TestUser } from '../support/community'
-import { newPost } from '../support/content'
+import { eventsFor, newPost } from '../support/content'
 import { api } from '../support/http'
 import { type Receiver, startReceiver } from '../support/receiver'
 import { waitFor } from '../support/wait'
@@ -30,6 +30,21 @@ afterAll(async () => {
 	await stopEngine()
 	receiver.stop()
 })
+
+/** A committed notifications.feed event that later assertions wait for. */
+const recordMarker = (text: string) =>
+	sql.begin((tx) =>
+		recordFeedNotification(tx, {
+			communityId: s.community.communityId,
+			payload: { action: 'marker', activity_text: text },
+			uuids: [author.uuid],
+		}),
+	)
+const isMarker =
+	(text?: string) =>
+	(body: { data: { notification_payload: { action: string; activity_text?: string } } }) =>
+		body.data.notification_payload.action === 'marker' &&
+		(text === undefined || body.data.notification_payload.activity_text === text)
 
 const at = (path: string) => receiver.url.replace('/hook', path)
 const bodiesAt = (path: string) =>
@@ -57,8 +72,16 @@ describe('feed events', () => {
 				bodiesAt('/comment.added').length === 1,
 		)
 		await waitFor(() => bodiesAt('/notifications.feed').length === 2)
+		// The self-like's absence is checked after a marker recorded later has arrived, and
+		// in the outbox: only the two notices were ever recorded for this post.
+		await recordMarker('after self-like')
+		await waitFor(() => bodiesAt('/notifications.feed').some(isMarker('after self-like')))
 		await Bun.sleep(200)
-		expect(bodiesAt('/notifications.feed')).toHaveLength(2)
+		expect(bodiesAt('/notifications.feed').filter((b) => !isMarker()(b))).toHaveLength(2)
+		const recorded = (await eventsFor(s.community, 'notifications.feed')).filter(
+			(d) => d.notification_payload.entity_id === postId,
+		)
+		expect(recorded).toHaveLength(2)
 
 		const [postCreated] = bodiesAt('/post.created')
 		expect(Object.keys(postCreated.data).sort()).toEqual([
@@ -80,7 +103,9 @@ describe('feed events', () => {
 			'widgets',
 		])
 
-		const notices = bodiesAt('/notifications.feed').map((b) => b.data)
+		const notices = bodiesAt('/notifications.feed')
+			.filter((b) => !isMarker()(b))
+			.map((b) => b.data)
 		for (const n of notices) {
 			expect(n).toMatchObject({ current_page: 1, total_pages: 1, uuids: [author.uuid] })
 			expect(n.notification_payload).toMatchObject({
@@ -138,7 +163,12 @@ describe('feed events', () => {
 				throw new Error('roll back')
 			})
 			.catch(() => {})
+		// A committed marker written after the rollback arrives; the rolled-back event never.
+		await recordMarker('after rollback')
+		await waitFor(() => bodiesAt('/rollback').some(isMarker('after rollback')))
 		await Bun.sleep(1200)
-		expect(bodiesAt('/rollback')).toHaveLength(0)
+		expect(bodiesAt('/rollback').map((b) => b.data.notification_payload.action)).toEqual(['marker'])
+		const recorded = await eventsFor(s.community, 'notifications.feed')
+		expect(recorded.filter((d) => d.notification_payload.action === 'x')).toHaveLength(0)
 	})
 })
