@@ -51,6 +51,8 @@ const Schema = T.Object({
 	TRUST_PROXY_HOPS: T.Integer({ minimum: 0, maximum: 10, default: 0 }),
 	LOG_LEVEL: T.String({ default: 'info' }),
 	DATA_DIR: T.String({ default: '.data' }),
+	// Test hook of test/timelines/fanout-crash.test.ts (docs/configuration.md); test only.
+	FANOUT_PAUSE_AFTER_CHECKPOINT: T.Boolean({ default: false }),
 })
 
 type Env = Static<typeof Schema>
@@ -68,6 +70,12 @@ function readEnv(): Env {
 		process.exit(1)
 	}
 	const env = withDefaults as Env
+	if (env.FANOUT_PAUSE_AFTER_CHECKPOINT && env.NODE_ENV !== 'test') {
+		console.error(
+			'config: FANOUT_PAUSE_AFTER_CHECKPOINT is a test hook, refused unless NODE_ENV=test',
+		)
+		process.exit(1)
+	}
 	if (env.OTP_SENDER === 'webhook' && !env.OTP_WEBHOOK_URL) {
 		console.error('config: OTP_WEBHOOK_URL is required when OTP_SENDER=webhook')
 		process.exit(1)

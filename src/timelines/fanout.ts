@@ -4,6 +4,7 @@
 // checkpointed after every batch, and retried after a crash or an error; ZADD and
 // ZREM are idempotent by member, so a replayed batch never adds a post twice.
 import { Histogram } from 'prom-client'
+import { config } from '../config'
 import { type Db, sql } from '../lib/db'
 import { FAILING_AFTER, jobFailed, jobSucceeded, registerFailingJobs } from '../lib/job-health'
 import { keys } from '../lib/keys'
@@ -92,6 +93,16 @@ async function takeBackFromLeavers(job: FanOutJob, followers: number[]): Promise
 	)
 }
 
+/**
+ * Test hook (FANOUT_PAUSE_AFTER_CHECKPOINT, refused outside NODE_ENV=test): the job
+ * stops for good after its first checkpoint and says so, so the crash test kills the
+ * worker at a known point instead of racing its batches.
+ */
+async function pauseForCrashTest(job: FanOutJob, cursor: number): Promise<never> {
+	log.info({ postId: job.post_id, cursor }, 'fan-out paused after checkpoint')
+	return new Promise<never>(() => {})
+}
+
 /** Runs one job from its checkpoint to the end. */
 export async function processFanOutJob(job: FanOutJob): Promise<void> {
 	const started = performance.now()
@@ -108,6 +119,7 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 				: Promise.resolve([])
 		await runBatch(job, followers)
 		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
+		if (config.FANOUT_PAUSE_AFTER_CHECKPOINT) await pauseForCrashTest(job, cursor)
 	}
 	await finishFanOutJob(sql, job.id)
 	fanOutLag.observe((performance.now() - started) / 1000)

@@ -55,26 +55,29 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 		await pipeline.exec()
 	}
 
-	const first = await spawnPlaza('worker', { NODE_ENV: 'test' })
+	// The first worker stops for good after its first checkpoint (a test hook), so it is
+	// killed at a known point: one batch written, the rest of the job still to do.
+	const first = await spawnPlaza('worker', {
+		NODE_ENV: 'test',
+		FANOUT_PAUSE_AFTER_CHECKPOINT: 'true',
+	})
 	const postId = await newPost(author, { text: 'to every follower' })
-
-	// Kill as soon as the worker has checkpointed a batch but not finished the job.
-	const progress = await waitFor(
-		async () => {
-			const [job] = await sql`select cursor, done_at from fanout_jobs where post_id = ${postId}`
-			return job && (job.cursor > 0 || job.done_at) ? job : null
-		},
-		{ what: 'a checkpoint', timeoutMs: 20_000, everyMs: 2 },
+	const paused = JSON.parse(
+		await first.waitForLine((line) => line.includes('fan-out paused after checkpoint'), 20_000),
 	)
 	await first.stop('SIGKILL')
-	expect(progress.done_at).toBeNull()
+	expect(paused.postId).toBe(postId)
 	const [killed] =
 		await sql`select cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
 	expect(killed.done_at).toBeNull()
 	expect(killed.leased).toBe(true)
+	expect(killed.cursor).toBe(paused.cursor)
 	expect(killed.cursor).toBeLessThan(Math.max(...followerIds))
+	// Exactly the followers up to the checkpoint hold the post.
+	const upToCheckpoint = followerIds.filter((id) => id <= killed.cursor).length
 	const partial = await feedsHolding(postId)
 	expect(partial.holding).toBeGreaterThan(0)
+	expect(partial.holding).toBe(upToCheckpoint)
 	expect(partial.holding).toBeLessThan(FOLLOWERS)
 
 	// The lease is 30 seconds; end it now instead of waiting.
