@@ -3,8 +3,8 @@
 // script run twice leaves the same community.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { eventsFor, newPost } from '../posts/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { eventsFor, newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
