@@ -7,8 +7,8 @@ import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
-import { connect, enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, enableConnections } from '../support/connections'
 import { api } from '../support/http'
 
 let community: TestCommunity
