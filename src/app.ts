@@ -2,13 +2,19 @@
 // module. No listen here, so tests drive it through app.handle().
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
-import { config } from './config'
 import { assertSupportedVersion, clientIp, readClientInfo } from './lib/client'
-import { AppError, badRequest } from './lib/errors'
+import { AppError } from './lib/errors'
+import {
+	assertCleanParams,
+	assertCleanQuery,
+	assertDeclaredLength,
+	parseBody,
+} from './lib/input-limits'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { validationMessage } from './lib/validation-message'
+import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
 import { connectionsModule } from './modules/connections'
 import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
@@ -30,27 +36,22 @@ const startedAt = new WeakMap<Request, number>()
 export const app = new Elysia()
 	.onRequest(async ({ request, server }) => {
 		startedAt.set(request, performance.now())
-		const length = Number(request.headers.get('content-length') ?? 0)
-		if (length > config.MAX_BODY_BYTES)
-			throw new AppError(413, `Request body larger than ${config.MAX_BODY_BYTES} bytes`)
+		const pathname = new URL(request.url).pathname
+		assertDeclaredLength(request, pathname)
 		assertSupportedVersion(readClientInfo(request.headers))
-		if (!new URL(request.url).pathname.match(/^\/(health|ready|metrics)$/))
-			await limitIp(clientIp(request, server))
+		if (!pathname.match(/^\/(health|ready|metrics)$/)) await limitIp(clientIp(request, server))
 	})
-	// Bodies are JSON (forms too, as Elysia parses them). JSON sent as text/plain
-	// (sendBeacon, some SDKs) is read as JSON; any other body is a 400 saying so, rather
-	// than a string that fails the route's checks with a confusing message.
-	.onParse(async ({ request, contentType }) => {
-		if (!contentType || /json|x-www-form-urlencoded|multipart\/form-data/i.test(contentType)) return
-		const text = await request.text()
-		if (text.trim() === '') return {}
-		try {
-			return JSON.parse(text)
-		} catch {
-			throw badRequest(
-				`Request body must be JSON (Content-Type: application/json), got ${contentType}`,
-			)
-		}
+	// Every body goes through the bounded parser (lib/input-limits), never Elysia's own,
+	// and on a route that needs a token only once the token is valid.
+	.onParse(async ({ request, contentType, route }) => {
+		const needed = guardedRoutes().get(`${request.method} ${route}`)
+		if (needed) await authorizeEarly(request, needed)
+		return parseBody(request, contentType)
+	})
+	// Query values and path ids are checked before any schema or SQL sees them.
+	.onTransform(({ query, params }) => {
+		if (query) assertCleanQuery(query)
+		if (params) assertCleanParams(params as Record<string, string | undefined>)
 	})
 	.onError(({ error: thrown, code, set, request }) => {
 		// A throw inside a parser reaches here wrapped in Elysia's ParseError.
@@ -114,5 +115,20 @@ export const app = new Elysia()
 	.use(feedsModule)
 	.use(webhooksModule)
 	.use(dashboardModule)
+
+let guarded: Map<string, Needed> | undefined
+/** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */
+function guardedRoutes(): Map<string, Needed> {
+	if (guarded) return guarded
+	guarded = new Map()
+	for (const route of app.routes) {
+		for (const hook of (route.hooks as { transform?: unknown[] }).transform ?? []) {
+			const fn = typeof hook === 'function' ? hook : (hook as { fn?: object })?.fn
+			const needed = fn && authTransforms.get(fn)
+			if (needed) guarded.set(`${route.method} ${route.path}`, needed)
+		}
+	}
+	return guarded
+}
 
 export type App = typeof app

@@ -45,7 +45,7 @@ const Schema = T.Object({
 	MIN_VERSION_CODES: T.String({ pattern: '^([a-z]+:\\d+(,[a-z]+:\\d+)*)?$', default: '' }),
 	PUBLIC_BASE_URL: T.String({ pattern: '^https?://', default: 'http://localhost:3000' }),
 	RECOMPUTE_CRON: T.String({ default: '*/15 * * * *' }),
-	MAX_BODY_BYTES: T.Integer({ minimum: 1024, default: 1024 * 1024 }),
+	MAX_BODY_BYTES: T.Integer({ minimum: 1024, default: 256 * 1024 }),
 	RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 1200 }),
 	RATE_LIMIT_IP_PER_MINUTE: T.Integer({ minimum: 1, default: 6000 }),
 	TRUST_PROXY_HOPS: T.Integer({ minimum: 0, maximum: 10, default: 0 }),

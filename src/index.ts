@@ -2,6 +2,7 @@
 // (ROLE=api|worker|all), and shut down gracefully on SIGTERM/SIGINT.
 import { config } from './config'
 import { ensureDatabase, sql } from './lib/db'
+import { SERVER_MAX_BODY_BYTES } from './lib/input-limits'
 import { log } from './lib/log'
 import { startMetricsServer } from './lib/metrics-server'
 import { migrate } from './lib/migrate'
@@ -19,7 +20,7 @@ const stops: (() => Promise<void>)[] = []
 
 if (config.ROLE !== 'worker') {
 	const { app } = await import('./app')
-	app.listen({ port: config.PORT, maxRequestBodySize: config.MAX_BODY_BYTES })
+	app.listen({ port: config.PORT, maxRequestBodySize: SERVER_MAX_BODY_BYTES })
 	// PORT=0 picks a free port; log the real one.
 	log.info({ port: app.server?.port ?? config.PORT }, 'api listening')
 	stops.push(async () => {

@@ -1,18 +1,61 @@
 // The `auth` macro: `{ auth: 'member' }` needs a valid access token, `{ auth: 'cm' }`
-// a community manager or the owner, `{ auth: 'owner' }` the dashboard owner.
+// a community manager or the owner (`'cm-or-owner'`: the same, with the spec's fixed
+// message), `{ auth: 'owner' }` the dashboard owner.
 // It resolves `session` (session.ts: identity and the role stored now) for the handler.
 import { Elysia } from 'elysia'
+import { Messages } from '../../lib/errors'
 import type { Role } from '../../lib/tokens'
-import { requireRole, sessionFromHeader } from './session'
+import { requireRole, type Session, sessionFromHeader } from './session'
 
 export type { Session } from './session'
 
+/**
+ * What a route needs: a role, or `cm-or-owner` — a CM with the spec's fixed message
+ * ("You are not CM/Owner of this community") for the routes the spec gives it to.
+ */
+export type Needed = Role | 'cm-or-owner'
+
+function check(session: Session, needed: Needed): Session {
+	if (needed === 'cm-or-owner') requireRole(session, 'cm', Messages.notCmOrOwner)
+	else requireRole(session, needed)
+	return session
+}
+
+// A route's token and role are checked before its body is read (app.ts's parser calls
+// `authorizeEarly` on every route using this macro) and, for routes without a body, in
+// `transform`, which runs before Elysia validates the query: an unauthenticated or
+// unauthorised caller never reaches a parser or a schema (issue 15). Once per request.
+const authorized = new WeakMap<Request, Promise<Session>>()
+
+function authorize(request: Request, needed: Needed): Promise<Session> {
+	let session = authorized.get(request)
+	if (!session) {
+		const header = request.headers.get('authorization') ?? undefined
+		session = sessionFromHeader(header).then((found) => check(found, needed))
+		authorized.set(request, session)
+	}
+	return session
+}
+
+const checked = new WeakMap<Request, Session>()
+/** The macro's transform hooks and the role each needs: app.ts finds guarded routes by them. */
+export const authTransforms = new WeakMap<object, Needed>()
+
 export const authPlugin = new Elysia({ name: 'auth' }).macro({
-	auth: (needed: Role) => ({
-		async resolve({ headers }) {
-			const session = await sessionFromHeader(headers.authorization)
-			requireRole(session, needed)
-			return { session }
-		},
-	}),
+	auth: (needed: Needed) => {
+		const transform = async ({ request }: { request: Request }) => {
+			checked.set(request, await authorize(request, needed))
+		}
+		authTransforms.set(transform, needed)
+		return {
+			transform,
+			resolve: ({ request }: { request: Request }) => ({
+				session: checked.get(request) as Session,
+			}),
+		}
+	},
 })
+
+/** For the body parser: refuses a missing or invalid token, or a lesser role, before the body is read. */
+export const authorizeEarly = (request: Request, needed: Needed) =>
+	authorize(request, needed).then(() => undefined)

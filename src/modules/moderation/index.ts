@@ -16,7 +16,7 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 			data: await changeRights(session, body),
 		}),
 		{
-			auth: 'member',
+			auth: 'cm-or-owner',
 			body: RightsBody,
 			detail: {
 				summary: 'Grant (is_cm true) or remove CM rights of a member; owner or CM only',
@@ -37,7 +37,7 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 		},
 	)
 	.get('/community/members', async ({ session, query }) => ok(await findMembers(session, query)), {
-		auth: 'member',
+		auth: 'cm-or-owner',
 		query: MembersQuery,
 		detail: {
 			summary: 'Members by part of their name or user_unique_id, with their roles (owner or CM)',

@@ -28,7 +28,7 @@ export const projectsModule = new Elysia({ name: 'projects' })
 			}
 		},
 		{
-			auth: 'member',
+			auth: 'owner',
 			body: PutProjectBody,
 			detail: {
 				summary:
@@ -49,7 +49,7 @@ export const projectsModule = new Elysia({ name: 'projects' })
 			return ok(await describeProject(community))
 		},
 		{
-			auth: 'member',
+			auth: 'owner',
 			detail: {
 				summary: 'The project and its push credentials: project_id, client_email, private_key_id',
 				description: `Headers: ${JSON.stringify(headersDoc)}`,

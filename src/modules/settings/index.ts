@@ -1,9 +1,7 @@
 // Community settings routes: GET|PUT /community/settings and
 // GET|PUT /community/settings/notification/conversation.
 import { Elysia } from 'elysia'
-import { Messages } from '../../lib/errors'
 import { authPlugin } from '../auth/plugin'
-import { requireRole } from '../auth/session'
 import { PutNotificationBody, PutSettingsBody } from './model'
 import { getNotiState, getSettings, putNotiState, putSettings } from './service'
 
@@ -27,7 +25,6 @@ export const settingsModule = new Elysia({ name: 'settings' })
 	.put(
 		'/community/settings',
 		async ({ session, body }) => {
-			requireRole(session, 'cm', Messages.notCmOrOwner)
 			const community_settings = await putSettings(session.communityId, body.community_settings)
 			return {
 				success: true,
@@ -37,7 +34,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 			}
 		},
 		{
-			auth: 'member',
+			auth: 'cm-or-owner',
 			body: PutSettingsBody,
 			detail: { summary: 'Upsert feature toggles (CM/owner)', tags },
 		},
@@ -60,7 +57,6 @@ export const settingsModule = new Elysia({ name: 'settings' })
 	.put(
 		'/community/settings/notification/conversation',
 		async ({ session, body }) => {
-			requireRole(session, 'cm', Messages.notCmOrOwner)
 			const community_notification_settings = {
 				noti_state: await putNotiState(session.communityId, body.noti_state),
 			}
@@ -72,7 +68,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 			}
 		},
 		{
-			auth: 'member',
+			auth: 'cm-or-owner',
 			body: PutNotificationBody,
 			detail: {
 				summary:

@@ -30,7 +30,7 @@ export const ListTopicsQuery = t.Object({
 	is_enabled: t.Optional(t.String()),
 	search_type: t.Optional(t.String()),
 	search: t.Optional(t.String({ maxLength: 200 })),
-	min_posts: t.Optional(t.Numeric({ minimum: 0 })),
+	min_posts: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000 })),
 	parent_ids: t.Optional(t.String({ maxLength: 5000 })),
 	topics_order_by: t.Optional(t.String()),
 })
