@@ -2,8 +2,8 @@
 // bounded in size per route and in depth; NUL characters, lone surrogates and numbers
 // no column can hold are a 400 naming the field. Each refusal has a positive control.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { enableConnections } from '../connections/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { enableConnections } from '../support/connections'
 import { api } from '../support/http'
 
 let community: TestCommunity
