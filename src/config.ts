@@ -19,6 +19,8 @@ const Schema = T.Object({
 		default: 'postgres://postgres@127.0.0.1:5432/plaza',
 	}),
 	DATABASE_REPLICA_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
+	// connections per process: N processes x this must stay under Postgres' max_connections
+	DATABASE_POOL_MAX: T.Integer({ minimum: 1, maximum: 1000, default: 20 }),
 	REDIS_URL: T.String({ pattern: '^rediss?://', default: 'redis://127.0.0.1:6379' }),
 	REDIS_CLUSTER_NODES: T.Optional(T.String()),
 	ROLE: T.Union([T.Literal('api'), T.Literal('worker'), T.Literal('all')], { default: 'all' }),

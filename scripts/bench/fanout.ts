@@ -5,7 +5,10 @@
 // (no Postgres, no job, no Lua) — the floor of what the write itself costs.
 // Also: Redis memory per feed entry (MEMORY USAGE) for full 1,000-entry feeds.
 // Run: bun run scripts/bench/fanout.ts   (BENCH_RUNS=3; own database plaza_bench_d)
-export {}
+// BENCH_REDIS_CLUSTER=1: on a 3-node Redis Cluster on loopback started for the run
+// (scripts/redis-cluster.ts) instead of Redis db 13; the memory figures are then skipped
+// (CONFIG SET would reach one node only).
+import { startRedisCluster } from '../redis-cluster'
 
 process.env.DATABASE_URL =
 	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_d'
@@ -13,11 +16,15 @@ process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/1
 process.env.LOG_LEVEL = 'warn'
 process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
+const cluster = process.env.BENCH_REDIS_CLUSTER === '1' ? await startRedisCluster() : null
+if (cluster) process.env.REDIS_CLUSTER_NODES = cluster.nodes
+else delete process.env.REDIS_CLUSTER_NODES
 
 const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { keys } = await import('../../src/lib/keys')
 const { redis } = await import('../../src/lib/redis')
+const { pipelineBySlot } = await import('../../src/lib/redis-slots')
 const { newId } = await import('../../src/lib/ids')
 const { createProject } = await import('../../src/modules/projects/service')
 const { queueAdd, CONN_FEED_MAX } = await import('../../src/timelines/connection-feed')
@@ -61,15 +68,13 @@ async function makeAuthor(n: number) {
 	return { id: author!.id as number, token }
 }
 
+// Followers' keys differ in hash tag: on a cluster one pipeline per slot owner.
 async function forEachBatch(
 	ids: number[],
 	add: (pipeline: ReturnType<typeof redis.pipeline>, id: number) => void,
 ) {
-	for (let i = 0; i < ids.length; i += 10_000) {
-		const pipeline = redis.pipeline()
-		for (const id of ids.slice(i, i + 10_000)) add(pipeline, id)
-		await pipeline.exec()
-	}
+	for (let i = 0; i < ids.length; i += 10_000)
+		await pipelineBySlot(redis, ids.slice(i, i + 10_000), keys.connFeed, add)
 }
 
 // Every follower has read its feed recently: fan-out writes to live feeds only.
@@ -89,12 +94,14 @@ const worker = Bun.spawn([process.execPath, 'src/index.ts'], {
 })
 
 async function allHold(ids: number[], postId: string): Promise<boolean> {
-	for (let i = 0; i < ids.length; i += 10_000) {
-		const pipeline = redis.pipeline()
-		for (const id of ids.slice(i, i + 10_000)) pipeline.zscore(keys.connFeed(id), postId)
-		if ((await pipeline.exec())?.some(([, score]) => score === null)) return false
-	}
-	return true
+	let missing = 0
+	for (let i = 0; i < ids.length; i += 10_000)
+		await Promise.all(
+			ids.slice(i, i + 10_000).map(async (id) => {
+				if ((await redis.zscore(keys.connFeed(id), postId)) === null) missing++
+			}),
+		)
+	return missing === 0
 }
 
 async function fanOutOnce(author: { id: number; token: string }, n: number): Promise<number> {
@@ -129,25 +136,8 @@ async function baselineOnce(n: number): Promise<number> {
 	return performance.now() - started
 }
 
-try {
-	await Bun.sleep(1500) // worker start-up (migrations, LISTEN)
-	const results: { n: number; fanout: number; baseline: number; all: number[] }[] = []
-	for (const n of sizes) {
-		const author = await makeAuthor(n)
-		await fanOutOnce(author, n) // warm-up
-		const times: number[] = []
-		const base: number[] = []
-		for (let r = 0; r < runs; r++) {
-			times.push(await fanOutOnce(author, n))
-			base.push(await baselineOnce(n))
-		}
-		results.push({ n, fanout: median(times), baseline: median(base), all: times })
-		log(
-			`${n}: fan-out ${times.map((t) => t.toFixed(0)).join(', ')} ms; bare ZADD pipeline ${base.map((t) => t.toFixed(0)).join(', ')} ms`,
-		)
-	}
-
-	// Memory per entry of full feeds (1,000 entries), filled by the real fan-out command.
+/** Memory per entry of full feeds (1,000 entries), filled by the real fan-out command. */
+async function memoryFigures() {
 	const sample = followers.slice(0, 20)
 	const fill = async () => {
 		await forEachBatch(sample, (p, id) => p.del(keys.connFeed(id)))
@@ -169,8 +159,29 @@ try {
 		await redis.memory('USAGE', keys.connFeed(followers[50_000] as number), 'SAMPLES', 0),
 	)
 
+	return { original, perEntryDefault, perEntryListpack, oneEntry }
+}
+
+try {
+	await Bun.sleep(1500) // worker start-up (migrations, LISTEN)
+	const results: { n: number; fanout: number; baseline: number; all: number[] }[] = []
+	for (const n of sizes) {
+		const author = await makeAuthor(n)
+		await fanOutOnce(author, n) // warm-up
+		const times: number[] = []
+		const base: number[] = []
+		for (let r = 0; r < runs; r++) {
+			times.push(await fanOutOnce(author, n))
+			base.push(await baselineOnce(n))
+		}
+		results.push({ n, fanout: median(times), baseline: median(base), all: times })
+		log(
+			`${n}: fan-out ${times.map((t) => t.toFixed(0)).join(', ')} ms; bare ZADD pipeline ${base.map((t) => t.toFixed(0)).join(', ')} ms`,
+		)
+	}
+
 	console.log(
-		`\nfan-out benchmark: worker in its own process, median of ${runs} runs (after one warm-up)`,
+		`\nfan-out benchmark on ${cluster ? `a 3-node Redis Cluster (${cluster.nodes})` : 'a standalone Redis'}: worker in its own process, median of ${runs} runs (after one warm-up)`,
 	)
 	console.log(
 		`${'followers'.padEnd(12)}${'fan-out ms'.padStart(12)}${'bare ZADD ms'.padStart(14)}${'target ms'.padStart(11)}`,
@@ -180,16 +191,20 @@ try {
 			`${String(r.n).padEnd(12)}${r.fanout.toFixed(0).padStart(12)}${r.baseline.toFixed(0).padStart(14)}${String(r.n === 10_000 ? 250 : 2500).padStart(11)}`,
 		)
 	}
-	console.log(
-		`memory per feed entry, 1,000-entry feed: ${perEntryDefault.toFixed(1)} B with zset-max-listpack-entries ${original} (skiplist), ${perEntryListpack.toFixed(1)} B with 1024 (listpack); target <= 100 B`,
-	)
-	console.log(
-		`a feed holding ${runs + 1} posts after this run: ${oneEntry} B in total (key overhead included)`,
-	)
+	if (!cluster) {
+		const { original, perEntryDefault, perEntryListpack, oneEntry } = await memoryFigures()
+		console.log(
+			`memory per feed entry, 1,000-entry feed: ${perEntryDefault.toFixed(1)} B with zset-max-listpack-entries ${original} (skiplist), ${perEntryListpack.toFixed(1)} B with 1024 (listpack); target <= 100 B`,
+		)
+		console.log(
+			`a feed holding ${runs + 1} posts after this run: ${oneEntry} B in total (key overhead included)`,
+		)
+	}
 } finally {
 	worker.kill('SIGTERM')
 	await worker.exited
 	await forEachBatch(followers, (p, id) => p.del(keys.connFeed(id), keys.connLive(id)))
 	await sql.end()
 	redis.disconnect()
+	await cluster?.stop()
 }

@@ -4,7 +4,7 @@ import postgres from 'postgres'
 import { config } from '../config'
 
 export const sql = postgres(config.DATABASE_URL, {
-	max: 20,
+	max: config.DATABASE_POOL_MAX,
 	idle_timeout: 30,
 	onnotice: () => {},
 	transform: { undefined: null },

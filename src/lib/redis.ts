@@ -14,7 +14,7 @@ export function createRedis(): RedisClient {
 					const [host, port] = hostPort.split(':')
 					return { host, port: Number(port) }
 				}),
-				{ enableReadyCheck: true },
+				{ enableReadyCheck: true, enableAutoPipelining: true },
 			)
 		: new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true })
 	// Without a listener ioredis prints "Unhandled error event" on every reconnect try;

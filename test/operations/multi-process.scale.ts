@@ -460,6 +460,10 @@ async function scenario(run: Run) {
 			`[${run.name}] settled ${ms} ms after the last write: ${run.posts.size} live posts, ${run.received.size} events`,
 		)
 		await check(run)
+	} catch (error) {
+		// The processes' own error lines say why (they are gone after this test).
+		console.error(troubleIn(run.processes).errors.slice(0, 10).join('\n'))
+		throw error
 	} finally {
 		await Promise.all(run.processes.map((p) => (p.alive() ? p.kill('SIGTERM') : 0)))
 		run.receiver.stop(true)
@@ -491,6 +495,8 @@ const common = {
 	RATE_LIMIT_PER_MINUTE: '1000000',
 	RATE_LIMIT_IP_PER_MINUTE: '1000000',
 	TRUST_PROXY_HOPS: '1',
+	// Five processes share the machine's Postgres with other suites (max_connections).
+	DATABASE_POOL_MAX: '6',
 }
 
 let cluster: RedisClusterHandle | null = null
