@@ -1,0 +1,40 @@
+// What cohorts contribute to a chatroom's access rule (the rule itself lives in
+// chatrooms/access.ts): a member's best cohort access to a room — the best over the
+// attached cohorts they belong to (2 full, 1 see and read, 0 none; null when in
+// none) — and the cohorts attached to rooms. Read at request time, so members added
+// to an attached cohort gain access at once.
+import type { Db } from '../../lib/db'
+import { type AttachedCohort, accessByRoom, attachedToRooms, bestAccess } from './repo'
+
+export type CohortAccess = 0 | 1 | 2
+
+export const cohortAccess = (
+	db: Db,
+	chatroomId: string,
+	userId: number,
+): Promise<CohortAccess | null> => bestAccess(db, chatroomId, userId)
+
+/** The user's best cohort access for every room of the community that has one. */
+export async function cohortAccessByRoom(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<Map<string, CohortAccess>> {
+	const rows = await accessByRoom(db, communityId, userId)
+	return new Map(rows.map((row) => [row.chatroom_id, row.access]))
+}
+
+/** The chatroom object's `cohorts`: attached cohorts per room, oldest attachment first. */
+export async function attachedCohorts(
+	db: Db,
+	chatroomIds: string[],
+): Promise<Map<string, AttachedCohort[]>> {
+	const byRoom = new Map<string, AttachedCohort[]>(chatroomIds.map((id) => [id, []]))
+	for (const row of await attachedToRooms(db, chatroomIds)) {
+		const { chatroom_id, ...cohort } = row
+		byRoom.get(chatroom_id)?.push(cohort)
+	}
+	return byRoom
+}
+
+export type { AttachedCohort }
