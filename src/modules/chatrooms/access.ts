@@ -1,0 +1,128 @@
+// Who may see, join and post in a chatroom: the one home of the rule (DESIGN section 8).
+// The cohorts module supplies only data (a member's best access over the cohorts
+// attached to a room); the rule that combines it with roles and seats lives here.
+//
+// A viewer's level in a room: 2 for CMs and for members a CM seated; otherwise their
+// best cohort access when they are in an attached cohort (2 full, 1 read only, 0
+// none); otherwise 2 in an open room and none in a secret one. Secret rooms are seen
+// with level >= 1 (anyone else gets 404) and joined with level 2; posting needs a
+// seat (or CM) and level 2, and in an announcement room the CM role.
+import { type Db, sql } from '../../lib/db'
+import { forbidden, notFound } from '../../lib/errors'
+import type { Session } from '../auth/plugin'
+import { findCurrentRole } from '../auth/repo'
+import { cohortAccess, cohortAccessByRoom } from '../cohorts/access'
+import {
+	type ChatroomRow,
+	findChatroom,
+	findParticipant,
+	type ParticipantRow,
+	secretSeats,
+} from './repo'
+
+export const ANNOUNCEMENT = 7
+
+export interface ChatViewer {
+	userId: number
+	communityId: number
+	role: Session['role']
+}
+
+export const isCmViewer = (viewer: Pick<ChatViewer, 'role'>) =>
+	viewer.role === 'cm' || viewer.role === 'owner'
+
+/** The session with its role as stored now (a CM grant or removal applies at once). */
+export async function chatViewer(session: Session): Promise<ChatViewer> {
+	const role = (await findCurrentRole(sql, session.userId)) ?? session.role
+	return { userId: session.userId, communityId: session.communityId, role }
+}
+
+export interface RoomAccess {
+	room: ChatroomRow
+	participant: ParticipantRow | null
+	/** best access over the attached cohorts the viewer is in (null: none) */
+	cohortAccess: number | null
+	canSee: boolean
+	canJoin: boolean
+	canPost: boolean
+}
+
+function levelOf(
+	room: Pick<ChatroomRow, 'is_secret'>,
+	viewer: ChatViewer,
+	seat: Pick<ParticipantRow, 'join_method'> | null,
+	cohort: number | null,
+): number {
+	if (isCmViewer(viewer) || seat?.join_method === 'cm_added') return 2
+	if (cohort !== null) return cohort
+	return room.is_secret ? -1 : 2
+}
+
+export function decide(
+	room: ChatroomRow,
+	viewer: ChatViewer,
+	participant: ParticipantRow | null,
+	cohort: number | null,
+): RoomAccess {
+	const level = levelOf(room, viewer, participant, cohort)
+	const cm = isCmViewer(viewer)
+	return {
+		room,
+		participant,
+		cohortAccess: cohort,
+		canSee: !room.is_secret || level >= 1,
+		canJoin: !room.is_secret || level >= 2,
+		canPost: (cm || (participant !== null && level >= 2)) && (room.type !== ANNOUNCEMENT || cm),
+	}
+}
+
+/** The viewer's access to a room; 404 for an unknown, deleted, foreign or unseen room. */
+export async function roomAccess(
+	db: Db,
+	viewer: ChatViewer,
+	chatroomId: string | number | undefined,
+): Promise<RoomAccess> {
+	const room = await findChatroom(db, viewer.communityId, chatroomId ?? '')
+	if (!room) throw notFound('Chatroom')
+	const [participant, cohort] = await Promise.all([
+		findParticipant(db, room.id, viewer.userId),
+		cohortAccess(db, room.id, viewer.userId),
+	])
+	const access = decide(room, viewer, participant, cohort)
+	if (!access.canSee) throw notFound('Chatroom')
+	return access
+}
+
+/** A room the viewer may see (404 otherwise). */
+export const seeRoom = async (db: Db, viewer: ChatViewer, chatroomId: string | number) =>
+	(await roomAccess(db, viewer, chatroomId)).room
+
+/** The viewer's access to a room they may post in; 403 with the reason otherwise. */
+export async function postRoom(
+	db: Db,
+	viewer: ChatViewer,
+	chatroomId: string | number,
+): Promise<RoomAccess> {
+	const access = await roomAccess(db, viewer, chatroomId)
+	if (access.canPost) return access
+	if (access.room.type === ANNOUNCEMENT && access.participant)
+		throw forbidden('Only community managers post in an announcement chatroom')
+	if (!access.participant) throw forbidden('Join the chatroom to post in it')
+	throw forbidden('Your access to this chatroom is read only')
+}
+
+/**
+ * The secret rooms a viewer may list ('all' for a CM): the list form of canSee —
+ * rooms a CM seated them in, and rooms where an attached cohort gives access >= 1.
+ */
+export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<string[] | 'all'> {
+	if (isCmViewer(viewer)) return 'all'
+	const [seats, cohorts] = await Promise.all([
+		secretSeats(db, viewer.communityId, viewer.userId),
+		cohortAccessByRoom(db, viewer.communityId, viewer.userId),
+	])
+	const visible = new Set<string>()
+	for (const [roomId, access] of cohorts) if (access >= 1) visible.add(roomId)
+	for (const seat of seats) if (seat.join_method === 'cm_added') visible.add(seat.chatroom_id)
+	return [...visible]
+}

@@ -1,0 +1,70 @@
+// Request schemas of the chatroom routes (DESIGN section 8). Ids arrive as decimal
+// strings or numbers (clients differ); both are accepted and read by chatroomIdOf.
+import { t } from 'elysia'
+import { pageFields } from '../../lib/paging'
+
+/** A chatroom or conversation id as clients send it: "8421" or 8421. */
+export const NumericId = t.Union([t.String({ maxLength: 24 }), t.Integer({ minimum: 0 })])
+export type NumericId = typeof NumericId.static
+
+const Uuids = t.Array(t.String({ maxLength: 64 }), { maxItems: 1000 })
+
+export const CreateChatroomBody = t.Object({
+	title: t.String({ minLength: 1, maxLength: 200 }),
+	header: t.Optional(t.String({ maxLength: 2000 })),
+	chatroom_image_url: t.Optional(t.String({ maxLength: 2000 })),
+	is_secret: t.Optional(t.Boolean()),
+	type: t.Optional(t.Union([t.Literal(0), t.Literal(7)], { error: 'type must be 0 or 7' })),
+	uuids: t.Optional(Uuids),
+	cohort_ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100 })),
+})
+export type CreateChatroomInput = typeof CreateChatroomBody.static
+
+export const EditChatroomBody = t.Object({
+	chatroom_id: NumericId,
+	title: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+	header: t.Optional(t.String({ maxLength: 2000 })),
+	chatroom_image_url: t.Optional(t.String({ maxLength: 2000 })),
+})
+export type EditChatroomInput = typeof EditChatroomBody.static
+
+export const ChatroomBody = t.Object({ chatroom_id: NumericId })
+
+export const ChatroomQuery = t.Object({
+	chatroom_id: t.Optional(t.String({ maxLength: 24 })),
+	...pageFields,
+})
+
+export const ParticipantsQuery = t.Object({
+	chatroom_id: t.String({ maxLength: 24 }),
+	...pageFields,
+})
+
+/** Follow or leave; a CM names the member with `uuid` or `member_id`. */
+export const FollowBody = t.Object({
+	chatroom_id: t.Optional(NumericId),
+	collabcard_id: t.Optional(NumericId),
+	value: t.Optional(t.Boolean()),
+	uuid: t.Optional(t.String({ maxLength: 64 })),
+	member_id: t.Optional(NumericId),
+})
+export type FollowInput = typeof FollowBody.static
+
+export const RemoveParticipantBody = t.Object({
+	chatroom_id: NumericId,
+	uuid: t.Optional(t.String({ maxLength: 64 })),
+	member_id: t.Optional(NumericId),
+})
+export type RemoveParticipantInput = typeof RemoveParticipantBody.static
+
+export const MuteBody = t.Object({ chatroom_id: NumericId, value: t.Boolean() })
+
+export const NotiStateBody = t.Object({
+	chatroom_id: NumericId,
+	noti_state: t.Integer({ minimum: 1, maximum: 3, error: 'noti_state must be 1, 2 or 3' }),
+})
+
+export const ChatroomParams = t.Object({ chatroom_id: t.String({ maxLength: 24 }) })
+
+export type JoinMethod = 'self_joined' | 'cm_added' | 'cohort_chatroom_added'
+export type LeftMethod = 'self_left' | 'cm_removed' | 'cohort_chatroom_removed'

@@ -1,0 +1,230 @@
+// SQL of chatrooms and their participants. bigint ids come back as strings (the wire
+// form); times and counters are cast to float8 so they arrive as numbers.
+import type { Db } from '../../lib/db'
+import type { JoinMethod } from './model'
+
+export interface ChatroomRow {
+	id: string
+	community_id: number
+	title: string
+	header: string
+	chatroom_image_url: string
+	type: number
+	is_secret: boolean
+	created_by: number | null
+	participants_count: number
+	messages_count: number
+	last_conversation_id: string | null
+	created_at: number
+	updated_at: number
+}
+
+export interface ParticipantRow {
+	chatroom_id: string
+	user_id: number
+	join_method: JoinMethod
+	noti_state: number
+	is_muted: boolean
+	read_conversation_id: string
+	read_count: number
+	own_unread: number
+	joined_at: number
+}
+
+const roomColumns = (db: Db) => db`
+	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
+	participants_count, messages_count::float8 as messages_count, last_conversation_id,
+	created_at::float8 as created_at, updated_at::float8 as updated_at`
+
+const participantColumns = (db: Db) => db`
+	chatroom_id, user_id, join_method, noti_state, is_muted, read_conversation_id,
+	read_count::float8 as read_count, own_unread::float8 as own_unread, joined_at::float8 as joined_at`
+
+/** A decimal id as bigint text, or null (so a bad id is "not found", never a cast error). */
+export const numericId = (value: string | number | undefined | null): string | null => {
+	const text = String(value ?? '').trim()
+	return /^[1-9]\d{0,17}$/.test(text) ? text : null
+}
+
+export async function findChatroom(
+	db: Db,
+	communityId: number,
+	chatroomId: string | number,
+): Promise<ChatroomRow | null> {
+	const id = numericId(chatroomId)
+	if (!id) return null
+	const [row] = await db<ChatroomRow[]>`
+		select ${roomColumns(db)} from chatrooms
+		where id = ${id} and community_id = ${communityId} and not is_deleted`
+	return row ?? null
+}
+
+/** The room row locked for the rest of the transaction (posting and seating serialize on it). */
+export async function lockChatroom(db: Db, chatroomId: string): Promise<ChatroomRow | null> {
+	const [row] = await db<ChatroomRow[]>`
+		select ${roomColumns(db)} from chatrooms where id = ${chatroomId} and not is_deleted for update`
+	return row ?? null
+}
+
+export interface NewChatroom {
+	community_id: number
+	title: string
+	header: string
+	chatroom_image_url: string
+	type: number
+	is_secret: boolean
+	created_by: number
+	now: number
+}
+
+export async function insertChatroom(db: Db, room: NewChatroom): Promise<ChatroomRow> {
+	const [row] = await db<ChatroomRow[]>`
+		insert into chatrooms (community_id, title, header, chatroom_image_url, type, is_secret, created_by, created_at, updated_at)
+		values (${room.community_id}, ${room.title}, ${room.header}, ${room.chatroom_image_url}, ${room.type},
+			${room.is_secret}, ${room.created_by}, ${room.now}, ${room.now})
+		returning ${roomColumns(db)}`
+	return row as ChatroomRow
+}
+
+export async function updateChatroom(
+	db: Db,
+	id: string,
+	fields: { title?: string; header?: string; chatroom_image_url?: string },
+	now: number,
+): Promise<void> {
+	await db`
+		update chatrooms set
+			title = coalesce(${fields.title ?? null}, title),
+			header = coalesce(${fields.header ?? null}, header),
+			chatroom_image_url = coalesce(${fields.chatroom_image_url ?? null}, chatroom_image_url),
+			updated_at = ${now}
+		where id = ${id}`
+}
+
+export async function softDeleteChatroom(db: Db, id: string, now: number): Promise<void> {
+	await db`update chatrooms set is_deleted = true, updated_at = ${now} where id = ${id}`
+}
+
+/** Rooms of the community a viewer may list: open rooms plus the given secret ones, newest first. */
+export async function listChatrooms(
+	db: Db,
+	communityId: number,
+	secretIds: string[] | 'all',
+	limit: number,
+	offset: number,
+): Promise<{ rows: ChatroomRow[]; total: number }> {
+	const visible =
+		secretIds === 'all' ? db`true` : db`(not is_secret or id = any(${secretIds}::bigint[]))`
+	const rows = await db<ChatroomRow[]>`
+		select ${roomColumns(db)} from chatrooms
+		where community_id = ${communityId} and not is_deleted and ${visible}
+		order by id desc limit ${limit} offset ${offset}`
+	const [count] = await db`
+		select count(*)::int as n from chatrooms
+		where community_id = ${communityId} and not is_deleted and ${visible}`
+	return { rows, total: count?.n ?? 0 }
+}
+
+export async function findParticipant(
+	db: Db,
+	chatroomId: string,
+	userId: number,
+): Promise<ParticipantRow | null> {
+	const [row] = await db<ParticipantRow[]>`
+		select ${participantColumns(db)} from chatroom_participants
+		where chatroom_id = ${chatroomId} and user_id = ${userId}`
+	return row ?? null
+}
+
+/** The viewer's seats in these rooms, by room id. */
+export async function findSeats(
+	db: Db,
+	userId: number,
+	chatroomIds: string[],
+): Promise<Map<string, ParticipantRow>> {
+	if (chatroomIds.length === 0) return new Map()
+	const rows = await db<ParticipantRow[]>`
+		select ${participantColumns(db)} from chatroom_participants
+		where user_id = ${userId} and chatroom_id = any(${chatroomIds}::bigint[])`
+	return new Map(rows.map((r) => [r.chatroom_id, r]))
+}
+
+/** Secret rooms of the community where the user is seated, with how they were seated. */
+export async function secretSeats(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<{ chatroom_id: string; join_method: JoinMethod }[]> {
+	return db<{ chatroom_id: string; join_method: JoinMethod }[]>`
+		select p.chatroom_id, p.join_method from chatroom_participants p
+		join chatrooms r on r.id = p.chatroom_id
+		where p.user_id = ${userId} and r.community_id = ${communityId} and r.is_secret and not r.is_deleted`
+}
+
+export interface NewSeat {
+	chatroom_id: string
+	user_id: number
+	community_id: number
+	join_method: JoinMethod
+	noti_state: number
+	read_conversation_id: string
+	read_count: number
+	now: number
+}
+
+/** Seats the user; false when already seated. */
+export async function insertParticipant(db: Db, seat: NewSeat): Promise<boolean> {
+	const rows = await db`
+		insert into chatroom_participants (chatroom_id, user_id, community_id, join_method, noti_state,
+			read_conversation_id, read_count, joined_at)
+		values (${seat.chatroom_id}, ${seat.user_id}, ${seat.community_id}, ${seat.join_method},
+			${seat.noti_state}, ${seat.read_conversation_id}, ${seat.read_count}, ${seat.now})
+		on conflict do nothing returning 1`
+	return rows.length > 0
+}
+
+export async function deleteParticipant(
+	db: Db,
+	chatroomId: string,
+	userId: number,
+): Promise<boolean> {
+	const rows = await db`
+		delete from chatroom_participants where chatroom_id = ${chatroomId} and user_id = ${userId}
+		returning 1`
+	return rows.length > 0
+}
+
+export async function addParticipantsCount(db: Db, chatroomId: string, delta: number) {
+	await db`update chatrooms set participants_count = participants_count + ${delta} where id = ${chatroomId}`
+}
+
+export async function listParticipants(
+	db: Db,
+	chatroomId: string,
+	limit: number,
+	offset: number,
+): Promise<number[]> {
+	const rows = await db`
+		select user_id from chatroom_participants where chatroom_id = ${chatroomId}
+		order by joined_at, user_id limit ${limit} offset ${offset}`
+	return rows.map((r) => r.user_id as number)
+}
+
+export async function setMuted(db: Db, chatroomId: string, userId: number, muted: boolean) {
+	const rows = await db`
+		update chatroom_participants set is_muted = ${muted}
+		where chatroom_id = ${chatroomId} and user_id = ${userId} returning 1`
+	return rows.length > 0
+}
+
+export async function setNotiState(db: Db, chatroomId: string, userId: number, state: number) {
+	const rows = await db`
+		update chatroom_participants set noti_state = ${state}
+		where chatroom_id = ${chatroomId} and user_id = ${userId} returning 1`
+	return rows.length > 0
+}
+
+export async function communityName(db: Db, communityId: number): Promise<string> {
+	const [row] = await db`select name from communities where id = ${communityId}`
+	return (row?.name as string) ?? ''
+}
