@@ -15,12 +15,16 @@ import { requestDuration } from './lib/metrics'
 import { limitIp } from './lib/rate-limit'
 import { validationMessage } from './lib/validation-message'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
+import { chatroomsModule } from './modules/chatrooms'
+import { cohortsModule } from './modules/cohorts'
 import { connectionsModule } from './modules/connections'
+import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { moderationModule } from './modules/moderation'
+import { pollsModule } from './modules/polls'
 import { postsModule } from './modules/posts'
 import { commentsModule } from './modules/posts/comments'
 import { reactionsModule } from './modules/posts/reactions'
@@ -115,6 +119,10 @@ export const app = new Elysia()
 	.use(feedsModule)
 	.use(webhooksModule)
 	.use(dashboardModule)
+	.use(chatroomsModule)
+	.use(conversationsModule)
+	.use(pollsModule)
+	.use(cohortsModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

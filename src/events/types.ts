@@ -1,11 +1,14 @@
 // Event names a webhook can subscribe to: the spec's event table plus
-// `conversation.create` (registered in the spec's example).
+// `conversation.create` (registered in the spec's example), `chatroom.message.sent`
+// and `chatroom.poll.created` (the product's own names, DESIGN section 10).
 export const webhookTypes = [
 	'chatroom.joined',
 	'chatroom.left',
 	'chatroom.user.tagged',
 	'chatroom.conversation.replied',
 	'conversation.create',
+	'chatroom.message.sent',
+	'chatroom.poll.created',
 	'profile.created',
 	'notifications.chat',
 	'post.created',

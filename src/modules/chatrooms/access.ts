@@ -5,8 +5,9 @@
 // A viewer's level in a room: 2 for CMs and for members a CM seated; otherwise their
 // best cohort access when they are in an attached cohort (2 full, 1 read only, 0
 // none); otherwise 2 in an open room and none in a secret one. Secret rooms are seen
-// with level >= 1 (anyone else gets 404) and joined with level 2; posting needs a
-// seat (or CM) and level 2, and in an announcement room the CM role.
+// by their participants and with level >= 1 (anyone else gets 404) and joined with
+// level 2; posting needs a seat (or CM) and level 2, and in an announcement room the
+// CM role.
 import { type Db, sql } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
@@ -70,7 +71,7 @@ export function decide(
 		room,
 		participant,
 		cohortAccess: cohort,
-		canSee: !room.is_secret || level >= 1,
+		canSee: !room.is_secret || participant !== null || level >= 1,
 		canJoin: !room.is_secret || level >= 2,
 		canPost: (cm || (participant !== null && level >= 2)) && (room.type !== ANNOUNCEMENT || cm),
 	}
@@ -113,7 +114,7 @@ export async function postRoom(
 
 /**
  * The secret rooms a viewer may list ('all' for a CM): the list form of canSee —
- * rooms a CM seated them in, and rooms where an attached cohort gives access >= 1.
+ * rooms they are seated in, and rooms where an attached cohort gives access >= 1.
  */
 export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<string[] | 'all'> {
 	if (isCmViewer(viewer)) return 'all'
@@ -123,6 +124,6 @@ export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<st
 	])
 	const visible = new Set<string>()
 	for (const [roomId, access] of cohorts) if (access >= 1) visible.add(roomId)
-	for (const seat of seats) if (seat.join_method === 'cm_added') visible.add(seat.chatroom_id)
+	for (const seat of seats) visible.add(seat.chatroom_id)
 	return [...visible]
 }

@@ -1,0 +1,55 @@
+// Conversation routes (DESIGN section 8): post (messages, replies, polls), keyset
+// pages, sync by updated_at, edit and delete.
+import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
+import { authPlugin } from '../auth/plugin'
+import {
+	DeleteConversationBody,
+	EditConversationBody,
+	ListQuery,
+	PostConversationBody,
+	SyncQuery,
+} from './model'
+import { listConversations, syncConversations } from './read'
+import { deleteConversations, editText, postConversation } from './write'
+
+const tags = ['conversations']
+
+export const conversationsModule = new Elysia({ name: 'conversations' })
+	.use(authPlugin)
+	.post('/conversation', async ({ session, body }) => ok(await postConversation(session, body)), {
+		auth: 'member',
+		body: PostConversationBody,
+		detail: { summary: 'Post a message, a reply or (state 10) a poll', tags },
+	})
+	.get('/conversation', async ({ session, query }) => ok(await listConversations(session, query)), {
+		auth: 'member',
+		query: ListQuery,
+		detail: {
+			summary: 'A page of a room, oldest first: newest, or older (0) / newer (1) than an anchor',
+			tags,
+		},
+	})
+	.get(
+		'/conversation/sync',
+		async ({ session, query }) => ok(await syncConversations(session, query)),
+		{
+			auth: 'member',
+			query: SyncQuery,
+			detail: { summary: 'Conversations changed between two updated_at bounds (ms)', tags },
+		},
+	)
+	.put(
+		'/conversation',
+		async ({ session, body }) => ok(await editText(session, body.conversation_id, body.text)),
+		{ auth: 'member', body: EditConversationBody, detail: { summary: 'Edit (author)', tags } },
+	)
+	.delete(
+		'/conversation',
+		async ({ session, body }) => ok(await deleteConversations(session, body.conversation_ids)),
+		{
+			auth: 'member',
+			body: DeleteConversationBody,
+			detail: { summary: 'Delete (author or CM); stays listed with deleted_by', tags },
+		},
+	)

@@ -1,0 +1,53 @@
+// The conversation shapes: the client form (DESIGN section 8; the text is `answer`)
+// and the webhook form (SPEC "Conversation"). Deleted conversations stay listed with
+// `deleted_by`, an empty answer and no attachments, so clients can drop their copy.
+import type { Member } from '../users/present'
+import type { ConversationRow } from './repo'
+
+export interface ConversationContext {
+	member: Member | null
+	/** the conversation replied to, already presented */
+	replied: object | null
+	poll: Record<string, unknown> | null
+}
+
+export function presentConversation(c: ConversationRow, ctx: ConversationContext) {
+	const deleted = c.deleted_by !== null
+	return {
+		id: c.id,
+		chatroom_id: c.chatroom_id,
+		community_id: c.community_id,
+		member: ctx.member,
+		answer: deleted ? '' : c.text,
+		state: c.state,
+		created_epoch: c.created_at,
+		created_at: c.created_at,
+		updated_at: c.updated_at,
+		is_edited: c.is_edited,
+		is_deleted: deleted,
+		deleted_by: deleted ? String(c.deleted_by) : null,
+		attachments: deleted ? [] : c.attachments,
+		reply_conversation: c.replied_conversation_id,
+		reply_conversation_object: ctx.replied,
+		temporary_id: c.temporary_id,
+		reactions: [] as unknown[],
+		...(ctx.poll && !deleted ? ctx.poll : {}),
+		...(c.state === 10 && deleted ? { polls: [] } : {}),
+	}
+}
+
+export type Conversation = ReturnType<typeof presentConversation>
+
+export function presentConversationForWebhook(
+	c: ConversationRow,
+	creatorUuid: string,
+	members: string[],
+) {
+	return {
+		conversation_id: c.id,
+		creator_id: creatorUuid,
+		members,
+		message: c.deleted_by !== null ? '' : c.text,
+		timestamp: c.created_at,
+	}
+}

@@ -1,0 +1,81 @@
+// Reading a room: pages by keyset (newest, older or newer than an anchor; never
+// OFFSET) and the sync read for clients that keep a local copy (changes by
+// updated_at, so edits and deletes reach them). Reading the newest page moves the
+// reader's read mark, which is what keeps unread_messages exact.
+import { sql } from '../../lib/db'
+import { badRequest, notFound } from '../../lib/errors'
+import { paging } from '../../lib/paging'
+import type { Session } from '../auth/plugin'
+import { chatViewer, seeRoom } from '../chatrooms/access'
+import { findParticipant, numericId } from '../chatrooms/repo'
+import { hydrate } from './hydrate'
+import { MAX_PAGE } from './model'
+import { changedInRoom, moveReadMark, pageOfRoom, type Scroll } from './repo'
+
+export interface PageQuery {
+	chatroom_id: string
+	paginate_by?: number
+	conversation_id?: string
+	scroll_direction?: number
+}
+
+function scrollOf(query: PageQuery): Scroll {
+	if (query.conversation_id === undefined || query.conversation_id === '') return { anchor: null }
+	const anchor = numericId(query.conversation_id)
+	if (!anchor) throw notFound('Conversation')
+	return { anchor, direction: query.scroll_direction === 1 ? 'newer' : 'older' }
+}
+
+export async function listConversations(session: Session, query: PageQuery) {
+	const viewer = await chatViewer(session)
+	const room = await seeRoom(sql, viewer, query.chatroom_id)
+	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
+	const scroll = scrollOf(query)
+	const rows = await pageOfRoom(sql, room.id, scroll, limit)
+	const newest = rows.at(-1)
+	const reachedEnd = scroll.anchor === null || rows.length < limit
+	if (newest && reachedEnd) {
+		const seat = await findParticipant(sql, room.id, viewer.userId)
+		if (seat && BigInt(seat.read_conversation_id) < BigInt(newest.id))
+			await moveReadMark(sql, room.id, viewer.userId, newest.id)
+	}
+	const { conversations, users } = await hydrate(sql, viewer, rows)
+	return { conversations, users }
+}
+
+export interface SyncQuery {
+	chatroom_id: string
+	min_timestamp?: number
+	max_timestamp?: number
+	cursor?: string
+	page?: number
+	page_size?: number
+}
+
+/** `<updated_at>:<id>` of the last row of a page: where the next page starts. */
+const cursorOf = (row: { updated_at: number; id: string }) => `${row.updated_at}:${row.id}`
+
+function parseCursor(cursor: string) {
+	const match = /^(\d{1,16}):([1-9]\d{0,17})$/.exec(cursor)
+	if (!match) throw badRequest('Invalid query: cursor is not a cursor this API returned')
+	return { updatedAt: Number(match[1]), id: match[2] as string }
+}
+
+export async function syncConversations(session: Session, query: SyncQuery) {
+	const viewer = await chatViewer(session)
+	const room = await seeRoom(sql, viewer, query.chatroom_id)
+	const bounds = { min: query.min_timestamp ?? 0, max: query.max_timestamp ?? Date.now() }
+	if (bounds.min > bounds.max)
+		throw badRequest('Invalid query: min_timestamp must not be after max_timestamp')
+	const { pageSize, offset } = paging(query.page, query.page_size, 50)
+	const from = query.cursor ? { after: parseCursor(query.cursor) } : { skip: offset }
+	const rows = await changedInRoom(sql, room.id, bounds, from, pageSize)
+	const { conversations, users, polls } = await hydrate(sql, viewer, rows)
+	const last = rows.at(-1)
+	return {
+		conversations_data: conversations,
+		user_meta: users,
+		conv_polls_meta: polls,
+		next_cursor: last && rows.length === pageSize ? cursorOf(last) : null,
+	}
+}

@@ -1,0 +1,138 @@
+// Writing conversations: post (a message, a reply or a poll), edit (the author) and
+// delete (the author or a CM). Each write is one transaction with its tags and chat
+// events; a poll's rules are checked before it and stored inside it.
+import { type Db, sql } from '../../lib/db'
+import { badRequest, forbidden, notFound } from '../../lib/errors'
+import type { Session } from '../auth/plugin'
+import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
+import { numericId } from '../chatrooms/repo'
+import { POLL_STATE } from '../polls/model'
+import { preparePoll, savePoll } from '../polls/service'
+import { taggedUuids } from '../posts/tags'
+import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
+import { recordConversationEvents } from './events'
+import { hydrate } from './hydrate'
+import type { PostConversationInput } from './model'
+import {
+	addTags,
+	type ConversationRow,
+	editConversation,
+	findConversation,
+	insertConversation,
+	MESSAGE,
+	markDeleted,
+	POLL,
+} from './repo'
+
+/** A conversation of the viewer's community in a room they can see; 404 otherwise. */
+async function visibleConversation(
+	db: Db,
+	viewer: ChatViewer,
+	id: string | number,
+): Promise<ConversationRow> {
+	const conversationId = numericId(id)
+	const row = conversationId ? await findConversation(db, viewer.communityId, conversationId) : null
+	if (!row) throw notFound('Conversation')
+	await seeRoom(db, viewer, row.chatroom_id)
+	return row
+}
+
+/** Tags the members named in the text; returns the newly tagged ones. */
+async function tagMembers(tx: Db, communityId: number, conversationId: string, text: string) {
+	const users = await findUsersByUuids(tx, communityId, taggedUuids(text))
+	const added = new Set(
+		await addTags(
+			tx,
+			conversationId,
+			users.map((u) => u.id),
+		),
+	)
+	return users.filter((u) => added.has(u.id))
+}
+
+export async function postConversation(session: Session, input: PostConversationInput) {
+	const viewer = await chatViewer(session)
+	const { room } = await postRoom(sql, viewer, input.chatroom_id)
+	const text = input.text ?? ''
+	const attachments = input.attachments ?? []
+	const isPoll = input.state === POLL_STATE
+	if (!isPoll && text.trim() === '' && attachments.length === 0)
+		throw badRequest('A conversation needs text or attachments')
+	const draft = isPoll ? await preparePoll(viewer.communityId, input) : null
+	let replied: ConversationRow | null = null
+	if (input.replied_conversation_id !== undefined && input.replied_conversation_id !== null) {
+		replied = await visibleConversation(sql, viewer, input.replied_conversation_id)
+		if (replied.chatroom_id !== room.id) throw notFound('Conversation')
+	}
+	const author = (await findUserById(sql, viewer.userId)) as UserRow
+	const row = await sql.begin(async (tx) => {
+		const conversation = await insertConversation(tx, {
+			chatroom_id: room.id,
+			community_id: viewer.communityId,
+			user_id: viewer.userId,
+			state: isPoll ? POLL : MESSAGE,
+			text,
+			attachments,
+			replied_conversation_id: replied?.id ?? null,
+			temporary_id: input.temporary_id ?? null,
+			now: Date.now(),
+		})
+		if (draft)
+			await savePoll(
+				tx,
+				{
+					conversationId: conversation.id,
+					chatroomId: room.id,
+					communityId: viewer.communityId,
+					creatorId: viewer.userId,
+				},
+				draft,
+			)
+		const tagged = await tagMembers(tx, viewer.communityId, conversation.id, text)
+		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
+		return conversation
+	})
+	const { conversations } = await hydrate(sql, viewer, [row])
+	return { id: row.id, conversation: conversations[0] }
+}
+
+export async function editText(session: Session, conversationId: string | number, text: string) {
+	const viewer = await chatViewer(session)
+	const row = await visibleConversation(sql, viewer, conversationId)
+	if (row.user_id !== viewer.userId) throw forbidden('Only the author may edit a conversation')
+	if (row.deleted_by !== null) throw badRequest('A deleted conversation cannot be edited')
+	if (row.state !== MESSAGE && row.state !== POLL)
+		throw badRequest('Only messages and polls can be edited')
+	const room = await seeRoom(sql, viewer, row.chatroom_id)
+	const author = (await findUserById(sql, viewer.userId)) as UserRow
+	const edited = await sql.begin(async (tx) => {
+		const conversation = await editConversation(tx, row.id, text, Date.now())
+		const tagged = await tagMembers(tx, viewer.communityId, row.id, text)
+		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
+		return conversation
+	})
+	const { conversations } = await hydrate(sql, viewer, [edited])
+	return { conversation: conversations[0] }
+}
+
+/** Deletes all the given conversations or none (404 for an unseen one, 403 for another's). */
+export async function deleteConversations(session: Session, ids: (string | number)[]) {
+	const viewer = await chatViewer(session)
+	const rows: ConversationRow[] = []
+	for (const id of new Set(ids.map(String))) rows.push(await visibleConversation(sql, viewer, id))
+	for (const row of rows)
+		if (row.user_id !== viewer.userId && !isCmViewer(viewer))
+			throw forbidden('Only the author or a community manager may delete a conversation')
+	const now = Date.now()
+	await sql.begin(async (tx) => {
+		for (const row of rows) await markDeleted(tx, row.id, viewer.userId, now)
+	})
+	const { conversations } = await hydrate(
+		sql,
+		viewer,
+		await Promise.all(rows.map((r) => findConversation(sql, viewer.communityId, r.id))).then(
+			(found) => found.filter((r): r is ConversationRow => r !== null),
+		),
+	)
+	return { conversations }
+}
