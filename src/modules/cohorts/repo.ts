@@ -62,3 +62,202 @@ export async function attachedToRooms(
 		where cc.chatroom_id = any(${chatroomIds}::bigint[])
 		order by cc.created_at, c.id`
 }
+
+export interface CohortRow {
+	cohort_id: number
+	name: string
+	community_id: number
+	total_members: number
+}
+
+const cohortColumns = (db: Db) => db`
+	c.id as cohort_id, c.name, c.community_id,
+	(select count(*)::int from cohort_members m where m.cohort_id = c.id) as total_members`
+
+export async function insertCohort(
+	db: Db,
+	communityId: number,
+	name: string,
+	now: number,
+): Promise<number> {
+	const [row] = await db<{ id: number }[]>`
+		insert into cohorts (community_id, name, created_at, updated_at)
+		values (${communityId}, ${name}, ${now}, ${now}) returning id`
+	return row.id
+}
+
+export async function findCohort(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+): Promise<CohortRow | null> {
+	const [row] = await db<CohortRow[]>`
+		select ${cohortColumns(db)} from cohorts c
+		where c.id = ${cohortId} and c.community_id = ${communityId}`
+	return row ?? null
+}
+
+/** Locks the cohort row so membership changes and attachments of one cohort queue up. */
+export async function lockCohort(db: Db, communityId: number, cohortId: number): Promise<boolean> {
+	const rows = await db`
+		select 1 from cohorts where id = ${cohortId} and community_id = ${communityId} for update`
+	return rows.length === 1
+}
+
+export async function listCohorts(
+	db: Db,
+	communityId: number,
+	limit: number,
+	offset: number,
+): Promise<{ cohorts: CohortRow[]; total: number }> {
+	const [cohorts, [count]] = await Promise.all([
+		db<CohortRow[]>`
+			select ${cohortColumns(db)} from cohorts c where c.community_id = ${communityId}
+			order by c.id limit ${limit} offset ${offset}`,
+		db<{ n: number }[]>`select count(*)::int as n from cohorts where community_id = ${communityId}`,
+	])
+	return { cohorts, total: count.n }
+}
+
+export async function renameCohort(db: Db, cohortId: number, name: string, now: number) {
+	await db`update cohorts set name = ${name}, updated_at = ${now} where id = ${cohortId}`
+}
+
+export async function deleteCohortRow(db: Db, cohortId: number) {
+	await db`delete from cohorts where id = ${cohortId}`
+}
+
+export async function addMembers(db: Db, cohortId: number, userIds: number[], now: number) {
+	if (userIds.length === 0) return
+	await db`
+		insert into cohort_members (cohort_id, user_id, added_at)
+		select ${cohortId}, unnest(${userIds}::int[]), ${now}
+		on conflict do nothing`
+}
+
+/** Removes members; returns the user ids that were members. */
+export async function removeMembers(
+	db: Db,
+	cohortId: number,
+	userIds: number[],
+): Promise<number[]> {
+	if (userIds.length === 0) return []
+	const rows = await db<{ user_id: number }[]>`
+		delete from cohort_members where cohort_id = ${cohortId} and user_id = any(${userIds}::int[])
+		returning user_id`
+	return rows.map((r) => r.user_id)
+}
+
+export async function memberIds(db: Db, cohortId: number): Promise<number[]> {
+	const rows = await db<{ user_id: number }[]>`
+		select user_id from cohort_members where cohort_id = ${cohortId} order by user_id`
+	return rows.map((r) => r.user_id)
+}
+
+export async function pageMemberIds(
+	db: Db,
+	cohortId: number,
+	limit: number,
+	offset: number,
+): Promise<number[]> {
+	const rows = await db<{ user_id: number }[]>`
+		select user_id from cohort_members where cohort_id = ${cohortId}
+		order by added_at, user_id limit ${limit} offset ${offset}`
+	return rows.map((r) => r.user_id)
+}
+
+export interface Attachment {
+	chatroom_id: string
+	cohort_id: number
+	cohort_access: CohortAccess
+	created_at: number
+}
+
+const attachmentColumns = (db: Db) =>
+	db`chatroom_id::text, cohort_id, cohort_access::int, created_at::float8`
+
+/** Attaches with access 2; an existing attachment keeps its access. Returns it either way. */
+export async function attach(
+	db: Db,
+	chatroomId: string,
+	cohortId: number,
+	now: number,
+): Promise<Attachment> {
+	await db`
+		insert into chatroom_cohorts (chatroom_id, cohort_id, created_at)
+		values (${chatroomId}, ${cohortId}, ${now}) on conflict do nothing`
+	return (await findAttachment(db, chatroomId, cohortId)) as Attachment
+}
+
+export async function findAttachment(
+	db: Db,
+	chatroomId: string,
+	cohortId: number,
+): Promise<Attachment | null> {
+	const [row] = await db<Attachment[]>`
+		select ${attachmentColumns(db)} from chatroom_cohorts
+		where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}`
+	return row ?? null
+}
+
+export async function attachmentsOfRoom(db: Db, chatroomId: string): Promise<Attachment[]> {
+	return db<Attachment[]>`
+		select ${attachmentColumns(db)} from chatroom_cohorts
+		where chatroom_id = ${chatroomId} order by created_at, cohort_id`
+}
+
+export async function attachmentsOfCohort(db: Db, cohortId: number): Promise<Attachment[]> {
+	return db<Attachment[]>`
+		select ${attachmentColumns(db)} from chatroom_cohorts where cohort_id = ${cohortId}`
+}
+
+export async function detach(db: Db, chatroomId: string, cohortId: number): Promise<boolean> {
+	const rows = await db`
+		delete from chatroom_cohorts where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}
+		returning 1`
+	return rows.length === 1
+}
+
+export async function setAccess(
+	db: Db,
+	chatroomId: string,
+	cohortId: number,
+	access: CohortAccess,
+): Promise<Attachment | null> {
+	const [row] = await db<Attachment[]>`
+		update chatroom_cohorts set cohort_access = ${access}
+		where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}
+		returning ${attachmentColumns(db)}`
+	return row ?? null
+}
+
+/**
+ * Seats in a room that only cohort access explains and that no attached cohort with
+ * access 2 covers any more, among the given users: seats a cohort made (and, in a
+ * secret room, seats members took themselves), never a CM's or one a CM made.
+ */
+export async function uncoveredSeats(
+	db: Db,
+	chatroomId: string,
+	among: number[],
+): Promise<number[]> {
+	if (among.length === 0) return []
+	const rows = await db<{ user_id: number }[]>`
+		select p.user_id from chatroom_participants p
+		join chatrooms r on r.id = p.chatroom_id
+		join users u on u.id = p.user_id
+		where p.chatroom_id = ${chatroomId}
+			and (p.join_method = 'cohort_chatroom_added' or (r.is_secret and p.join_method = 'self_joined'))
+			and u.role = 'member'
+			and p.user_id = any(${among}::int[])
+			and not exists (
+				select 1 from chatroom_cohorts cc join cohort_members m on m.cohort_id = cc.cohort_id
+				where cc.chatroom_id = p.chatroom_id and cc.cohort_access = 2 and m.user_id = p.user_id)`
+	return rows.map((r) => r.user_id)
+}
+
+export async function isCohortMember(db: Db, cohortId: number, userId: number): Promise<boolean> {
+	const rows =
+		await db`select 1 from cohort_members where cohort_id = ${cohortId} and user_id = ${userId}`
+	return rows.length === 1
+}

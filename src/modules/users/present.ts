@@ -26,3 +26,14 @@ export function usersMap(users: UserLike[]): Record<string, FeedUser> {
 	for (const user of users) map[user.uuid] = presentUser(user)
 	return map
 }
+
+/** The chat member object (DESIGN §8): `id` a string, `state` 1 for a CM or owner, 4 for a member. */
+export function presentMember(user: UserLike & { role: string }) {
+	return {
+		...presentUser(user),
+		id: String(user.id),
+		state: user.role === 'member' ? 4 : 1,
+	}
+}
+
+export type Member = ReturnType<typeof presentMember>

@@ -1,0 +1,158 @@
+// SQL of polls: their rules, options, and ballots (one row per voter and poll).
+import type { Db } from '../../lib/db'
+import type { OptionRow, PollDraft, PollRow } from './model'
+
+// bigint ids come back as text (decimal strings on the wire); epoch ms as float8 numbers.
+const pollColumns = (db: Db) => db`
+	polls.conversation_id::text, community_id, chatroom_id::text, creator_id, poll_type,
+	multiple_select_state, multiple_select_no, is_anonymous, allow_add_option,
+	allow_vote_change, expiry_time::float8, created_at::float8`
+
+export interface PollKeys {
+	conversationId: string
+	chatroomId: string
+	communityId: number
+	creatorId: number
+}
+
+export async function insertPoll(db: Db, keys: PollKeys, draft: PollDraft, now: number) {
+	await db`
+		insert into polls (conversation_id, community_id, chatroom_id, creator_id, poll_type,
+			multiple_select_state, multiple_select_no, is_anonymous, allow_add_option,
+			allow_vote_change, expiry_time, created_at)
+		values (${keys.conversationId}, ${keys.communityId}, ${keys.chatroomId}, ${keys.creatorId},
+			${draft.poll_type}, ${draft.multiple_select_state}, ${draft.multiple_select_no},
+			${draft.is_anonymous}, ${draft.allow_add_option}, ${draft.allow_vote_change},
+			${draft.expiry_time}, ${now})`
+	await db`
+		insert into poll_options (conversation_id, text, member_id, created_at)
+		select ${keys.conversationId}, text, ${keys.creatorId}, ${now}
+		from unnest(${draft.options}::text[]) with ordinality as o(text, n) order by n`
+}
+
+/** The poll of a live (not deleted) conversation of the community. */
+export async function findPoll(
+	db: Db,
+	communityId: number,
+	conversationId: string,
+): Promise<PollRow | null> {
+	const [row] = await db<PollRow[]>`
+		select ${pollColumns(db)} from polls
+		where community_id = ${communityId} and conversation_id = ${conversationId}
+			and exists (select 1 from conversations c where c.id = ${conversationId} and c.deleted_by is null)`
+	return row ?? null
+}
+
+export async function lockPoll(db: Db, conversationId: string): Promise<void> {
+	await db`select 1 from polls where conversation_id = ${conversationId} for update`
+}
+
+export async function findPolls(db: Db, conversationIds: string[]): Promise<PollRow[]> {
+	if (conversationIds.length === 0) return []
+	return db<PollRow[]>`
+		select ${pollColumns(db)} from polls where conversation_id = any(${conversationIds}::bigint[])`
+}
+
+export async function findOptions(db: Db, conversationIds: string[]): Promise<OptionRow[]> {
+	if (conversationIds.length === 0) return []
+	return db<OptionRow[]>`
+		select id::text, conversation_id::text, text, member_id, created_at::float8
+		from poll_options where conversation_id = any(${conversationIds}::bigint[]) order by id`
+}
+
+export async function countOptions(db: Db, conversationId: string): Promise<number> {
+	const [row] =
+		await db`select count(*)::int as n from poll_options where conversation_id = ${conversationId}`
+	return row.n
+}
+
+/** Inserts an option; null when an equal one (case-insensitive) is already there. */
+export async function insertOption(
+	db: Db,
+	conversationId: string,
+	text: string,
+	memberId: number,
+	now: number,
+): Promise<OptionRow | null> {
+	const [row] = await db<OptionRow[]>`
+		insert into poll_options (conversation_id, text, member_id, created_at)
+		values (${conversationId}, ${text}, ${memberId}, ${now})
+		on conflict do nothing
+		returning id::text, conversation_id::text, text, member_id, created_at::float8`
+	return row ?? null
+}
+
+export interface Tally {
+	conversation_id: string
+	/** null on the poll's own row: its count of distinct voters */
+	option_id: string | null
+	votes: number
+}
+
+/** Votes per option and distinct voters per poll, in one pass over the ballots. */
+export async function tallies(db: Db, conversationIds: string[]): Promise<Tally[]> {
+	if (conversationIds.length === 0) return []
+	return db<Tally[]>`
+		select b.conversation_id::text, o.option_id::text, count(*)::int as votes
+		from poll_ballots b cross join lateral unnest(b.option_ids) as o(option_id)
+		where b.conversation_id = any(${conversationIds}::bigint[])
+		group by grouping sets ((b.conversation_id, o.option_id), (b.conversation_id))`
+}
+
+export async function ballotsOf(
+	db: Db,
+	userId: number,
+	conversationIds: string[],
+): Promise<{ conversation_id: string; option_ids: string[] }[]> {
+	if (conversationIds.length === 0) return []
+	return db`
+		select conversation_id::text, option_ids::text[] as option_ids from poll_ballots
+		where user_id = ${userId} and conversation_id = any(${conversationIds}::bigint[])` as never
+}
+
+/**
+ * The voter's ballot as one upsert, so concurrent submissions leave exactly one. When
+ * votes may not change, an existing ballot stays and false comes back.
+ */
+export async function castBallot(
+	db: Db,
+	conversationId: string,
+	userId: number,
+	optionIds: string[],
+	allowChange: boolean,
+	now: number,
+): Promise<boolean> {
+	const rows = allowChange
+		? await db`
+			insert into poll_ballots (conversation_id, user_id, option_ids, submitted_at)
+			values (${conversationId}, ${userId}, ${optionIds}::bigint[], ${now})
+			on conflict (conversation_id, user_id) do update
+				set option_ids = excluded.option_ids, submitted_at = excluded.submitted_at
+			returning 1`
+		: await db`
+			insert into poll_ballots (conversation_id, user_id, option_ids, submitted_at)
+			values (${conversationId}, ${userId}, ${optionIds}::bigint[], ${now})
+			on conflict (conversation_id, user_id) do nothing
+			returning 1`
+	return rows.length === 1
+}
+
+/** Voters of one option, latest ballot first, with their total. */
+export async function votersOf(
+	db: Db,
+	conversationId: string,
+	optionId: string,
+	limit: number,
+	offset: number,
+): Promise<{ userIds: number[]; total: number }> {
+	const [rows, [count]] = await Promise.all([
+		db<{ user_id: number }[]>`
+			select user_id from poll_ballots
+			where conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]
+			order by submitted_at desc, user_id limit ${limit} offset ${offset}`,
+		db<{ n: number }[]>`
+			select count(*)::int as n from poll_ballots
+			where conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]`,
+	])
+	return { userIds: rows.map((r) => r.user_id), total: count.n }
+}

@@ -1,0 +1,204 @@
+// Poll rules (DESIGN §8): creation through POST /conversation (prepared before the
+// conversation is written, saved inside its transaction), options added later, votes
+// submitted and the voters listed. A vote is one upsert of the voter's ballot, so the
+// database keeps exactly one ballot per voter whatever arrives concurrently.
+import type { Db } from '../../lib/db'
+import { sql } from '../../lib/db'
+import { badRequest, notFound } from '../../lib/errors'
+import { paging } from '../../lib/paging'
+import type { Session } from '../auth/plugin'
+import { chatViewer, seeRoom } from '../chatrooms/access'
+import { numericId } from '../chatrooms/repo'
+import { presentMember } from '../users/present'
+import { findUsersByIds } from '../users/repo'
+import { MAX_POLL_OPTIONS } from './configuration/model'
+import { pollConfigurationForPoll } from './configuration/service'
+import { resolvePollDraft } from './draft'
+import type { PollCreateInput, PollDraft, PollRow } from './model'
+import { SelectState } from './model'
+import {
+	isExpired,
+	type PollFields,
+	type PollViewer,
+	presentOption,
+	presentPoll,
+	showsResults,
+} from './present'
+import {
+	ballotsOf,
+	castBallot,
+	countOptions,
+	findOptions,
+	findPoll,
+	findPolls,
+	insertOption,
+	insertPoll,
+	lockPoll,
+	type PollKeys,
+	tallies,
+	votersOf,
+} from './repo'
+
+export const POLL_ENDED = 'Poll has been ended'
+export const ALREADY_SUBMITTED = 'Poll already submitted'
+
+const viewerOf = (session: Session): PollViewer & { communityId: number } => ({
+	userId: session.userId,
+	communityId: session.communityId,
+	isCm: session.role === 'cm' || session.role === 'owner',
+})
+
+/** Checks a poll body against the community's configuration; call before writing the conversation. */
+export async function preparePoll(communityId: number, body: PollCreateInput): Promise<PollDraft> {
+	return resolvePollDraft(body, await pollConfigurationForPoll(communityId), Date.now())
+}
+
+/** Stores the poll of a conversation just written in `tx`. */
+export const savePoll = (tx: Db, keys: PollKeys, draft: PollDraft) =>
+	insertPoll(tx, keys, draft, Date.now())
+
+/** Poll fields for each poll among `conversationIds`, as `viewer` sees them. */
+export async function pollViews(
+	db: Db,
+	conversationIds: string[],
+	viewer: PollViewer,
+	now = Date.now(),
+): Promise<Map<string, PollFields>> {
+	const polls = await findPolls(db, conversationIds)
+	const views = new Map<string, PollFields>()
+	if (polls.length === 0) return views
+	const ids = polls.map((poll) => poll.conversation_id)
+	const [options, counts, ballots] = await Promise.all([
+		findOptions(db, ids),
+		tallies(db, ids),
+		ballotsOf(db, viewer.userId, ids),
+	])
+	const members = await membersById(db, [...new Set(options.map((o) => o.member_id))])
+	const mine = new Map(ballots.map((b) => [b.conversation_id, new Set(b.option_ids)]))
+	for (const poll of polls) {
+		const id = poll.conversation_id
+		const votes = new Map<string, number>()
+		let voters = 0
+		for (const row of counts.filter((c) => c.conversation_id === id)) {
+			if (row.option_id === null) voters = row.votes
+			else votes.set(row.option_id, row.votes)
+		}
+		const chosen = mine.get(id) ?? new Set<string>()
+		const shown = showsResults(poll, viewer, chosen.size > 0, now)
+		const presented = options
+			.filter((option) => option.conversation_id === id)
+			.map((option) =>
+				presentOption(
+					option,
+					{ votes, voters },
+					chosen.has(option.id),
+					shown,
+					members.get(option.member_id) ?? null,
+				),
+			)
+		views.set(id, presentPoll(poll, presented, voters, shown))
+	}
+	return views
+}
+
+async function membersById(db: Db, ids: number[]) {
+	const users = await findUsersByIds(db, ids)
+	return new Map(users.map((user) => [user.id, presentMember(user)]))
+}
+
+/** The poll of a conversation in a room the viewer may see; 404 otherwise. */
+async function visiblePoll(db: Db, session: Session, conversationId: string | number) {
+	const id = numericId(conversationId)
+	const poll = id ? await findPoll(db, session.communityId, id) : null
+	if (!poll) throw notFound('Poll')
+	await seeRoom(db, await chatViewer(session), poll.chatroom_id)
+	return poll
+}
+
+export async function addOption(session: Session, conversationId: string | number, text: string) {
+	const option = text.trim()
+	if (option === '') throw badRequest('Poll options cannot be empty')
+	const poll = await visiblePoll(sql, session, conversationId)
+	if (!poll.allow_add_option) throw badRequest('Adding options is not allowed on this poll')
+	const now = Date.now()
+	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
+	const row = await sql.begin(async (tx) => {
+		// The poll row lock orders concurrent adds, so the option limit holds.
+		await lockPoll(tx, poll.conversation_id)
+		if ((await countOptions(tx, poll.conversation_id)) >= MAX_POLL_OPTIONS)
+			throw badRequest(`A poll has at most ${MAX_POLL_OPTIONS} options`)
+		const inserted = await insertOption(tx, poll.conversation_id, option, session.userId, now)
+		if (!inserted) throw badRequest(`Poll options must be distinct: "${option}" is already one`)
+		return inserted
+	})
+	const views = await pollViews(sql, [poll.conversation_id], viewerOf(session))
+	return { poll: views.get(poll.conversation_id)?.polls.find((o) => o.id === row.id) }
+}
+
+export async function submitVote(
+	session: Session,
+	conversationId: string | number,
+	chosen: { id: string | number }[],
+) {
+	const poll = await visiblePoll(sql, session, conversationId)
+	const now = Date.now()
+	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
+	const optionIds = await checkedChoice(poll, chosen)
+	const cast = await castBallot(
+		sql,
+		poll.conversation_id,
+		session.userId,
+		optionIds,
+		poll.allow_vote_change,
+		now,
+	)
+	if (!cast) throw badRequest(ALREADY_SUBMITTED)
+}
+
+/** The chosen option ids: options of this poll (404 otherwise), distinct, within the select rule. */
+async function checkedChoice(poll: PollRow, chosen: { id: string | number }[]): Promise<string[]> {
+	const ids = chosen.map((choice) => numericId(choice.id))
+	const known = new Set((await findOptions(sql, [poll.conversation_id])).map((o) => o.id))
+	if (ids.some((id) => id === null || !known.has(id))) throw notFound('Poll option')
+	const distinct = [...new Set(ids as string[])]
+	if (distinct.length !== ids.length) throw badRequest('An option can be chosen only once')
+	const n = poll.multiple_select_no
+	const count = distinct.length
+	if (count === 0) throw badRequest('Choose at least one option in polls')
+	const plural = (k: number) => `${k} option${k === 1 ? '' : 's'}`
+	if (poll.multiple_select_state === SelectState.exactly && count !== n)
+		throw badRequest(`Select exactly ${plural(n)}`)
+	if (poll.multiple_select_state === SelectState.at_max && count > n)
+		throw badRequest(`Select at most ${plural(n)}`)
+	if (poll.multiple_select_state === SelectState.at_least && count < n)
+		throw badRequest(`Select at least ${plural(n)}`)
+	return distinct
+}
+
+/** Voters of one option; empty for anonymous polls and while results are hidden from the viewer. */
+export async function listVoters(
+	session: Session,
+	query: { conversation_id: string; poll_id: string; page?: number; page_size?: number },
+) {
+	const poll = await visiblePoll(sql, session, query.conversation_id)
+	const optionId = numericId(query.poll_id)
+	const options = await findOptions(sql, [poll.conversation_id])
+	if (!optionId || !options.some((o) => o.id === optionId)) throw notFound('Poll option')
+	const viewer = viewerOf(session)
+	const [ballot] = await ballotsOf(sql, viewer.userId, [poll.conversation_id])
+	const shown = showsResults(poll, viewer, ballot !== undefined, Date.now())
+	if (poll.is_anonymous || !shown) return { members: [], total_count: 0 }
+	const page = paging(query.page, query.page_size, 20)
+	const { userIds, total } = await votersOf(
+		sql,
+		poll.conversation_id,
+		optionId,
+		page.pageSize,
+		page.offset,
+	)
+	const members = await membersById(sql, userIds)
+	return {
+		members: userIds.map((id) => members.get(id)).filter((m) => m !== undefined),
+		total_count: total,
+	}
+}
