@@ -93,7 +93,7 @@ export interface Tally {
 export async function tallies(db: Db, conversationIds: string[]): Promise<Tally[]> {
 	if (conversationIds.length === 0) return []
 	return db<Tally[]>`
-		select b.conversation_id::text, o.option_id::text, count(*)::int as votes
+		select b.conversation_id::text, o.option_id::text, count(distinct b.user_id)::int as votes
 		from poll_ballots b cross join lateral unnest(b.option_ids) as o(option_id)
 		where b.conversation_id = any(${conversationIds}::bigint[])
 		group by grouping sets ((b.conversation_id, o.option_id), (b.conversation_id))`

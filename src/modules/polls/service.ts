@@ -4,10 +4,10 @@
 // database keeps exactly one ballot per voter whatever arrives concurrently.
 import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
-import { badRequest, notFound } from '../../lib/errors'
+import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { chatViewer, seeRoom } from '../chatrooms/access'
+import { chatViewer, isCmViewer, roomAccess } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
 import { presentMember } from '../users/present'
 import { findUsersByIds } from '../users/repo'
@@ -106,19 +106,31 @@ async function membersById(db: Db, ids: number[]) {
 	return new Map(users.map((user) => [user.id, presentMember(user)]))
 }
 
-/** The poll of a conversation in a room the viewer may see; 404 otherwise. */
-async function visiblePoll(db: Db, session: Session, conversationId: string | number) {
+/**
+ * The poll of a conversation in a room the viewer may see (404 otherwise). Voting and
+ * adding options also need a seat in the room (or the CM role): 403 otherwise. Polls
+ * in announcement rooms take votes from their seated members.
+ */
+async function visiblePoll(
+	db: Db,
+	session: Session,
+	conversationId: string | number,
+	need: 'see' | 'take part',
+) {
 	const id = numericId(conversationId)
 	const poll = id ? await findPoll(db, session.communityId, id) : null
 	if (!poll) throw notFound('Poll')
-	await seeRoom(db, await chatViewer(session), poll.chatroom_id)
+	const viewer = await chatViewer(session)
+	const access = await roomAccess(db, viewer, poll.chatroom_id)
+	if (need === 'take part' && !access.participant && !isCmViewer(viewer))
+		throw forbidden('Join the chatroom to take part in its polls')
 	return poll
 }
 
 export async function addOption(session: Session, conversationId: string | number, text: string) {
 	const option = text.trim()
 	if (option === '') throw badRequest('Poll options cannot be empty')
-	const poll = await visiblePoll(sql, session, conversationId)
+	const poll = await visiblePoll(sql, session, conversationId, 'take part')
 	if (!poll.allow_add_option) throw badRequest('Adding options is not allowed on this poll')
 	const now = Date.now()
 	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
@@ -140,7 +152,7 @@ export async function submitVote(
 	conversationId: string | number,
 	chosen: { id: string | number }[],
 ) {
-	const poll = await visiblePoll(sql, session, conversationId)
+	const poll = await visiblePoll(sql, session, conversationId, 'take part')
 	const now = Date.now()
 	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
 	const optionIds = await checkedChoice(poll, chosen)
@@ -180,7 +192,7 @@ export async function listVoters(
 	session: Session,
 	query: { conversation_id: string; poll_id: string; page?: number; page_size?: number },
 ) {
-	const poll = await visiblePoll(sql, session, query.conversation_id)
+	const poll = await visiblePoll(sql, session, query.conversation_id, 'see')
 	const optionId = numericId(query.poll_id)
 	const options = await findOptions(sql, [poll.conversation_id])
 	if (!optionId || !options.some((o) => o.id === optionId)) throw notFound('Poll option')
