@@ -19,6 +19,9 @@ create table chatrooms (
 	-- unread count is this minus what they had read, minus their own since then
 	messages_count bigint not null default 0,
 	last_conversation_id bigint,
+	-- bumped by every write to the room's conversations: the newest page cached in
+	-- Redis is keyed by it, so a read that sees a newer version never gets an old page
+	version bigint not null default 0,
 	is_deleted boolean not null default false,
 	created_at bigint not null,
 	updated_at bigint not null

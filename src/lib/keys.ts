@@ -44,4 +44,8 @@ export const keys = {
 	// lease deadline (one tag, so the claim script touches a single slot)
 	webhookDue: () => 'webhooks:{wh}:due',
 	webhookInflight: () => 'webhooks:{wh}:inflight',
+	// a chatroom's newest page of conversations as JSON, keyed by the room's version
+	// (bumped by every conversation write), so a reader never gets an outdated page
+	chatNewest: (chatroomId: string, version: string, limit: number) =>
+		`chat:{r${chatroomId}}:newest:${version}:${limit}`,
 }

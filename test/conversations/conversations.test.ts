@@ -131,6 +131,56 @@ describe('pages', () => {
 		expect(ids).toEqual([...ids].sort((a, b) => Number(a) - Number(b)))
 	})
 
+	test('the newest page (cached) follows every new, edited and deleted conversation', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const first = await say(ana, room.id, 'one')
+		const answers = async () =>
+			(await page(ana, `chatroom_id=${room.id}`)).filter((r) => r.state === 0).map((r) => r.answer)
+		expect(await answers()).toEqual(['one'])
+		expect(await answers()).toEqual(['one'])
+		await say(cm, room.id, 'two')
+		expect(await answers()).toEqual(['one', 'two'])
+		await api('PUT', '/conversation', {
+			token: ana.token,
+			body: { conversation_id: first.id, text: 'one, edited' },
+		})
+		expect(await answers()).toEqual(['one, edited', 'two'])
+		await api('DELETE', '/conversation', {
+			token: ana.token,
+			body: { conversation_ids: [first.id] },
+		})
+		expect(await answers()).toEqual(['', 'two'])
+	})
+
+	test('poll fields on the newest page are the viewer’s own', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const poll = await api('POST', '/conversation', {
+			token: cm.token,
+			body: {
+				chatroom_id: room.id,
+				state: 10,
+				text: 'Tea or coffee?',
+				polls: [{ text: 'Tea' }, { text: 'Coffee' }],
+				poll_type: 0,
+				expiry_time: Math.floor(Date.now() / 1000) + 3600,
+			},
+		})
+		expect(poll.status).toBe(200)
+		const pollOf = async (user: TestUser) =>
+			(await page(user, `chatroom_id=${room.id}`)).find((r) => r.state === 10) as unknown as {
+				to_show_results: boolean
+				polls: { text: string }[]
+			}
+		// the creator sees results of an instant poll; a member who has not voted does not
+		const byCreator = await pollOf(cm)
+		const byMember = await pollOf(ana)
+		expect(byCreator.to_show_results).toBe(true)
+		expect(byMember.to_show_results).toBe(false)
+		expect(byMember.polls.map((o) => o.text)).toEqual(['Tea', 'Coffee'])
+	})
+
 	test('bad paging input is 400 or 404, never 500', async () => {
 		const room = await newRoom(cm)
 		const zero = await api('GET', `/conversation?chatroom_id=${room.id}&paginate_by=0`, {

@@ -13,13 +13,7 @@ import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { findCurrentRole } from '../auth/repo'
 import { cohortAccess, cohortAccessByRoom } from '../cohorts/access'
-import {
-	type ChatroomRow,
-	findChatroom,
-	findParticipant,
-	type ParticipantRow,
-	secretSeats,
-} from './repo'
+import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
 
 export const ANNOUNCEMENT = 7
 
@@ -77,26 +71,61 @@ export function decide(
 	}
 }
 
-/** The viewer's access to a room; 404 for an unknown, deleted, foreign or unseen room. */
+/** The viewer as the token says (roomAccess corrects the role from the database). */
+export const tokenViewer = (session: Session): ChatViewer => ({
+	userId: session.userId,
+	communityId: session.communityId,
+	role: session.role,
+})
+
+/**
+ * The viewer's access to a room (404 for an unknown, deleted, foreign or unseen room),
+ * with the viewer's role as stored now. One query reads room, seat and role; the
+ * cohort access is a second one, skipped when the role or a CM seat settles it.
+ */
 export async function roomAccess(
 	db: Db,
 	viewer: ChatViewer,
 	chatroomId: string | number | undefined,
-): Promise<RoomAccess> {
-	const room = await findChatroom(db, viewer.communityId, chatroomId ?? '')
-	if (!room) throw notFound('Chatroom')
-	const [participant, cohort] = await Promise.all([
-		findParticipant(db, room.id, viewer.userId),
-		cohortAccess(db, room.id, viewer.userId),
-	])
-	const access = decide(room, viewer, participant, cohort)
+): Promise<RoomAccess & { viewer: ChatViewer }> {
+	const { room, seat, fresh, settled } = await loadRoom(db, viewer, chatroomId)
+	const cohort = settled ? null : await cohortAccess(db, room.id, viewer.userId)
+	const access = decide(room, fresh, seat, cohort)
 	if (!access.canSee) throw notFound('Chatroom')
-	return access
+	return { ...access, viewer: fresh }
+}
+
+async function loadRoom(db: Db, viewer: ChatViewer, chatroomId: string | number | undefined) {
+	const found = await findRoomForViewer(db, viewer.communityId, chatroomId ?? '', viewer.userId)
+	if (!found?.role) throw notFound('Chatroom')
+	const fresh = { ...viewer, role: found.role }
+	const settled = isCmViewer(fresh) || found.seat?.join_method === 'cm_added'
+	return { room: found.room, seat: found.seat, fresh, settled }
+}
+
+/**
+ * Reading only (the hot path): a room the viewer may see, their seat, and the viewer
+ * with the current role. Open rooms and seats need no cohort lookup to be seen.
+ */
+export async function seeRoomAs(
+	db: Db,
+	viewer: ChatViewer,
+	chatroomId: string | number | undefined,
+): Promise<{ room: ChatroomRow; seat: ParticipantRow | null; viewer: ChatViewer }> {
+	const { room, seat, fresh, settled } = await loadRoom(db, viewer, chatroomId)
+	if (room.is_secret && !seat && !settled) {
+		const cohort = await cohortAccess(db, room.id, viewer.userId)
+		if (!decide(room, fresh, seat, cohort).canSee) throw notFound('Chatroom')
+	}
+	return { room, seat, viewer: fresh }
 }
 
 /** A room the viewer may see (404 otherwise). */
-export const seeRoom = async (db: Db, viewer: ChatViewer, chatroomId: string | number) =>
-	(await roomAccess(db, viewer, chatroomId)).room
+export const seeRoom = async (
+	db: Db,
+	viewer: ChatViewer,
+	chatroomId: string | number | undefined,
+) => (await seeRoomAs(db, viewer, chatroomId)).room
 
 /** The viewer's access to a room they may post in; 403 with the reason otherwise. */
 export async function postRoom(

@@ -15,6 +15,8 @@ export interface ChatroomRow {
 	participants_count: number
 	messages_count: number
 	last_conversation_id: string | null
+	/** bumped by every conversation write (the newest-page cache key) */
+	version: string
 	created_at: number
 	updated_at: number
 }
@@ -33,7 +35,7 @@ export interface ParticipantRow {
 
 const roomColumns = (db: Db) => db`
 	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
-	participants_count, messages_count::float8 as messages_count, last_conversation_id,
+	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
 	created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 const participantColumns = (db: Db) => db`
@@ -58,6 +60,48 @@ export async function findChatroom(
 		where id = ${id} and community_id = ${communityId} and not is_deleted`
 	return row ?? null
 }
+
+export interface RoomForViewer {
+	room: ChatroomRow
+	seat: ParticipantRow | null
+	/** the viewer's role as stored now */
+	role: 'member' | 'cm' | 'owner' | null
+}
+
+/** The room, the viewer's seat in it and the viewer's current role, in one query (hot path). */
+export async function findRoomForViewer(
+	db: Db,
+	communityId: number,
+	chatroomId: string | number,
+	userId: number,
+): Promise<RoomForViewer | null> {
+	const id = numericId(chatroomId)
+	if (!id) return null
+	const [row] = await db`
+		select to_jsonb(r) as room, to_jsonb(p) as seat,
+			(select role from users where id = ${userId} and not is_deleted) as role
+		from (select ${roomColumns(db)} from chatrooms
+			where id = ${id} and community_id = ${communityId} and not is_deleted) r
+		left join lateral (select ${participantColumns(db)} from chatroom_participants
+			where chatroom_id = r.id and user_id = ${userId}) p on true`
+	if (!row) return null
+	return { room: asRoom(row.room), seat: row.seat ? asSeat(row.seat) : null, role: row.role }
+}
+
+// to_jsonb turns bigint into JSON numbers; ids stay decimal strings on the wire.
+const asRoom = (r: Record<string, unknown>) =>
+	({
+		...r,
+		id: String(r.id),
+		version: String(r.version),
+		last_conversation_id: r.last_conversation_id === null ? null : String(r.last_conversation_id),
+	}) as ChatroomRow
+const asSeat = (p: Record<string, unknown>) =>
+	({
+		...p,
+		chatroom_id: String(p.chatroom_id),
+		read_conversation_id: String(p.read_conversation_id),
+	}) as ParticipantRow
 
 /** The room row locked for the rest of the transaction (posting and seating serialize on it). */
 export async function lockChatroom(db: Db, chatroomId: string): Promise<ChatroomRow | null> {

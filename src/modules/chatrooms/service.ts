@@ -5,7 +5,8 @@ import { sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { attachedCohorts } from '../cohorts/access'
+import { attachedCohorts, cohortAccess } from '../cohorts/access'
+import { attachCohorts } from '../cohorts/rooms'
 import { moveReadMark } from '../conversations/repo'
 import { presentMember } from '../users/present'
 import { findUserById, findUsersByIds, findUsersByUuids, type UserRow } from '../users/repo'
@@ -91,6 +92,8 @@ export async function createChatroom(session: Session, input: CreateChatroomInpu
 		await joinChatroom(tx, { ...seating, userId: session.userId, method: 'self_joined' })
 		for (const user of seated)
 			await joinChatroom(tx, { ...seating, userId: user.id, method: 'cm_added' })
+		// attached cohorts seat their members at once (404 for an unknown cohort: nothing created)
+		await attachCohorts(tx, session, room.id, input.cohort_ids ?? [], { addExistingMembers: true })
 		return room
 	})
 	return getChatroom(session, room.id)
@@ -110,15 +113,17 @@ export async function deleteChatroom(session: Session, chatroomId: NumericId) {
 }
 
 export async function getChatroom(session: Session, chatroomId: string) {
-	const viewer = await chatViewer(session)
-	const { room, cohortAccess } = await roomAccess(sql, viewer, chatroomId)
-	const [chatroom] = await presentRooms(viewer, [room])
+	const { room, viewer } = await roomAccess(sql, await chatViewer(session), chatroomId)
+	const [[chatroom], access] = await Promise.all([
+		presentRooms(viewer, [room]),
+		cohortAccess(sql, room.id, viewer.userId),
+	])
 	return {
 		chatroom,
 		participant_count: room.participants_count,
 		// an unseen room was a 404 already: whoever gets here may access it
 		can_access_secret_chatroom: true,
-		...(cohortAccess === null ? {} : { cohort_access: cohortAccess }),
+		...(access === null ? {} : { cohort_access: access }),
 		last_conversation_id: room.last_conversation_id,
 		unread_messages: chatroom?.unread_messages ?? 0,
 	}

@@ -1,6 +1,6 @@
-// Turns conversation rows into what clients read: each with its member, the
-// conversation it replies to, and its poll fields as this viewer sees them, loaded in
-// one batch per kind for a whole page.
+// Turns conversation rows into what clients read: each with its member and the
+// conversation it replies to (the same for every viewer, so the newest page can be
+// cached), then the poll fields as this viewer sees them. One batch per kind.
 import type { Db } from '../../lib/db'
 import type { ChatViewer } from '../chatrooms/access'
 import { isCmViewer } from '../chatrooms/access'
@@ -10,27 +10,21 @@ import { findUsersByIds } from '../users/repo'
 import { type Conversation, presentConversation } from './present'
 import { type ConversationRow, findConversations, POLL } from './repo'
 
-export interface Hydrated {
+export interface SharedPage {
 	conversations: Conversation[]
 	/** members by id (string) */
 	users: Record<string, Member>
+}
+
+export interface Hydrated extends SharedPage {
 	/** poll fields by conversation id */
 	polls: Record<string, Record<string, unknown>>
 }
 
-export async function hydrate(
-	db: Db,
-	viewer: ChatViewer,
-	rows: ConversationRow[],
-): Promise<Hydrated> {
+/** The viewer-independent part: members and replied-to conversations. */
+export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<SharedPage> {
 	const replyIds = [...new Set(rows.flatMap((r) => r.replied_conversation_id ?? []))]
-	const pollIds = rows.filter((r) => r.state === POLL && r.deleted_by === null).map((r) => r.id)
-	const [replied, polls] = await Promise.all([
-		findConversations(db, replyIds),
-		pollIds.length
-			? pollViews(db, pollIds, { userId: viewer.userId, isCm: isCmViewer(viewer) })
-			: new Map(),
-	])
+	const replied = await findConversations(db, replyIds)
 	const userIds = [...new Set([...rows, ...replied].map((r) => r.user_id))]
 	const users: Record<string, Member> = {}
 	for (const user of await findUsersByIds(db, userIds)) users[String(user.id)] = presentMember(user)
@@ -41,16 +35,38 @@ export async function hydrate(
 			presentConversation(r, { member: memberOf(r), replied: null, poll: null }),
 		]),
 	)
-	const pollFields: Record<string, Record<string, unknown>> = {}
-	for (const [id, fields] of polls) pollFields[id] = fields
 	const conversations = rows.map((row) =>
 		presentConversation(row, {
 			member: memberOf(row),
 			replied: row.replied_conversation_id
 				? (repliedById.get(row.replied_conversation_id) ?? null)
 				: null,
-			poll: pollFields[row.id] ?? null,
+			poll: null,
 		}),
 	)
-	return { conversations, users, polls: pollFields }
+	return { conversations, users }
+}
+
+/** Ids of the live polls on a page: the only part that differs between viewers. */
+export const livePollIds = (page: SharedPage) =>
+	page.conversations.filter((c) => c.state === POLL && !c.is_deleted).map((c) => c.id)
+
+/** Adds each live poll's fields as `viewer` sees them (the page is changed in place). */
+export async function withPolls(db: Db, viewer: ChatViewer, page: SharedPage): Promise<Hydrated> {
+	const ids = livePollIds(page)
+	const polls: Record<string, Record<string, unknown>> = {}
+	if (ids.length === 0) return { ...page, polls }
+	const views = await pollViews(db, ids, { userId: viewer.userId, isCm: isCmViewer(viewer) })
+	for (const [id, fields] of views) polls[id] = fields
+	for (const conversation of page.conversations)
+		if (polls[conversation.id]) Object.assign(conversation, polls[conversation.id])
+	return { ...page, polls }
+}
+
+export async function hydrate(
+	db: Db,
+	viewer: ChatViewer,
+	rows: ConversationRow[],
+): Promise<Hydrated> {
+	return withPolls(db, viewer, await hydrateShared(db, rows))
 }

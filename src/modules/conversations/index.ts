@@ -2,6 +2,7 @@
 // pages, sync by updated_at, edit and delete.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
+import { okJson } from '../../lib/raw-json'
 import { authPlugin } from '../auth/plugin'
 import {
 	DeleteConversationBody,
@@ -22,14 +23,21 @@ export const conversationsModule = new Elysia({ name: 'conversations' })
 		body: PostConversationBody,
 		detail: { summary: 'Post a message, a reply or (state 10) a poll', tags },
 	})
-	.get('/conversation', async ({ session, query }) => ok(await listConversations(session, query)), {
-		auth: 'member',
-		query: ListQuery,
-		detail: {
-			summary: 'A page of a room, oldest first: newest, or older (0) / newer (1) than an anchor',
-			tags,
+	.get(
+		'/conversation',
+		async ({ session, query }) => {
+			const page = await listConversations(session, query)
+			return 'bytes' in page ? okJson(page.bytes) : ok(page.data)
 		},
-	})
+		{
+			auth: 'member',
+			query: ListQuery,
+			detail: {
+				summary: 'A page of a room, oldest first: newest, or older (0) / newer (1) than an anchor',
+				tags,
+			},
+		},
+	)
 	.get(
 		'/conversation/sync',
 		async ({ session, query }) => ok(await syncConversations(session, query)),

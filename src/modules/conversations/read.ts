@@ -6,10 +6,11 @@ import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { chatViewer, seeRoom } from '../chatrooms/access'
-import { findParticipant, numericId } from '../chatrooms/repo'
-import { hydrate } from './hydrate'
+import { chatViewer, seeRoom, seeRoomAs, tokenViewer } from '../chatrooms/access'
+import { numericId, type ParticipantRow } from '../chatrooms/repo'
+import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
+import { newestPage } from './newest'
 import { changedInRoom, moveReadMark, pageOfRoom, type Scroll } from './repo'
 
 export interface PageQuery {
@@ -26,21 +27,36 @@ function scrollOf(query: PageQuery): Scroll {
 	return { anchor, direction: query.scroll_direction === 1 ? 'newer' : 'older' }
 }
 
-export async function listConversations(session: Session, query: PageQuery) {
-	const viewer = await chatViewer(session)
-	const room = await seeRoom(sql, viewer, query.chatroom_id)
-	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
+/** A page of a room: raw JSON bytes (the cached newest page) or the data object. */
+export type PageResult = { bytes: Buffer } | { data: SharedPage }
+
+export async function listConversations(session: Session, query: PageQuery): Promise<PageResult> {
 	const scroll = scrollOf(query)
-	const rows = await pageOfRoom(sql, room.id, scroll, limit)
-	const newest = rows.at(-1)
-	const reachedEnd = scroll.anchor === null || rows.length < limit
-	if (newest && reachedEnd) {
-		const seat = await findParticipant(sql, room.id, viewer.userId)
-		if (seat && BigInt(seat.read_conversation_id) < BigInt(newest.id))
-			await moveReadMark(sql, room.id, viewer.userId, newest.id)
+	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
+	const { room, seat, viewer } = await seeRoomAs(sql, tokenViewer(session), query.chatroom_id)
+	if (scroll.anchor === null) {
+		const newest = await newestPage(sql, viewer, room, limit)
+		await moveMark(room.id, seat, newest.newestId)
+		if (newest.bytes) return { bytes: newest.bytes }
+		return { data: newest.page as SharedPage }
 	}
+	const rows = await pageOfRoom(sql, room.id, scroll, limit)
+	// scrolling newer up to the end reads the newest conversations too
+	if (scroll.direction === 'newer' && rows.length < limit)
+		await moveMark(room.id, seat, rows.at(-1)?.id ?? null)
 	const { conversations, users } = await hydrate(sql, viewer, rows)
-	return { conversations, users }
+	return { data: { conversations, users } }
+}
+
+/** Moves the reader's mark forward to `conversationId` (a write only when it moves). */
+async function moveMark(
+	chatroomId: string,
+	seat: ParticipantRow | null,
+	conversationId: string | null,
+) {
+	if (!seat || !conversationId) return
+	if (BigInt(seat.read_conversation_id) >= BigInt(conversationId)) return
+	await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
 }
 
 export interface SyncQuery {

@@ -50,7 +50,7 @@ export interface NewConversation {
 export async function insertConversation(db: Db, c: NewConversation): Promise<ConversationRow> {
 	const counted = COUNTED.includes(c.state) ? 1 : 0
 	const [room] = await db`
-		update chatrooms set messages_count = messages_count + ${counted}
+		update chatrooms set messages_count = messages_count + ${counted}, version = version + 1
 		where id = ${c.chatroom_id} returning messages_count`
 	const [row] = await db<ConversationRow[]>`
 		insert into conversations (chatroom_id, community_id, user_id, state, text, attachments,
@@ -128,6 +128,11 @@ export async function changedInRoom(
 		select ${columns(db)} from conversations
 		where chatroom_id = ${chatroomId} ${start} and updated_at <= ${bounds.max}
 		order by updated_at, id limit ${limit} offset ${'skip' in from ? from.skip : 0}`
+}
+
+/** A change to a room's conversations that readers of its cached newest page must see. */
+export async function bumpRoomVersion(db: Db, chatroomId: string): Promise<void> {
+	await db`update chatrooms set version = version + 1 where id = ${chatroomId}`
 }
 
 export async function editConversation(

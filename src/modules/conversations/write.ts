@@ -15,6 +15,7 @@ import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
 import {
 	addTags,
+	bumpRoomVersion,
 	type ConversationRow,
 	editConversation,
 	findConversation,
@@ -107,6 +108,7 @@ export async function editText(session: Session, conversationId: string | number
 	const author = (await findUserById(sql, viewer.userId)) as UserRow
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
+		await bumpRoomVersion(tx, row.chatroom_id)
 		const tagged = await tagMembers(tx, viewer.communityId, row.id, text)
 		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
 		return conversation
@@ -125,7 +127,10 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 			throw forbidden('Only the author or a community manager may delete a conversation')
 	const now = Date.now()
 	await sql.begin(async (tx) => {
-		for (const row of rows) await markDeleted(tx, row.id, viewer.userId, now)
+		for (const row of rows) {
+			await markDeleted(tx, row.id, viewer.userId, now)
+			await bumpRoomVersion(tx, row.chatroom_id)
+		}
 	})
 	const { conversations } = await hydrate(
 		sql,
