@@ -68,6 +68,37 @@ describe('create, edit, delete', () => {
 		expect((await roomAs(ana, room.id)).chatroom.follow_status).toBe(true)
 	})
 
+	test('cohort_ids attach cohorts and seat their members; an unknown cohort creates nothing', async () => {
+		const cohort = await api('POST', '/community/cohort', {
+			token: cm.token,
+			body: { name: 'Founders', uuids: [ben.uuid] },
+		})
+		expect(cohort.status).toBe(200)
+		const cohortId = cohort.body.data.cohort_data.cohort_id
+		const before = (await api('GET', '/chatroom', { token: cm.token })).body.data
+		const unknown = await api('POST', '/chatroom', {
+			token: cm.token,
+			body: { title: 'With cohort', is_secret: true, cohort_ids: [cohortId, 999999] },
+		})
+		expect(unknown.status).toBe(404)
+		const after = (await api('GET', '/chatroom', { token: cm.token })).body.data
+		expect(after.total_chatroom_count).toBe(before.total_chatroom_count)
+
+		const room = await newRoom(cm, {
+			title: 'With cohort',
+			is_secret: true,
+			cohort_ids: [cohortId],
+		})
+		expect(room.cohorts).toEqual([{ cohort_id: cohortId, name: 'Founders', total_members: 1 }])
+		const seen = await roomAs(ben, room.id)
+		expect(seen.chatroom.follow_status).toBe(true)
+		expect(seen.cohort_access).toBe(2)
+		// ana is in no attached cohort: the secret room does not exist for her
+		expect(
+			(await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: ana.token })).status,
+		).toBe(404)
+	})
+
 	test('a CM edits and deletes; a deleted, foreign or malformed id is 404', async () => {
 		const room = await newRoom(cm, { title: 'Old' })
 		const edited = await api('PUT', '/chatroom', {
