@@ -21,21 +21,6 @@ export async function bestAccess(
 	return row?.access ?? null
 }
 
-/** Whether the user is seated in the room, and their best cohort access to it. */
-export async function roomStanding(
-	db: Db,
-	chatroomId: string,
-	userId: number,
-): Promise<{ participant: boolean; access: CohortAccess | null }> {
-	const [row] = await db<{ participant: boolean; access: CohortAccess | null }[]>`
-		select
-			exists (select 1 from chatroom_participants where chatroom_id = ${chatroomId} and user_id = ${userId}) as participant,
-			(select max(cc.cohort_access)::int from chatroom_cohorts cc
-				join cohort_members m on m.cohort_id = cc.cohort_id
-				where cc.chatroom_id = ${chatroomId} and m.user_id = ${userId}) as access`
-	return row
-}
-
 export async function accessByRoom(
 	db: Db,
 	communityId: number,

@@ -100,7 +100,7 @@ export async function changeAccess(
 		const changed = await setAccess(tx, room.id, input.cohort_id, access)
 		if (!changed) throw notFound('Cohort attached to this chatroom')
 		const removed =
-			access < 2
+			access === 0
 				? await pruneRoomSeats(
 						tx,
 						session.communityId,
