@@ -8,10 +8,9 @@
 // by their participants and with level >= 1 (anyone else gets 404) and joined with
 // level 2; posting needs a seat (or CM) and level 2, and in an announcement room the
 // CM role.
-import { type Db, sql } from '../../lib/db'
+import type { Db } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
-import { findCurrentRole } from '../auth/repo'
 import { cohortAccess, cohortAccessByRoom } from '../cohorts/access'
 import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
 
@@ -26,11 +25,12 @@ export interface ChatViewer {
 export const isCmViewer = (viewer: Pick<ChatViewer, 'role'>) =>
 	viewer.role === 'cm' || viewer.role === 'owner'
 
-/** The session with its role as stored now (a CM grant or removal applies at once). */
-export async function chatViewer(session: Session): Promise<ChatViewer> {
-	const role = (await findCurrentRole(sql, session.userId)) ?? session.role
-	return { userId: session.userId, communityId: session.communityId, role }
-}
+/** The caller as chat sees it (the session's role is the one stored now, auth/session.ts). */
+export const chatViewer = (session: Session): ChatViewer => ({
+	userId: session.userId,
+	communityId: session.communityId,
+	role: session.role,
+})
 
 export interface RoomAccess {
 	room: ChatroomRow
@@ -71,17 +71,10 @@ export function decide(
 	}
 }
 
-/** The viewer as the token says (roomAccess corrects the role from the database). */
-export const tokenViewer = (session: Session): ChatViewer => ({
-	userId: session.userId,
-	communityId: session.communityId,
-	role: session.role,
-})
-
 /**
- * The viewer's access to a room (404 for an unknown, deleted, foreign or unseen room),
- * with the viewer's role as stored now. One query reads room, seat and role; the
- * cohort access is a second one, skipped when the role or a CM seat settles it.
+ * The viewer's access to a room (404 for an unknown, deleted, foreign or unseen room).
+ * One query reads room and seat; the cohort access is a second one, skipped when the
+ * role or a CM seat settles it.
  */
 export async function roomAccess(
 	db: Db,
@@ -97,15 +90,14 @@ export async function roomAccess(
 
 async function loadRoom(db: Db, viewer: ChatViewer, chatroomId: string | number | undefined) {
 	const found = await findRoomForViewer(db, viewer.communityId, chatroomId ?? '', viewer.userId)
-	if (!found?.role) throw notFound('Chatroom')
-	const fresh = { ...viewer, role: found.role }
-	const settled = isCmViewer(fresh) || found.seat?.join_method === 'cm_added'
-	return { room: found.room, seat: found.seat, fresh, settled }
+	if (!found) throw notFound('Chatroom')
+	const settled = isCmViewer(viewer) || found.seat?.join_method === 'cm_added'
+	return { room: found.room, seat: found.seat, fresh: viewer, settled }
 }
 
 /**
- * Reading only (the hot path): a room the viewer may see, their seat, and the viewer
- * with the current role. Open rooms and seats need no cohort lookup to be seen.
+ * Reading only (the hot path): a room the viewer may see and their seat. Open rooms
+ * and seats need no cohort lookup to be seen.
  */
 export async function seeRoomAs(
 	db: Db,

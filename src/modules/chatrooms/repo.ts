@@ -64,11 +64,9 @@ export async function findChatroom(
 export interface RoomForViewer {
 	room: ChatroomRow
 	seat: ParticipantRow | null
-	/** the viewer's role as stored now */
-	role: 'member' | 'cm' | 'owner' | null
 }
 
-/** The room, the viewer's seat in it and the viewer's current role, in one query (hot path). */
+/** The room and the viewer's seat in it, in one query (the hot path). */
 export async function findRoomForViewer(
 	db: Db,
 	communityId: number,
@@ -78,14 +76,13 @@ export async function findRoomForViewer(
 	const id = numericId(chatroomId)
 	if (!id) return null
 	const [row] = await db`
-		select to_jsonb(r) as room, to_jsonb(p) as seat,
-			(select role from users where id = ${userId} and not is_deleted) as role
+		select to_jsonb(r) as room, to_jsonb(p) as seat
 		from (select ${roomColumns(db)} from chatrooms
 			where id = ${id} and community_id = ${communityId} and not is_deleted) r
 		left join lateral (select ${participantColumns(db)} from chatroom_participants
 			where chatroom_id = r.id and user_id = ${userId}) p on true`
 	if (!row) return null
-	return { room: asRoom(row.room), seat: row.seat ? asSeat(row.seat) : null, role: row.role }
+	return { room: asRoom(row.room), seat: row.seat ? asSeat(row.seat) : null }
 }
 
 // to_jsonb turns bigint into JSON numbers; ids stay decimal strings on the wire.

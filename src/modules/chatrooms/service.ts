@@ -113,7 +113,7 @@ export async function deleteChatroom(session: Session, chatroomId: NumericId) {
 }
 
 export async function getChatroom(session: Session, chatroomId: string) {
-	const { room, viewer } = await roomAccess(sql, await chatViewer(session), chatroomId)
+	const { room, viewer } = await roomAccess(sql, chatViewer(session), chatroomId)
 	const [[chatroom], access] = await Promise.all([
 		presentRooms(viewer, [room]),
 		cohortAccess(sql, room.id, viewer.userId),
@@ -130,7 +130,7 @@ export async function getChatroom(session: Session, chatroomId: string) {
 }
 
 export async function listVisibleChatrooms(session: Session, page?: number, pageSize?: number) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const { pageSize: limit, offset } = paging(page, pageSize)
 	const secret = await visibleSecretRooms(sql, viewer)
 	const { rows, total } = await listChatrooms(sql, viewer.communityId, secret, limit, offset)
@@ -157,7 +157,7 @@ async function targetOf(
 
 /** PUT /chatroom/follow: join (value true, the default) or leave; idempotent. */
 export async function follow(session: Session, input: FollowInput): Promise<void> {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const chatroomId = input.chatroom_id ?? input.collabcard_id
 	if (chatroomId === undefined) throw badRequest('chatroom_id is required')
 	const target = await targetOf(viewer, input)
@@ -180,7 +180,7 @@ export async function follow(session: Session, input: FollowInput): Promise<void
 
 /** DELETE /chatroom/participants: leave (also a secret room), or a CM removes a member. */
 export async function removeParticipant(session: Session, input: RemoveParticipantInput) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const target = await targetOf(viewer, input)
 	const room = await seeRoom(sql, viewer, input.chatroom_id)
 	await sql.begin((tx) =>
@@ -199,7 +199,7 @@ export async function participants(
 	page?: number,
 	pageSize?: number,
 ) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const room = await seeRoom(sql, viewer, chatroomId)
 	const { pageSize: limit, offset } = paging(page, pageSize)
 	const ids = await listParticipants(sql, room.id, limit, offset)
@@ -215,7 +215,7 @@ export async function participants(
 
 /** The caller's seat in a room they can see; 403 without one. */
 async function ownSeat(session: Session, chatroomId: NumericId) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const room = await seeRoom(sql, viewer, chatroomId)
 	const seat = await findParticipant(sql, room.id, viewer.userId)
 	if (!seat) throw forbidden('You are not a participant of this chatroom')

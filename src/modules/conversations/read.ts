@@ -6,7 +6,7 @@ import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { chatViewer, seeRoom, seeRoomAs, tokenViewer } from '../chatrooms/access'
+import { chatViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
@@ -33,7 +33,7 @@ export type PageResult = { bytes: Buffer } | { data: SharedPage }
 export async function listConversations(session: Session, query: PageQuery): Promise<PageResult> {
 	const scroll = scrollOf(query)
 	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
-	const { room, seat, viewer } = await seeRoomAs(sql, tokenViewer(session), query.chatroom_id)
+	const { room, seat, viewer } = await seeRoomAs(sql, chatViewer(session), query.chatroom_id)
 	if (scroll.anchor === null) {
 		const newest = await newestPage(sql, viewer, room, limit)
 		await moveMark(room.id, seat, newest.newestId)
@@ -78,7 +78,7 @@ function parseCursor(cursor: string) {
 }
 
 export async function syncConversations(session: Session, query: SyncQuery) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const room = await seeRoom(sql, viewer, query.chatroom_id)
 	const bounds = { min: query.min_timestamp ?? 0, max: query.max_timestamp ?? Date.now() }
 	if (bounds.min > bounds.max)

@@ -52,7 +52,7 @@ async function tagMembers(tx: Db, communityId: number, conversationId: string, t
 }
 
 export async function postConversation(session: Session, input: PostConversationInput) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const { room } = await postRoom(sql, viewer, input.chatroom_id)
 	const text = input.text ?? ''
 	const attachments = input.attachments ?? []
@@ -98,7 +98,7 @@ export async function postConversation(session: Session, input: PostConversation
 }
 
 export async function editText(session: Session, conversationId: string | number, text: string) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const row = await visibleConversation(sql, viewer, conversationId)
 	if (row.user_id !== viewer.userId) throw forbidden('Only the author may edit a conversation')
 	if (row.deleted_by !== null) throw badRequest('A deleted conversation cannot be edited')
@@ -119,7 +119,7 @@ export async function editText(session: Session, conversationId: string | number
 
 /** Deletes all the given conversations or none (404 for an unseen one, 403 for another's). */
 export async function deleteConversations(session: Session, ids: (string | number)[]) {
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const rows: ConversationRow[] = []
 	for (const id of new Set(ids.map(String))) rows.push(await visibleConversation(sql, viewer, id))
 	for (const row of rows)

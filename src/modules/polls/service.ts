@@ -120,7 +120,7 @@ async function visiblePoll(
 	const id = numericId(conversationId)
 	const poll = id ? await findPoll(db, session.communityId, id) : null
 	if (!poll) throw notFound('Poll')
-	const viewer = await chatViewer(session)
+	const viewer = chatViewer(session)
 	const access = await roomAccess(db, viewer, poll.chatroom_id)
 	if (need === 'take part' && !access.participant && !isCmViewer(viewer))
 		throw forbidden('Join the chatroom to take part in its polls')

@@ -3,7 +3,8 @@
 import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { Messages } from '../../../lib/errors'
-import { authPlugin, requireRole } from '../../auth/plugin'
+import { authPlugin } from '../../auth/plugin'
+import { requireRole } from '../../auth/session'
 import { ConfigurationQuery, PatchConfigurationBody } from './model'
 import { listConfigurations, parseConfigurationTypes, patchConfiguration } from './service'
 
@@ -29,7 +30,7 @@ export const configurationsModule = new Elysia({ name: 'configurations' })
 	.patch(
 		'/community/configurations',
 		async ({ session, body }) => {
-			await requireRole(session, 'cm', Messages.notCmOrOwner)
+			requireRole(session, 'cm', Messages.notCmOrOwner)
 			const configuration = await patchConfiguration(session.communityId, body.type, body.value)
 			return ok({ community_configurations: [configuration] })
 		},
