@@ -57,7 +57,8 @@ export async function findOptions(db: Db, conversationIds: string[]): Promise<Op
 	if (conversationIds.length === 0) return []
 	return db<OptionRow[]>`
 		select id::text, conversation_id::text, text, member_id, created_at::float8
-		from poll_options where conversation_id = any(${conversationIds}::bigint[]) order by id`
+		from poll_options where conversation_id = any(${conversationIds}::bigint[])
+		order by poll_options.id`
 }
 
 export async function countOptions(db: Db, conversationId: string): Promise<number> {
