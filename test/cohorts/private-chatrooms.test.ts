@@ -8,14 +8,9 @@ import { startDelivery } from '../../src/events/engine'
 import { follow, newRoom } from '../support/chat'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import {
-	type Receiver,
-	register,
-	type Setup,
-	setup,
-	startReceiver,
-	waitFor,
-} from '../webhooks/support'
+import { type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
+import { register, type Setup, setup } from '../support/webhooks'
 import { attach, getRoom, newCohort, participantUuids, setAccess } from './support'
 
 let s: Setup

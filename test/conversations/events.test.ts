@@ -8,14 +8,9 @@ import { recipientsOf } from '../../src/modules/conversations/recipients'
 import { follow, newRoom, say } from '../support/chat'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import {
-	type Receiver,
-	register,
-	type Setup,
-	setup,
-	startReceiver,
-	waitFor,
-} from '../webhooks/support'
+import { type Receiver, startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
+import { register, type Setup, setup } from '../support/webhooks'
 
 let stopEngine: () => Promise<void>
 let receiver: Receiver
