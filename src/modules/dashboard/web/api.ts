@@ -14,6 +14,8 @@ export class ApiError extends Error {
 
 export interface CallOptions {
 	body?: unknown
+	/** A body sent as it is (a file), with its content type, instead of JSON. */
+	raw?: { body: Blob; type: string }
 	query?: Record<string, string | number | boolean | undefined>
 	headers?: Record<string, string>
 	/** Sign-in calls have no session yet. */
@@ -32,12 +34,15 @@ function withQuery(path: string, query: CallOptions['query']): string {
 async function send(method: string, path: string, options: CallOptions, token?: string) {
 	const headers: Record<string, string> = { ...options.headers }
 	if (token) headers.authorization = `Bearer ${token}`
-	if (options.body !== undefined) headers['content-type'] = 'application/json'
-	const response = await fetch(withQuery(path, options.query), {
-		method,
-		headers,
-		body: options.body === undefined ? undefined : JSON.stringify(options.body),
-	})
+	let body: BodyInit | undefined
+	if (options.raw) {
+		headers['content-type'] = options.raw.type
+		body = options.raw.body
+	} else if (options.body !== undefined) {
+		headers['content-type'] = 'application/json'
+		body = JSON.stringify(options.body)
+	}
+	const response = await fetch(withQuery(path, options.query), { method, headers, body })
 	let envelope: { success?: boolean; error_message?: string; data?: unknown } = {}
 	try {
 		envelope = await response.json()

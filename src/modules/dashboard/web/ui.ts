@@ -63,6 +63,8 @@ interface FieldProps {
 	inputMode?: string
 	autoComplete?: string
 	options?: { value: string; label: string }[]
+	/** A textarea of this many rows instead of a one-line input. */
+	rows?: number
 }
 
 export function Field(props: FieldProps) {
@@ -82,7 +84,9 @@ export function Field(props: FieldProps) {
 		? html`<select ...${common}>
 				${options.map((option) => html`<option value=${option.value}>${option.label}</option>`)}
 			</select>`
-		: html`<input
+		: props.rows
+			? html`<textarea ...${common} rows=${props.rows} required=${props.required}></textarea>`
+			: html`<input
 				...${common}
 				type=${type}
 				required=${props.required}

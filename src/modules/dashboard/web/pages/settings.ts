@@ -1,9 +1,10 @@
-// Community settings: feature toggles such as user_connection, and the default
-// notification state new chatroom members start with.
+// Community settings: feature toggles such as user_connection, the default
+// notification state new chatroom members start with, and the chat_poll configuration.
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { call } from '../api'
 import { Field, FormError, LoadError, Loading, Submit, useForm, useLoad } from '../ui'
+import { PollConfiguration } from './poll-config'
 
 interface Setting {
 	setting_type: string
@@ -96,5 +97,7 @@ function NotiStateForm({ current }: { current: string }) {
 export function Settings() {
 	return html`<${Toggles} />
 		<h2>Notifications</h2>
-		<${NotificationState} />`
+		<${NotificationState} />
+		<h2>Polls</h2>
+		<${PollConfiguration} />`
 }
