@@ -243,8 +243,8 @@ describe('settings', () => {
 				.enabled,
 		).toBe(true)
 		await page.getByLabel('Default notification state of new chatroom members').selectOption('3')
-		await page.getByRole('button', { name: 'Save' }).click()
-		await page.getByText('Saved.').waitFor()
+		await page.getByRole('button', { name: 'Save', exact: true }).click()
+		await page.getByText('Saved.', { exact: true }).waitFor()
 		const noti = await api('GET', '/community/settings/notification/conversation', {
 			token: ownerToken,
 		})
@@ -325,6 +325,86 @@ describe('webhooks', () => {
 		await page.locator('.badge.ok', { hasText: 'active' }).waitFor()
 		const after = (await api('GET', '/webhook', { token: ownerToken })).body.data.webhooks[0]
 		expect(after.is_active).toBe(true)
+	})
+})
+
+describe('chat_poll configuration', () => {
+	test('a forbidden combination shows the API message at its field; a valid one is saved', async () => {
+		await open('settings', 'Settings')
+		await page.getByLabel('Poll type').selectOption('deferred')
+		await page.getByLabel('Polls never expire (no_poll_expiry)').selectOption('true')
+		await page.getByRole('button', { name: 'Save poll configuration' }).click()
+		await expect(fieldError(page, 'no_poll_expiry').textContent()).resolves.toContain(
+			'You cannot set no_poll_expiry to true for deferred polls.',
+		)
+		expect(await page.getByLabel('Poll type').inputValue()).toBe('deferred')
+		await page.getByLabel('Polls never expire (no_poll_expiry)').selectOption('false')
+		await page.getByLabel('Anonymous votes').selectOption('true')
+		await page.getByRole('button', { name: 'Save poll configuration' }).click()
+		await page.getByText('Poll configuration saved.').waitFor()
+		const stored = await api('GET', '/community/configurations?configuration_types=chat_poll', {
+			token: ownerToken,
+		})
+		const value = stored.body.data.community_configurations[0].value
+		expect(value.poll_type).toBe('deferred')
+		expect(value.is_anonymous).toBe(true)
+		expect(value.no_poll_expiry).toBe(false)
+	})
+})
+
+describe('chatrooms and cohorts', () => {
+	let members: TestUser[]
+	test('a cohort from pasted uuids; unknown uuids are named at the members field', async () => {
+		members = [await newUser(community), await newUser(community)]
+		await open('chatrooms', 'Chatrooms and cohorts')
+		await page.getByLabel('Cohort name').fill('Mentors')
+		const unknown = '00000000-0000-4000-8000-000000000000'
+		await page.getByLabel('Members (uuids)').fill(`${members[0].uuid}\n${unknown}`)
+		await page.getByRole('button', { name: 'Create cohort' }).click()
+		await expect(fieldError(page, 'uuids').textContent()).resolves.toContain(unknown)
+		await page.getByLabel('Members (uuids)').fill(`${members[0].uuid}, ${members[1].uuid}`)
+		await page.getByRole('button', { name: 'Create cohort' }).click()
+		await page.getByText('Cohort Mentors created with 2 members.').waitFor()
+		const cohorts = await api('GET', '/community/cohort', { token: ownerToken })
+		expect(cohorts.body.data.cohorts.map((c: any) => [c.name, c.total_members])).toEqual([
+			['Mentors', 2],
+		])
+	})
+
+	test('a private chatroom, the cohort attached read-only, its share link, then detached', async () => {
+		await page.getByLabel('Chatroom title').fill('Mentor lounge')
+		await page.getByRole('button', { name: 'Create chatroom' }).click()
+		await page.getByText('Mentor lounge').waitFor()
+		await page.getByLabel('Access', { exact: true }).selectOption('1')
+		await page.getByLabel('Seat its members now').selectOption('true')
+		await page.getByRole('button', { name: 'Attach' }).click()
+		await page.getByRole('button', { name: 'Detach Mentors from Mentor lounge' }).waitFor()
+		const rooms = await api('GET', '/chatroom', { token: ownerToken })
+		const room = rooms.body.data.chatrooms.find((r: any) => r.title === 'Mentor lounge')
+		expect(room.is_secret).toBe(true)
+		const access = await api('GET', `/chatroom/cohort/access?chatroom_id=${room.id}`, {
+			token: ownerToken,
+		})
+		expect(access.body.data.cohort_data.map((c: any) => c.cohort_access)).toEqual([1])
+		const seen = await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: members[0].token })
+		expect(seen.status).toBe(200)
+
+		await page
+			.getByRole('button', { name: 'Copy the share link of Mentor lounge for Mentors' })
+			.click()
+		const link = await page.locator('.card code', { hasText: '/collabcard/' }).textContent()
+		expect(link).toContain(`/collabcard/${room.id}?cohort_id=`)
+		await screenshot(page, 'chatrooms')
+
+		await page.getByRole('button', { name: 'Detach Mentors from Mentor lounge' }).click()
+		await page.getByText(/Detached; \d+ participants left the room\./).waitFor()
+		const after = await api('GET', `/chatroom/cohort/access?chatroom_id=${room.id}`, {
+			token: ownerToken,
+		})
+		expect(after.body.data.cohort_data).toEqual([])
+		expect(
+			(await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: members[0].token })).status,
+		).toBe(404)
 	})
 })
 
