@@ -3,7 +3,9 @@
 // and autocannon (64 connections) measures, in the same run:
 //   (a) a bare Elysia route returning a constant — the ceiling of this machine,
 //   (b) GET /conversation newest page (20) as a participant — the hot read,
-//   (c) GET /conversation scrolled page (20 older than a conversation mid-history).
+//   (c) GET /conversation scrolled page (20 older than a conversation mid-history),
+//   (d)/(e) poll submits by 64 voters against the bare route from the same client loop,
+//   then the poll's totals checked exactly (chat-votes.ts).
 // Run: npm run bench:chat   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
 // BENCH_MESSAGES=100000, BENCH_MEMBERS=1000)
 export {}
@@ -29,6 +31,7 @@ const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { signAccessToken } = await import('../../src/lib/tokens')
 const { seedChat } = await import('./chat-seed')
+const { measureVotes } = await import('./chat-votes')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
@@ -80,6 +83,13 @@ try {
 	printRow(newest, bare)
 	printRow(scrolled, bare)
 	console.log('targets: (b)/(a) >= 20%, p99 <= 25 ms')
+	const { bare: client, votes, exact } = await measureVotes({ port, connections, seconds }, bench)
+	printRow(client)
+	printRow(votes, client)
+	console.log(
+		`target: (e) >= 2,000 votes/s; totals afterwards ${exact.ok ? 'EXACT' : 'WRONG'}: counted ${exact.counted.join('/')} expected ${exact.expected.join('/')} (${exact.text})`,
+	)
+	if (!exact.ok) process.exitCode = 1
 } finally {
 	child.kill()
 	await sql.end()

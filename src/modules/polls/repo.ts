@@ -30,14 +30,16 @@ export async function insertPoll(db: Db, keys: PollKeys, draft: PollDraft, now: 
 		from unnest(${draft.options}::text[]) with ordinality as o(text, n) order by n`
 }
 
-/** The poll of a live (not deleted) conversation of the community. */
+/** The poll of a live (not deleted) conversation of the community, with its option ids. */
 export async function findPoll(
 	db: Db,
 	communityId: number,
 	conversationId: string,
-): Promise<PollRow | null> {
-	const [row] = await db<PollRow[]>`
-		select ${pollColumns(db)} from polls
+): Promise<(PollRow & { option_ids: string[] }) | null> {
+	const [row] = await db<(PollRow & { option_ids: string[] })[]>`
+		select ${pollColumns(db)},
+			array(select o.id::text from poll_options o where o.conversation_id = polls.conversation_id order by o.id) as option_ids
+		from polls
 		where community_id = ${communityId} and conversation_id = ${conversationId}
 			and exists (select 1 from conversations c where c.id = ${conversationId} and c.deleted_by is null)`
 	return row ?? null

@@ -7,7 +7,7 @@ import { sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { chatViewer, isCmViewer, roomAccess } from '../chatrooms/access'
+import { chatViewer, isCmViewer, seeRoomAs } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
 import { presentMember } from '../users/present'
 import { findUsersByIds } from '../users/repo'
@@ -41,12 +41,6 @@ import {
 
 export const POLL_ENDED = 'Poll has been ended'
 export const ALREADY_SUBMITTED = 'Poll already submitted'
-
-const viewerOf = (session: Session): PollViewer & { communityId: number } => ({
-	userId: session.userId,
-	communityId: session.communityId,
-	isCm: session.role === 'cm' || session.role === 'owner',
-})
 
 /** Checks a poll body against the community's configuration; call before writing the conversation. */
 export async function preparePoll(communityId: number, body: PollCreateInput): Promise<PollDraft> {
@@ -109,7 +103,8 @@ async function membersById(db: Db, ids: number[]) {
 /**
  * The poll of a conversation in a room the viewer may see (404 otherwise). Voting and
  * adding options also need a seat in the room (or the CM role): 403 otherwise. Polls
- * in announcement rooms take votes from their seated members.
+ * in announcement rooms take votes from their seated members. The viewer comes back
+ * with the role as stored now (a CM grant or removal applies at once).
  */
 async function visiblePoll(
 	db: Db,
@@ -120,17 +115,17 @@ async function visiblePoll(
 	const id = numericId(conversationId)
 	const poll = id ? await findPoll(db, session.communityId, id) : null
 	if (!poll) throw notFound('Poll')
-	const viewer = chatViewer(session)
-	const access = await roomAccess(db, viewer, poll.chatroom_id)
-	if (need === 'take part' && !access.participant && !isCmViewer(viewer))
+	const { seat, viewer } = await seeRoomAs(db, chatViewer(session), poll.chatroom_id)
+	if (need === 'take part' && !seat && !isCmViewer(viewer))
 		throw forbidden('Join the chatroom to take part in its polls')
-	return poll
+	const pollViewer: PollViewer = { userId: viewer.userId, isCm: isCmViewer(viewer) }
+	return { poll, viewer: pollViewer }
 }
 
 export async function addOption(session: Session, conversationId: string | number, text: string) {
 	const option = text.trim()
 	if (option === '') throw badRequest('Poll options cannot be empty')
-	const poll = await visiblePoll(sql, session, conversationId, 'take part')
+	const { poll, viewer } = await visiblePoll(sql, session, conversationId, 'take part')
 	if (!poll.allow_add_option) throw badRequest('Adding options is not allowed on this poll')
 	const now = Date.now()
 	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
@@ -143,7 +138,7 @@ export async function addOption(session: Session, conversationId: string | numbe
 		if (!inserted) throw badRequest(`Poll options must be distinct: "${option}" is already one`)
 		return inserted
 	})
-	const views = await pollViews(sql, [poll.conversation_id], viewerOf(session))
+	const views = await pollViews(sql, [poll.conversation_id], viewer)
 	return { poll: views.get(poll.conversation_id)?.polls.find((o) => o.id === row.id) }
 }
 
@@ -152,10 +147,10 @@ export async function submitVote(
 	conversationId: string | number,
 	chosen: { id: string | number }[],
 ) {
-	const poll = await visiblePoll(sql, session, conversationId, 'take part')
+	const { poll } = await visiblePoll(sql, session, conversationId, 'take part')
 	const now = Date.now()
 	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
-	const optionIds = await checkedChoice(poll, chosen)
+	const optionIds = checkedChoice(poll, chosen)
 	const cast = await castBallot(
 		sql,
 		poll.conversation_id,
@@ -168,9 +163,12 @@ export async function submitVote(
 }
 
 /** The chosen option ids: options of this poll (404 otherwise), distinct, within the select rule. */
-async function checkedChoice(poll: PollRow, chosen: { id: string | number }[]): Promise<string[]> {
+function checkedChoice(
+	poll: PollRow & { option_ids: string[] },
+	chosen: { id: string | number }[],
+): string[] {
 	const ids = chosen.map((choice) => numericId(choice.id))
-	const known = new Set((await findOptions(sql, [poll.conversation_id])).map((o) => o.id))
+	const known = new Set(poll.option_ids)
 	if (ids.some((id) => id === null || !known.has(id))) throw notFound('Poll option')
 	const distinct = [...new Set(ids as string[])]
 	if (distinct.length !== ids.length) throw badRequest('An option can be chosen only once')
@@ -192,11 +190,9 @@ export async function listVoters(
 	session: Session,
 	query: { conversation_id: string; poll_id: string; page?: number; page_size?: number },
 ) {
-	const poll = await visiblePoll(sql, session, query.conversation_id, 'see')
+	const { poll, viewer } = await visiblePoll(sql, session, query.conversation_id, 'see')
 	const optionId = numericId(query.poll_id)
-	const options = await findOptions(sql, [poll.conversation_id])
-	if (!optionId || !options.some((o) => o.id === optionId)) throw notFound('Poll option')
-	const viewer = viewerOf(session)
+	if (!optionId || !poll.option_ids.includes(optionId)) throw notFound('Poll option')
 	const [ballot] = await ballotsOf(sql, viewer.userId, [poll.conversation_id])
 	const shown = showsResults(poll, viewer, ballot !== undefined, Date.now())
 	if (poll.is_anonymous || !shown) return { members: [], total_count: 0 }
