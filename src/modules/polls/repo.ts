@@ -55,6 +55,7 @@ export async function findPolls(db: Db, conversationIds: string[]): Promise<Poll
 		select ${pollColumns(db)} from polls where conversation_id = any(${conversationIds}::bigint[])`
 }
 
+/** Options in the order they were added (by the numeric id: `id` alone would sort the text). */
 export async function findOptions(db: Db, conversationIds: string[]): Promise<OptionRow[]> {
 	if (conversationIds.length === 0) return []
 	return db<OptionRow[]>`
