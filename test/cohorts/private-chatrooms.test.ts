@@ -236,4 +236,16 @@ describe('share link', () => {
 		expect((await getRoom(ana, room.id)).body.data.chatroom.follow_status).toBe(true)
 		expect(await participantUuids(cm, room.id)).toContain(ana.uuid)
 	})
+
+	test('many cohort members opening the link at once are all seated', async () => {
+		const room = await secretRoom()
+		const members: TestUser[] = []
+		for (let i = 0; i < 30; i++) members.push(await newUser(s.community))
+		const cohort = await newCohort(cm, members)
+		await attach(cm, room.id, [cohort.cohort_id])
+		const path = `/collabcard/${room.id}?cohort_id=${cohort.cohort_id}`
+		const replies = await Promise.all(members.map((m) => api('GET', path, { token: m.token })))
+		expect(replies.map((r) => r.status)).toEqual(members.map(() => 200))
+		expect((await participantUuids(cm, room.id)).length).toBe(31)
+	}, 30_000)
 })

@@ -38,7 +38,7 @@ export async function joinChatroom(
 		user_id: input.userId,
 		community_id: input.communityId,
 		join_method: input.method,
-		noti_state: await getNotiState(input.communityId),
+		noti_state: await getNotiState(input.communityId, tx),
 		read_conversation_id: room.last_conversation_id ?? '0',
 		read_count: room.messages_count,
 		now,

@@ -2,7 +2,7 @@
 // notification state of conversations. `isConnectionEnabled` is read on every
 // connection call and connection-feed read, so it is cached in Redis and the cache
 // is dropped when a CM changes the settings.
-import { sql } from '../../lib/db'
+import { type Db, sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { redis } from '../../lib/redis'
 import { defaultNotiState, defaultSettings, type Setting, type SettingInput } from './model'
@@ -55,8 +55,9 @@ export async function isSettingEnabled(communityId: number, type: string): Promi
 export const isConnectionEnabled = (communityId: number) =>
 	isSettingEnabled(communityId, USER_CONNECTION)
 
-export async function getNotiState(communityId: number): Promise<number> {
-	return (await findNotiState(sql, communityId)) ?? defaultNotiState
+/** Pass the transaction when inside one: waiting on the pool while holding a connection can deadlock it. */
+export async function getNotiState(communityId: number, db: Db = sql): Promise<number> {
+	return (await findNotiState(db, communityId)) ?? defaultNotiState
 }
 
 export async function putNotiState(communityId: number, notiState: number): Promise<number> {
