@@ -101,6 +101,9 @@ describe('chat_poll configuration', () => {
 			expect(reply.body).toEqual({ success: false, error_message: message })
 		}
 		expect((await read()).value.allow_add_option).toBe(false)
+		// positive control: the same field alone is stored
+		expect((await patch({ allow_add_option: true })).status).toBe(200)
+		expect((await read()).value.allow_add_option).toBe(true)
 		const notObject = await patch([true])
 		expect(notObject.status).toBe(400)
 		const unknownType = await api('PATCH', '/community/configurations', {
