@@ -2,13 +2,33 @@
 // viewer may see: the universal and widget feeds hold public, undeleted posts not
 // hidden by disabled topics; a topic feed holds public, undeleted posts of that
 // topic (a disabled topic is skipped at read time). Per-viewer rules (blocks)
-// are applied when reading.
+// are applied when reading. `setsFor` is that rule's only home: indexing one post
+// and rebuilding a whole community both follow it.
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { CachedPost } from './repo'
 
-export function isListed(post: CachedPost): boolean {
-	return post.visibility === 'public' && !post.is_deleted
+export interface SetPlace {
+	key: string
+	/** The post belongs in this set now (else it must not be there). */
+	member: boolean
+}
+
+type Placed = Pick<
+	CachedPost,
+	'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'topic_ids' | 'widget_ids'
+>
+
+/** Every community set the post names (universal, its topics, its widgets) and whether it belongs there. */
+export function setsFor(post: Placed): SetPlace[] {
+	const c = post.community_id
+	const listed = post.visibility === 'public' && !post.is_deleted
+	const inUniversal = listed && !post.hidden
+	return [
+		{ key: keys.universalFeed(c), member: inUniversal },
+		...post.topic_ids.map((id) => ({ key: keys.topicFeed(c, id), member: listed })),
+		...post.widget_ids.map((id) => ({ key: keys.widgetFeed(c, id), member: inUniversal })),
+	]
 }
 
 /** Adds or removes the post in every set it belongs to; `formerTopicIds` are left after an edit. */
@@ -18,17 +38,18 @@ export async function indexPost(
 	formerWidgetIds: string[] = [],
 ): Promise<void> {
 	const c = post.community_id
-	const listed = isListed(post)
-	const inUniversal = listed && !post.hidden
-	const ops: Promise<unknown>[] = []
-	const put = (key: string, on: boolean) =>
-		ops.push(on ? redis.zadd(key, post.created_at, post.id) : redis.zrem(key, post.id))
-	put(keys.universalFeed(c), inUniversal)
-	for (const topicId of post.topic_ids) put(keys.topicFeed(c, topicId), listed)
-	for (const widgetId of post.widget_ids) put(keys.widgetFeed(c, widgetId), inUniversal)
-	for (const topicId of formerTopicIds)
-		if (!post.topic_ids.includes(topicId)) put(keys.topicFeed(c, topicId), false)
-	for (const widgetId of formerWidgetIds)
-		if (!post.widget_ids.includes(widgetId)) put(keys.widgetFeed(c, widgetId), false)
-	await Promise.all(ops)
+	const left = [
+		...formerTopicIds
+			.filter((id) => !post.topic_ids.includes(id))
+			.map((id) => keys.topicFeed(c, id)),
+		...formerWidgetIds
+			.filter((id) => !post.widget_ids.includes(id))
+			.map((id) => keys.widgetFeed(c, id)),
+	]
+	await Promise.all([
+		...setsFor(post).map(({ key, member }) =>
+			member ? redis.zadd(key, post.created_at, post.id) : redis.zrem(key, post.id),
+		),
+		...left.map((key) => redis.zrem(key, post.id)),
+	])
 }

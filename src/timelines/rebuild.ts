@@ -6,7 +6,7 @@ import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
-import { isListed } from './index-post'
+import { setsFor } from './index-post'
 import { refreshPosts, storePosts } from './post-cache'
 import { communityPostIds, communityUserIds, loadPosts, recentlyWrittenPosts } from './repo'
 
@@ -48,15 +48,9 @@ export async function rebuildCommunity(
 		const posts = await loadPosts(sql, communityId, ids)
 		// Every set here is in the community's slot ({c<id>}): one pipeline on a cluster too.
 		const pipeline = redis.pipeline()
-		for (const post of posts) {
-			if (!isListed(post)) continue
-			if (!post.hidden) pipeline.zadd(keys.universalFeed(communityId), post.created_at, post.id)
-			for (const topicId of post.topic_ids)
-				pipeline.zadd(keys.topicFeed(communityId, topicId), post.created_at, post.id)
-			if (!post.hidden)
-				for (const widgetId of post.widget_ids)
-					pipeline.zadd(keys.widgetFeed(communityId, widgetId), post.created_at, post.id)
-		}
+		for (const post of posts)
+			for (const { key, member } of setsFor(post))
+				if (member) pipeline.zadd(key, post.created_at, post.id)
 		await execOrThrow(pipeline)
 		await storePosts(posts)
 	}
