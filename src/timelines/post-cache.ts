@@ -32,7 +32,7 @@ import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
 import { pipelineBySlot } from '../lib/redis-slots'
 import { indexPost } from './index-post'
-import { postFromShared, presentFeedUser, presentSharedPost, userFromFeed } from './present'
+import { postFromShared, presentFeedUser, presentStablePost, userFromFeed } from './present'
 import {
 	blockedUserIds,
 	type CachedPost,
@@ -61,18 +61,25 @@ export async function forgetPosts(communityId: number, postIds: string[]): Promi
 // Seen counters written into the cached post in place (seen is the busiest write; an
 // eviction per call would keep busy posts reloading from Postgres). Both counters only
 // grow, so the larger of cached and given wins: concurrent calls finishing out of
-// order cannot lower them. The last `"impressions_count":N,"reach_count":M` is the
-// post's own (attachments, earlier in the line, could hold look-alike keys); a cached
-// value not in that form is dropped, as forgetPosts would.
+// order cannot lower them. The counters are not found by where presentSharedPost
+// happens to put them: encodePost writes them itself as the value's fixed TAIL
+// (seenTail), so the script only ever rewrites that tail — whatever the order of the
+// other fields, and whatever look-alike keys attachments hold (their quotes are
+// escaped). A cached value without the tail is dropped, as forgetPosts would.
+const IMPRESSIONS = ',"impressions_count":'
+const REACH = ',"reach_count":'
+const seenTail = (impressions: number, reach: number) =>
+	`${IMPRESSIONS}${impressions}${REACH}${reach}`
+
 redis.defineCommand('postSetSeen', {
 	numberOfKeys: 1,
 	lua: `local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
-local head, imp, mid, reach, tail = string.match(v, '^(.*"impressions_count":)(%d+)(,"reach_count":)(%d+)(.*)$')
+local head, imp, reach = string.match(v, '^(.*)${IMPRESSIONS}(%d+)${REACH}(%d+)$')
 if not head then redis.call('DEL', KEYS[1]) return -1 end
 if tonumber(ARGV[1]) > tonumber(imp) then imp = ARGV[1] end
 if tonumber(ARGV[2]) > tonumber(reach) then reach = ARGV[2] end
-redis.call('SET', KEYS[1], head .. imp .. mid .. reach .. tail, 'KEEPTTL')
+redis.call('SET', KEYS[1], head .. '${IMPRESSIONS}' .. imp .. '${REACH}' .. reach, 'KEEPTTL')
 return 1`,
 })
 
@@ -213,7 +220,8 @@ function encodePost(post: CachedPost): string {
 		is_pinned,
 		tagged_user_ids,
 	}
-	return `${JSON.stringify(header)}\n${JSON.stringify(presentSharedPost(post)).slice(1, -1)}`
+	const stable = JSON.stringify(presentStablePost(post)).slice(1, -1)
+	return `${JSON.stringify(header)}\n${stable}${seenTail(post.impressions_count, post.reach_count)}`
 }
 
 const NEWLINE = 10

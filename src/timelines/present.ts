@@ -76,8 +76,12 @@ export interface ViewerState {
 	isSaved: boolean
 }
 
-/** The part of a post that is the same for every viewer (cached pre-serialized). */
-export function presentSharedPost(post: CachedPost) {
+/**
+ * The part of a post that is the same for every viewer, except the seen counters
+ * (cached pre-serialized; the counters follow it as a separate tail that the seen
+ * script rewrites in place — see post-cache.ts).
+ */
+export function presentStablePost(post: CachedPost) {
 	const uuid = post.author_uuid
 	return {
 		_id: post.id,
@@ -97,11 +101,20 @@ export function presentSharedPost(post: CachedPost) {
 		likes_count: post.likes_count,
 		comments_count: post.comments_count,
 		post_shared_count: post.post_shared_count,
-		impressions_count: post.impressions_count,
-		reach_count: post.reach_count,
 		created_at: post.created_at,
 		updated_at: post.updated_at,
 	}
+}
+
+/** The seen counters: always the last fields of a post's feed form. */
+export const presentSeenCounts = (post: Pick<CachedPost, 'impressions_count' | 'reach_count'>) => ({
+	impressions_count: post.impressions_count,
+	reach_count: post.reach_count,
+})
+
+/** The part of a post that is the same for every viewer. */
+export function presentSharedPost(post: CachedPost) {
+	return { ...presentStablePost(post), ...presentSeenCounts(post) }
 }
 
 export type SharedPost = ReturnType<typeof presentSharedPost>
