@@ -18,6 +18,7 @@ import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plug
 import { chatroomsModule } from './modules/chatrooms'
 import { cohortsModule } from './modules/cohorts'
 import { connectionsModule } from './modules/connections'
+import { blocksModule } from './modules/connections/blocks'
 import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
@@ -30,6 +31,7 @@ import { commentsModule } from './modules/posts/comments'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
+import { otpModule } from './modules/sessions/otp'
 import { settingsModule } from './modules/settings'
 import { topicsModule } from './modules/topics'
 import { webhooksModule } from './modules/webhooks'
@@ -107,8 +109,10 @@ export const app = new Elysia()
 	.use(healthModule)
 	.use(idempotencyPlugin)
 	.use(sessionsModule)
+	.use(otpModule)
 	.use(settingsModule)
 	.use(connectionsModule)
+	.use(blocksModule)
 	.use(moderationModule)
 	.use(projectsModule)
 	.use(widgetsModule)

@@ -3,7 +3,6 @@
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
-import { blocksModule } from './blocks'
 import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
 
@@ -11,7 +10,6 @@ const tags = ['connections']
 
 export const connectionsModule = new Elysia({ name: 'connections' })
 	.use(authPlugin)
-	.use(blocksModule)
 	.post(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, body }) => {

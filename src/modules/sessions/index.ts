@@ -3,12 +3,10 @@ import { Elysia, t } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
-import { otpModule } from './otp'
 import { describeSession, initiateSession, logout, refreshSession } from './service'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
 	.use(authPlugin)
-	.use(otpModule)
 	.post(
 		'/sdk/initiate',
 		async ({ body, headers }) => {
