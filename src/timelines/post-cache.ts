@@ -1,7 +1,7 @@
 // The Redis post, user and per-viewer caches, and the calls that keep them true
-// after a write changes what a feed shows (made by feed-manager.ts). Postgres stays the source of truth; call
-// these AFTER the transaction commits (a cache filled from an uncommitted read
-// would be stale):
+// after a write changes what a feed shows (made by feed-manager.ts). Postgres stays
+// the source of truth; these run AFTER the transaction commits (a cache filled from an
+// uncommitted read would be stale):
 //
 //   forgetPosts(communityId, postIds)      counters/pin/text changed (like, comment,
 //                                           save count, pin): the next read
