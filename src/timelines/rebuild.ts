@@ -1,6 +1,7 @@
 // Rebuilding a community's feeds and caches from Postgres (after a Redis loss or a
-// flush). Drops every key in the community's slot and the per-user derived keys of
-// its members (viewer flags, block sets, connection feeds: all reloaded lazily), then
+// flush, or an import). Drops every key in the community's slot and the per-user derived
+// keys of its members (viewer flags, block sets, connection and personalised feeds: all
+// rebuilt lazily on the next read), then
 // re-adds every post to the sorted sets and the post cache in pipelined batches.
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
@@ -24,6 +25,8 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 				keys.viewerFlags(id, 'saved'),
 				keys.viewerBlocks(id),
 				keys.connLive(id),
+				keys.persFeed(id),
+				keys.persMeta(id),
 			])
 		await Promise.all(batch.map((key) => redis.del(key)))
 	}

@@ -1,0 +1,102 @@
+// Staging tables of one import run: temporary (private to the run's reserved
+// connection, gone with it — a killed run leaves nothing behind), filled with COPY in
+// batches, one table per record type plus the rejects the set-based checks find.
+import type { Db } from '../../../lib/db'
+import type { RecordType } from '../model'
+
+export const stageTable: Record<RecordType, string> = {
+	user: 'stage_users',
+	topic: 'stage_topics',
+	post: 'stage_posts',
+	comment: 'stage_comments',
+	like: 'stage_likes',
+	connection: 'stage_connections',
+}
+
+export async function createStage(db: Db): Promise<void> {
+	await db`
+		create temp table stage_users (line integer primary key, user_unique_id text not null,
+			name text not null, image_url text, is_guest boolean, created_at bigint, raw text not null)`
+	await db`
+		create temp table stage_topics (line integer primary key, external_id text not null,
+			name text not null, parent_external_id text, priority float8, is_enabled boolean, raw text not null)`
+	await db`
+		create temp table stage_posts (line integer primary key, external_id text not null,
+			user_unique_id text not null, text text not null, heading text, created_at bigint not null,
+			topic_external_ids jsonb, attachments jsonb, visibility text, raw text not null)`
+	await db`
+		create temp table stage_comments (line integer primary key, external_id text not null,
+			user_unique_id text not null, post_external_id text not null, parent_external_id text,
+			text text not null, created_at bigint not null, raw text not null)`
+	await db`
+		create temp table stage_likes (line integer primary key, user_unique_id text not null,
+			post_external_id text, comment_external_id text, created_at bigint, raw text not null)`
+	await db`
+		create temp table stage_connections (line integer primary key, user_unique_id text not null,
+			target_user_unique_id text not null, connection_type text, raw text not null)`
+	await db`create temp table stage_rejects (line integer primary key, reason text not null, raw text not null)`
+	// What a step changed, so it recounts only those counters.
+	await db`create temp table touched_posts (id text)`
+	await db`create temp table touched_comments (id text)`
+}
+
+/** Appends rendered rows (COPY text format, one per line) to a type's staging table. */
+export async function copyIntoStage(
+	db: Db,
+	type: RecordType,
+	columns: string[],
+	rows: string[],
+): Promise<void> {
+	const writable = await db`copy ${db(stageTable[type])} (${db(columns)}) from stdin`.writable()
+	await new Promise<void>((resolve, reject) => {
+		writable.on('error', reject)
+		writable.on('finish', resolve)
+		writable.end(rows.join(''))
+	})
+}
+
+/** Planner statistics: temporary tables are never analysed by autovacuum. */
+export async function analyzeStage(db: Db): Promise<void> {
+	await db`analyze stage_users, stage_topics, stage_posts, stage_comments, stage_likes, stage_connections`
+}
+
+export async function stagedCounts(db: Db): Promise<Record<RecordType, number>> {
+	const [row] = await db`
+		select (select count(*) from stage_users)::int as user, (select count(*) from stage_topics)::int as topic,
+			(select count(*) from stage_posts)::int as post, (select count(*) from stage_comments)::int as comment,
+			(select count(*) from stage_likes)::int as like, (select count(*) from stage_connections)::int as connection`
+	return row as Record<RecordType, number>
+}
+
+/** The rejects found in SQL, in line order, a page at a time. */
+export async function stagedRejects(
+	db: Db,
+	afterLine: number,
+	limit: number,
+): Promise<{ line: number; reason: string; raw: string }[]> {
+	return db<{ line: number; reason: string; raw: string }[]>`
+		select line, reason, raw from stage_rejects where line > ${afterLine} order by line limit ${limit}`
+}
+
+export async function dropStage(db: Db): Promise<void> {
+	await db`
+		drop table if exists stage_users, stage_topics, stage_posts, stage_comments, stage_likes,
+			stage_connections, stage_rejects, touched_posts, touched_comments`
+}
+
+/**
+ * `work` inside one transaction on the run's reserved connection (porsager's reserved
+ * connections have no begin()); `keep: false` rolls it back whatever happens (dry run).
+ */
+export async function inTransaction<T>(db: Db, work: () => Promise<T>, keep = true): Promise<T> {
+	await db`begin`
+	try {
+		const result = await work()
+		if (keep) await db`commit`
+		else await db`rollback`
+		return result
+	} catch (error) {
+		await db`rollback`.catch(() => {})
+		throw error
+	}
+}
