@@ -8,6 +8,14 @@ import { linesOf } from './import/lines'
 import { progressDisplay } from './import/progress'
 import { fileRejects } from './import/rejects'
 import { runImport, type Summary } from './import/run'
+import {
+	exportComments,
+	exportConnections,
+	exportLikes,
+	exportPosts,
+	exportTopics,
+	exportUsers,
+} from './repo/export'
 import { communityExists } from './repo/jobs'
 
 export interface StreamImport {
@@ -38,4 +46,37 @@ export async function importFromStream(options: StreamImport): Promise<Summary> 
 		progress.stop()
 		await rejects.close()
 	}
+}
+
+const exporters = [
+	exportUsers,
+	exportTopics,
+	exportPosts,
+	exportComments,
+	exportLikes,
+	exportConnections,
+]
+
+/** Absent optional fields are left out rather than written as null. */
+function recordLine(row: Record<string, unknown>): string {
+	const record: Record<string, unknown> = {}
+	for (const [key, value] of Object.entries(row)) if (value !== null) record[key] = value
+	return `${JSON.stringify(record)}\n`
+}
+
+/** Streams the community as NDJSON (the import format) to `write`, which may apply backpressure. */
+export async function exportCommunity(
+	communityId: number,
+	write: (chunk: string) => Promise<void> | void,
+): Promise<number> {
+	if (!(await communityExists(sql, communityId)))
+		throw new AppError(404, `community ${communityId} not found`)
+	let records = 0
+	for (const read of exporters) {
+		for await (const rows of read(sql, communityId)) {
+			await write(rows.map(recordLine).join(''))
+			records += rows.length
+		}
+	}
+	return records
 }

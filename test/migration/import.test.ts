@@ -1,0 +1,207 @@
+// The bulk import (scripts/import.ts and its engine): exact counts and counters, feeds
+// rebuilt, a second run adds nothing, a run killed half-way and restarted ends as a
+// clean run, bad lines become rejects, --dry-run writes nothing, no events.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { createReadStream, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from '../../src/lib/db'
+import { importFromStream } from '../../src/modules/migration/service'
+import { newCommunity, newUser, type TestCommunity } from '../support/community'
+import { api } from '../support/http'
+import { generateCommunity, writeNdjson } from '../support/ndjson'
+import { root } from '../support/process'
+
+const dir = mkdtempSync(join(tmpdir(), 'plaza-import-'))
+const size = { users: 60, posts: 300, comments: 400, likes: 900 }
+const generated = generateCommunity(size)
+const file = writeNdjson(join(dir, 'community.ndjson'), generated.lines)
+
+function importFile(communityId: number, path: string, dryRun = false) {
+	return importFromStream({
+		communityId,
+		input: createReadStream(path),
+		totalBytes: null,
+		rejectsPath: path.replace(/\.ndjson$/, '.rejects.ndjson'),
+		dryRun,
+		tty: false,
+	})
+}
+
+/** Everything an import decides, keyed by the customer's ids (comparable across communities). */
+export async function snapshot(communityId: number) {
+	const posts = await sql`
+		select p.external_id, p.text, p.created_at::float8, p.likes_count, p.comments_count,
+			(select array_agg(t.external_id order by t.external_id) from post_topics pt
+				join topics t on t.id = pt.topic_id where pt.post_id = p.id) as topics
+		from posts p where p.community_id = ${communityId} order by p.external_id`
+	const topics = await sql`
+		select external_id, name, level, post_count from topics where community_id = ${communityId} order by external_id`
+	const comments = await sql`
+		select k.external_id, k.level, k.likes_count, k.comments_count, par.external_id as parent
+		from comments k left join comments par on par.id = k.parent_id
+		where k.community_id = ${communityId} order by k.external_id`
+	const [totals] = await sql`
+		select (select count(*)::int from users where community_id = ${communityId}) as users,
+			(select count(*)::int from post_likes l join posts p on p.id = l.post_id where p.community_id = ${communityId}) as likes,
+			(select count(*)::int from connections where community_id = ${communityId}) as connections,
+			(select count(*)::int from events where community_id = ${communityId}) as events`
+	return { posts, topics, comments, totals }
+}
+
+let clean: Awaited<ReturnType<typeof snapshot>>
+let cleanTest: TestCommunity
+let cleanCommunity: number
+
+beforeAll(async () => {
+	cleanTest = await newCommunity('import-clean')
+	cleanCommunity = cleanTest.communityId
+	const summary = await importFile(cleanCommunity, file)
+	expect(summary.imported).toEqual(generated.counts as never)
+	clean = await snapshot(cleanCommunity)
+})
+
+describe('import of a generated community', () => {
+	test('counts, counters and topic post counts are exact; no events', async () => {
+		expect(clean.posts).toHaveLength(size.posts)
+		for (const post of clean.posts) {
+			expect(post.likes_count).toBe(generated.likesOf.get(post.external_id) ?? 0)
+			expect(post.comments_count).toBe(generated.commentsOf.get(post.external_id) ?? 0)
+			expect(post.topics).toHaveLength(1)
+		}
+		expect(clean.topics.map((t) => [t.external_id, t.level, t.post_count])).toEqual([
+			['xt0', 0, 100],
+			['xt1', 0, 100],
+			['xt2', 1, 100],
+		])
+		const replies = clean.comments.filter((c) => c.parent !== null)
+		expect(replies.length).toBeGreaterThan(0)
+		for (const reply of replies) expect(reply.level).toBe(2)
+		const parents = clean.comments.filter((c) => c.comments_count > 0)
+		expect(parents.reduce((n, c) => n + c.comments_count, 0)).toBe(replies.length)
+		expect(clean.comments.find((c) => c.external_id === 'xc0')?.likes_count).toBe(1)
+		// users: the imported ones and the community's owner
+		expect(clean.totals).toEqual({
+			users: size.users + 1,
+			likes: size.likes,
+			connections: 2,
+			events: 0,
+		})
+	})
+
+	test('the same file again adds nothing and matches every record', async () => {
+		const again = await importFile(cleanCommunity, file)
+		expect(Object.values(again.imported).every((n) => n === 0)).toBe(true)
+		expect(again.matched).toEqual(generated.counts as never)
+		expect(await snapshot(cleanCommunity)).toEqual(clean)
+	})
+
+	test('--dry-run reports what a run would do and writes nothing', async () => {
+		const target = (await newCommunity('import-dry')).communityId
+		const summary = await importFile(target, file, true)
+		expect(summary.imported).toEqual(generated.counts as never)
+		const [{ n }] = await sql`select count(*)::int as n from posts where community_id = ${target}`
+		expect(n).toBe(0)
+	})
+
+	test('a run killed with SIGKILL half-way and started again ends as a clean run', async () => {
+		const target = (await newCommunity('import-killed')).communityId
+		const child = Bun.spawn(
+			[process.execPath, 'scripts/import.ts', '--community', String(target), file],
+			{ cwd: root, env: process.env, stdout: 'pipe', stderr: 'pipe' },
+		)
+		// Killed once a step has committed and before the run finished.
+		for (let i = 0; i < 2000; i++) {
+			const [{ n }] = await sql`select count(*)::int as n from users where community_id = ${target}`
+			if (n > 1) break
+			await Bun.sleep(5)
+		}
+		child.kill('SIGKILL')
+		await child.exited
+		const [{ n: posts }] =
+			await sql`select count(*)::int as n from posts where community_id = ${target}`
+		expect(posts).toBeLessThanOrEqual(size.posts)
+		const rerun = await importFile(target, file)
+		expect(rerun.rejects).toBe(0)
+		expect(await snapshot(target)).toEqual(clean)
+	})
+
+	test('feeds are rebuilt: the universal feed lists the newest imported posts first', async () => {
+		const reader = await newUser(cleanTest)
+		const feed = await api('GET', '/feed/universal?page_size=3', { token: reader.token })
+		expect(feed.status).toBe(200)
+		expect(feed.body.data.posts.map((p: { text: string }) => p.text)).toEqual([
+			`post ${size.posts - 1}\twith a tab`,
+			`post ${size.posts - 2}\twith a tab`,
+			`post ${size.posts - 3}\twith a tab`,
+		])
+	})
+})
+
+describe('bad input', () => {
+	test('each bad line is a reject with its line and reason; the rest imports', async () => {
+		const target = (await newCommunity('import-bad')).communityId
+		const path = writeNdjson(join(dir, 'bad.ndjson'), [
+			'{"type":"user","user_unique_id":"a","name":"A"}',
+			'not json',
+			'{"type":"alien"}',
+			'{"type":"post","external_id":"p1","user_unique_id":"a","text":"ok","created_at":1600000000000}',
+			'{"type":"post","external_id":"p2","user_unique_id":"a"}',
+			'{"type":"post","external_id":"p3","user_unique_id":"ghost","text":"x","created_at":1600000000000}',
+			'{"type":"post","external_id":"p4","user_unique_id":"a","text":"x","created_at":99999999999999}',
+			'{"type":"post","external_id":"p1","user_unique_id":"a","text":"changed","created_at":1600000000000}',
+			'{"type":"post","external_id":"p1","user_unique_id":"a","text":"ok","created_at":1600000000000}',
+			'{"type":"like","user_unique_id":"a","post_external_id":"nowhere"}',
+			'{"type":"comment","external_id":"c1","user_unique_id":"a","post_external_id":"p1","parent_external_id":"missing","text":"x","created_at":1600000000001}',
+			'{"type":"post","external_id":"p5","user_unique_id":"a","text":"nul \\u0000","created_at":1600000000000}',
+		])
+		const summary = await importFile(target, path)
+		expect(summary.imported).toMatchObject({ user: 1, post: 1, like: 0, comment: 0 })
+		expect(summary.matched.post).toBe(1)
+		const rejects = readFileSync(join(dir, 'bad.rejects.ndjson'), 'utf8')
+			.trim()
+			.split('\n')
+			.map((l) => JSON.parse(l))
+			.sort((a, b) => a.line - b.line)
+		expect(rejects.map((r) => [r.line, r.reason])).toEqual([
+			[2, 'malformed JSON'],
+			[3, 'unknown type "alien"'],
+			[5, expect.stringContaining('post: ')],
+			[6, 'unknown user_unique_id'],
+			[7, 'created_at is in the future'],
+			[8, 'duplicate id with different content (first at line 4)'],
+			[10, 'unknown post_external_id'],
+			[11, 'unknown parent_external_id'],
+			[12, 'NUL character or lone surrogate in a string'],
+		])
+		expect(rejects[0].record).toBe('not json')
+		expect(rejects[1].record).toEqual({ type: 'alien' })
+		expect(summary.rejects).toBe(9)
+	})
+
+	test('a file of only bad lines imports nothing and exits 1; a usage error exits 2', async () => {
+		const target = (await newCommunity('import-all-bad')).communityId
+		const path = writeNdjson(join(dir, 'all-bad.ndjson'), ['nope', '{"type":"user"}'])
+		const run = Bun.spawn(
+			[process.execPath, 'scripts/import.ts', '--community', String(target), path],
+			{
+				cwd: root,
+				env: process.env,
+				stdout: 'pipe',
+				stderr: 'pipe',
+			},
+		)
+		expect(await run.exited).toBe(1)
+		const summary = JSON.parse(await new Response(run.stdout).text())
+		expect(summary.rejects).toBe(2)
+		expect(
+			readFileSync(join(dir, 'all-bad.rejects.ndjson'), 'utf8').trim().split('\n'),
+		).toHaveLength(2)
+		const usage = Bun.spawn([process.execPath, 'scripts/import.ts', path], {
+			cwd: root,
+			env: process.env,
+			stderr: 'pipe',
+		})
+		expect(await usage.exited).toBe(2)
+	})
+})
