@@ -24,6 +24,7 @@ import { dashboardModule } from './modules/dashboard'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
+import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { pollsModule } from './modules/polls'
 import { postsModule } from './modules/posts'
@@ -122,6 +123,7 @@ export const app = new Elysia()
 	.use(commentsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
+	.use(migrationModule)
 	.use(dashboardModule)
 	.use(chatroomsModule)
 	.use(conversationsModule)

@@ -48,6 +48,12 @@ const Schema = T.Object({
 	PUBLIC_BASE_URL: T.String({ pattern: '^https?://', default: 'http://localhost:3000' }),
 	RECOMPUTE_CRON: T.String({ default: '*/15 * * * *' }),
 	MAX_BODY_BYTES: T.Integer({ minimum: 1024, default: 256 * 1024 }),
+	// largest NDJSON body POST /migration/import takes (streamed to Postgres, never held)
+	IMPORT_MAX_BYTES: T.Integer({
+		minimum: 1024,
+		maximum: 1024 * 1024 * 1024,
+		default: 1024 * 1024 * 1024,
+	}),
 	RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 1200 }),
 	RATE_LIMIT_IP_PER_MINUTE: T.Integer({ minimum: 1, default: 6000 }),
 	TRUST_PROXY_HOPS: T.Integer({ minimum: 0, maximum: 10, default: 0 }),

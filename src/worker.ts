@@ -4,6 +4,7 @@ import { Cron } from 'croner'
 import { startDelivery } from './events/engine'
 import { jobs } from './jobs'
 import { jobFailed, jobSucceeded } from './lib/job-health'
+import { startImportRunner } from './modules/migration/import/runner'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'
 
@@ -14,6 +15,7 @@ const loops: (() => Stop)[] = [
 	() => startDelivery(),
 	() => startFanOutConsumer(),
 	() => startRecomputeConsumer(),
+	() => startImportRunner(),
 ]
 
 export async function startWorker(): Promise<Stop> {

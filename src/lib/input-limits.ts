@@ -28,6 +28,7 @@ const bodyLimits: BodyLimit[] = [
 	{ method: 'PUT', path: /^\/community\/settings$/, bytes: 64 * 1024 },
 	{ method: 'PUT', path: /\/like$/, bytes: 1024 },
 	{ method: 'POST', path: /^\/feed\/post\/seen$/, bytes: 64 * 1024 },
+	{ method: 'POST', path: /^\/migration\/import$/, bytes: config.IMPORT_MAX_BYTES },
 ]
 
 export function bodyLimitFor(method: string, pathname: string): number {

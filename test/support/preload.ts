@@ -22,6 +22,8 @@ process.env.RATE_LIMIT_IP_PER_MINUTE ??= '1000000'
 // Tests act as a load balancer: x-forwarded-for tells callers apart.
 process.env.TRUST_PROXY_HOPS ??= '1'
 process.env.MIN_VERSION_CODES ??= 'an:120'
+// Small enough for a test to send a body over it.
+process.env.IMPORT_MAX_BYTES ??= '1048576'
 
 const { dropDatabase, ensureDatabase } = await import('../../src/lib/db')
 await dropDatabase(process.env.DATABASE_URL)

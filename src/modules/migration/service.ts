@@ -2,8 +2,12 @@
 // (POST /migration/import), and the export. No Elysia here; scripts and the controller
 // both call these functions.
 import type { Readable } from 'node:stream'
+import { config } from '../../config'
 import { sql } from '../../lib/db'
-import { AppError } from '../../lib/errors'
+import { AppError, badRequest, conflict, notFound } from '../../lib/errors'
+import { newId } from '../../lib/ids'
+import { tooLarge } from '../../lib/input-limits'
+import type { Session } from '../auth/plugin'
 import { linesOf } from './import/lines'
 import { progressDisplay } from './import/progress'
 import { fileRejects } from './import/rejects'
@@ -16,7 +20,14 @@ import {
 	exportTopics,
 	exportUsers,
 } from './repo/export'
-import { communityExists } from './repo/jobs'
+import {
+	appendChunk,
+	communityExists,
+	deleteJob,
+	findJob,
+	insertJob,
+	markQueued,
+} from './repo/jobs'
 
 export interface StreamImport {
 	communityId: number
@@ -79,4 +90,91 @@ export async function exportCommunity(
 		}
 	}
 	return records
+}
+
+const NDJSON = /^application\/x-ndjson\b/i
+const CHUNK_BYTES = 1024 * 1024
+
+/** The start of the upload must be a JSON object: anything else is not NDJSON. */
+function looksLikeNdjson(head: Uint8Array): boolean {
+	const text = new TextDecoder()
+		.decode(head.subarray(0, 64))
+		.replace(/^\uFEFF/, '')
+		.trimStart()
+	return text === '' || text.startsWith('{')
+}
+
+/**
+ * POST /migration/import: the body is streamed into the job's stored chunks (never held
+ * whole), then the job is queued for a worker. One unfinished job per community.
+ */
+export async function startImportJob(
+	session: Session,
+	contentType: string | undefined,
+	body: ReadableStream<Uint8Array> | null,
+): Promise<{ job_id: string; status: string }> {
+	if (!contentType || !NDJSON.test(contentType))
+		throw badRequest('Send the records as NDJSON (Content-Type: application/x-ndjson)')
+	if (!body) throw badRequest('The request has no body')
+	const id = newId()
+	if (
+		!(await insertJob(sql, {
+			id,
+			community_id: session.communityId,
+			created_by: session.userId,
+			now: Date.now(),
+		}))
+	)
+		throw conflict('An import is already running for this community')
+	try {
+		await storeUpload(id, body)
+	} catch (error) {
+		await deleteJob(sql, id)
+		throw error
+	}
+	await markQueued(sql, id, Date.now())
+	return { job_id: id, status: 'queued' }
+}
+
+async function storeUpload(jobId: string, body: ReadableStream<Uint8Array>): Promise<void> {
+	let pending: Uint8Array[] = []
+	let pendingBytes = 0
+	let total = 0
+	let seq = 0
+	const flush = async () => {
+		if (pendingBytes === 0) return
+		const chunk = Buffer.concat(pending)
+		if (seq === 0 && !looksLikeNdjson(chunk))
+			throw badRequest('The body is not NDJSON: its first line is not a JSON object')
+		await appendChunk(sql, jobId, seq++, chunk)
+		pending = []
+		pendingBytes = 0
+	}
+	for await (const piece of body as unknown as AsyncIterable<Uint8Array>) {
+		total += piece.byteLength
+		if (total > config.IMPORT_MAX_BYTES) throw tooLarge(config.IMPORT_MAX_BYTES)
+		pending.push(piece)
+		pendingBytes += piece.byteLength
+		if (pendingBytes >= CHUNK_BYTES) await flush()
+	}
+	await flush()
+	if (total === 0) throw badRequest('The request has no body')
+}
+
+/** GET /migration/import/:job_id — status, counts and the first rejects. */
+export async function importJobStatus(session: Session, jobId: string) {
+	const job = await findJob(sql, session.communityId, jobId)
+	if (!job) throw notFound('Import job')
+	return {
+		job_id: job.id,
+		status: job.status === 'receiving' ? 'queued' : job.status,
+		counts: job.counts,
+		rejects: job.rejects,
+		reject_count: job.reject_count,
+		bytes: job.bytes,
+		attempts: job.attempts,
+		...(job.error ? { error: job.error } : {}),
+		created_at: job.created_at,
+		updated_at: job.updated_at,
+	}
 }
