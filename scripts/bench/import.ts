@@ -1,0 +1,191 @@
+// Bulk import benchmark (issue 12): generates a community in the import format —
+// at full size 1,000,000 records: 50,000 users, 200 topics, 300,000 posts, 450,000
+// likes, 200,000 comments and replies — imports it with scripts/import.ts in a child
+// process (records/s, peak RSS), imports it again (must add nothing), and measures a
+// bare COPY of the same rows into an unindexed table: the physical limit here.
+//   bun run scripts/bench/import.ts [--records 1000000]
+// Database plaza_bench_import (BENCH_DATABASE_URL), Redis db 12 (BENCH_REDIS_URL).
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_import'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12'
+process.env.LOG_LEVEL = 'warn'
+
+const { ensureDatabase, sql } = await import('../../src/lib/db')
+const { migrate } = await import('../../src/lib/migrate')
+const { redis } = await import('../../src/lib/redis')
+const { createProject } = await import('../../src/modules/projects/service')
+
+const { values } = parseArgs({ options: { records: { type: 'string', default: '1000000' } } })
+const records = Number(values.records)
+const scale = records / 1_000_000
+const size = {
+	users: Math.max(10, Math.round(50_000 * scale)),
+	topics: Math.max(4, Math.round(200 * scale)),
+	posts: Math.round(300_000 * scale),
+	likes: Math.round(450_000 * scale),
+	comments: Math.round(200_000 * scale),
+}
+const log = (msg: string) => console.error(`[bench] ${msg}`)
+const dir = '/tmp/plaza-bench-import'
+mkdirSync(dir, { recursive: true })
+
+/** Writes the community (deterministic) in export order, streaming: memory stays flat. */
+async function generate(path: string): Promise<number> {
+	const out = createWriteStream(path)
+	let lines = 0
+	const write = async (record: unknown) => {
+		lines++
+		if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain')
+	}
+	let seed = 42
+	const pick = (n: number) => {
+		seed = (seed * 1664525 + 1013904223) >>> 0
+		return seed % n
+	}
+	const base = Date.UTC(2019, 0, 1)
+	for (let i = 0; i < size.users; i++)
+		await write({ type: 'user', user_unique_id: `u${i}`, name: `User ${i}`, created_at: base })
+	const roots = Math.max(2, Math.round(size.topics / 10))
+	for (let i = 0; i < size.topics; i++)
+		await write({
+			type: 'topic',
+			external_id: `t${i}`,
+			name: `Topic ${i}`,
+			...(i >= roots ? { parent_external_id: `t${i % roots}` } : {}),
+		})
+	for (let i = 0; i < size.posts; i++)
+		await write({
+			type: 'post',
+			external_id: `p${i}`,
+			user_unique_id: `u${pick(size.users)}`,
+			text: `Post number ${i}: a migrated post with some ordinary text in it.`,
+			created_at: base + i * 60_000,
+			topic_external_ids: [`t${pick(size.topics)}`],
+		})
+	for (let i = 0; i < size.comments; i++) {
+		const reply = i % 4 === 3
+		const post = reply ? pick(Math.ceil(i / 4)) : i % size.posts
+		await write({
+			type: 'comment',
+			external_id: `c${i}`,
+			user_unique_id: `u${pick(size.users)}`,
+			post_external_id: `p${reply ? (post * 4) % size.posts : post}`,
+			...(reply ? { parent_external_id: `c${post * 4}` } : {}),
+			text: `Comment ${i}`,
+			created_at: base + i * 1000,
+		})
+	}
+	// Likes: user k likes posts k, k+users, ... so no pair repeats.
+	for (let i = 0; i < size.likes; i++)
+		await write({
+			type: 'like',
+			user_unique_id: `u${i % size.users}`,
+			post_external_id: `p${(Math.floor(i / size.users) * 7919 + i) % size.posts}`,
+		})
+	out.end()
+	await once(out, 'finish')
+	return lines
+}
+
+async function importOnce(communityId: number, path: string) {
+	const started = performance.now()
+	const child = Bun.spawn(
+		[process.execPath, 'scripts/import.ts', '--community', String(communityId), path],
+		{
+			env: process.env,
+			stdout: 'pipe',
+			stderr: 'ignore',
+		},
+	)
+	const summary = JSON.parse(await new Response(child.stdout).text())
+	await child.exited
+	const seconds = (performance.now() - started) / 1000
+	const maxRss = child.resourceUsage()?.maxRSS ?? 0
+	return { summary, seconds, rssMb: Math.round(maxRss / 1024 / 1024) }
+}
+
+/** COPY of the same records, pre-rendered, into one unindexed table: what the disk and server allow. */
+async function bareCopy(path: string): Promise<number> {
+	const rendered = join(dir, 'bare.tsv')
+	const out = createWriteStream(rendered)
+	const field = (v: unknown) =>
+		v === undefined || v === null
+			? '\\N'
+			: String(typeof v === 'object' ? JSON.stringify(v) : v).replace(/[\\\t\n\r]/g, ' ')
+	for await (const line of createInterface({ input: createReadStream(path) })) {
+		const r = JSON.parse(line)
+		const id = r.external_id ?? r.user_unique_id
+		const ref = r.post_external_id ?? r.parent_external_id ?? r.comment_external_id
+		const row = [r.type, id, r.user_unique_id, ref, r.name ?? r.text, r.created_at]
+			.map(field)
+			.join('\t')
+		if (!out.write(`${row}\n`)) await once(out, 'drain')
+	}
+	out.end()
+	await once(out, 'finish')
+	await sql`drop table if exists bench_bare_copy`
+	await sql`create table bench_bare_copy (type text, id text, user_id text, ref text, body text, created_at bigint)`
+	const started = performance.now()
+	const writable = await sql`copy bench_bare_copy from stdin`.writable()
+	const input = createReadStream(rendered)
+	input.pipe(writable)
+	await once(writable, 'finish')
+	const seconds = (performance.now() - started) / 1000
+	await sql`drop table bench_bare_copy`
+	return seconds
+}
+
+await ensureDatabase(process.env.DATABASE_URL)
+await migrate()
+const file = join(dir, `community-${records}.ndjson`)
+log(`generating ${records} records: ${JSON.stringify(size)}`)
+const lines = await generate(file)
+const project = await createProject({
+	name: 'import-bench',
+	ownerCountryCode: '1',
+	ownerMobile: `5${String(Date.now()).slice(-9)}`,
+})
+log(`importing into community ${project.community_id}`)
+const first = await importOnce(project.community_id, file)
+log(`first run: ${JSON.stringify(first.summary)}`)
+const second = await importOnce(project.community_id, file)
+const added = Object.values(second.summary.imported as Record<string, number>).reduce(
+	(a, b) => a + b,
+	0,
+)
+log('bare COPY of the same rows')
+const copySeconds = await bareCopy(file)
+
+const rate = (s: number) => Math.round(lines / s)
+const rows = [
+	['bare COPY into an unindexed table', copySeconds, rate(copySeconds), '', 'the limit'],
+	[
+		'import (first run)',
+		first.seconds,
+		rate(first.seconds),
+		first.rssMb,
+		`${Math.round((100 * rate(first.seconds)) / rate(copySeconds))}% of bare COPY (target >= 25%, >= 50,000/s)`,
+	],
+	[
+		'import again (same file)',
+		second.seconds,
+		rate(second.seconds),
+		second.rssMb,
+		`${(first.seconds / second.seconds).toFixed(1)}x faster than the first (target >= 5x), added ${added} (target 0)`,
+	],
+]
+console.log(`\n${lines} records (${JSON.stringify(size)}), ${first.summary.rejects} rejects\n`)
+console.log('| run | seconds | records/s | peak RSS MB | vs baseline |')
+console.log('|---|---|---|---|---|')
+for (const [name, s, r, rss, note] of rows)
+	console.log(
+		`| ${name} | ${(s as number).toFixed(1)} | ${(r as number).toLocaleString('en')} | ${rss} | ${note} |`,
+	)
+await sql.end()
+redis.disconnect()
