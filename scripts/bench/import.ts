@@ -5,8 +5,9 @@
 // bare COPY of the same rows into an unindexed table: the physical limit here.
 //   bun run scripts/bench/import.ts [--records 1000000]
 // Database plaza_bench_import (BENCH_DATABASE_URL), Redis db 12 (BENCH_REDIS_URL).
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
+
 import { once } from 'node:events'
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
