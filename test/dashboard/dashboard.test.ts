@@ -408,11 +408,51 @@ describe('chatrooms and cohorts', () => {
 	})
 })
 
+describe('import', () => {
+	test('an NDJSON file is imported as a job; its counts and rejected lines are shown', async () => {
+		await open('import', 'Import')
+		await page.getByRole('button', { name: 'Import' }).click()
+		await expect(fieldError(page, 'file').textContent()).resolves.toContain('Choose an NDJSON file')
+		const lines = [
+			{ type: 'user', user_unique_id: 'imp-ada', name: 'Ada Imported' },
+			{
+				type: 'post',
+				external_id: 'imp-p1',
+				user_unique_id: 'imp-ada',
+				text: 'from the old forum',
+				created_at: Date.now() - 86_400_000,
+			},
+			{ type: 'like', user_unique_id: 'imp-ada', post_external_id: 'imp-p1' },
+			{ type: 'post', external_id: 'imp-p2', user_unique_id: 'nobody', text: 'x', created_at: 1 },
+		]
+		const path = join(tmpdir(), `${process.pid}-import.ndjson`)
+		writeFileSync(path, `${lines.map((line) => JSON.stringify(line)).join('\n')}\nnot json\n`)
+		await page.getByLabel('NDJSON file').setInputFiles(path)
+		await page.getByRole('button', { name: 'Import' }).click()
+		await page.getByText('succeeded').waitFor({ timeout: 25_000 })
+		const records = await page.getByRole('table', { name: 'Records' }).textContent()
+		expect(records).toContain('post1')
+		const rejects = await page.getByRole('table', { name: 'Rejected lines' }).textContent()
+		expect(rejects).toContain('4')
+		expect(rejects).toContain('5')
+		await screenshot(page, 'import')
+		const author = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: 'imp-ada', user_name: 'Ada Imported' },
+		})
+		const posts = await api('GET', `/feed/user/${author.body.data.user.uuid}/post`, {
+			token: author.body.data.access_token,
+		})
+		expect(posts.body.data.posts.map((post: any) => post.text)).toEqual(['from the old forum'])
+	})
+})
+
 describe('overview and layout', () => {
 	test('counts come from the community; the page reads at 390 px', async () => {
 		await open('overview', 'Overview')
 		const counts = await page.locator('.counts').textContent()
-		expect(counts).toContain('Posts1')
+		// The webhook test's post and the imported one.
+		expect(counts).toContain('Posts2')
 		await page.setViewportSize({ width: 390, height: 844 })
 		await page.reload()
 		await heading('Overview').waitFor()

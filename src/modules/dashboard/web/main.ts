@@ -5,6 +5,7 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { call } from './api'
 import { Chatrooms } from './pages/chatrooms'
+import { Import } from './pages/import'
 import { Moderators } from './pages/moderators'
 import { Overview } from './pages/overview'
 import { PushCredentials } from './pages/push'
@@ -22,6 +23,7 @@ const pages = [
 	{ path: 'moderators', title: 'Moderators', view: Moderators },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },
+	{ path: 'import', title: 'Import', view: Import },
 ]
 
 const pathOfHash = () => location.hash.replace(/^#\/?/, '') || 'overview'
