@@ -2,6 +2,7 @@
 // /community/member/:member_uuid/connection.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
+import { paging } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
 import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
@@ -47,12 +48,13 @@ export const connectionsModule = new Elysia({ name: 'connections' })
 	.get(
 		'/community/member/:member_uuid/connection',
 		async ({ session, params, query }) => {
+			const { page, pageSize } = paging(query.page, query.page_size)
 			const data = await listConnections(
 				session,
 				params.member_uuid,
 				query.status ?? 'accepted',
-				query.page ?? 1,
-				query.page_size ?? 10,
+				page,
+				pageSize,
 			)
 			return ok(data)
 		},

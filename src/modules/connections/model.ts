@@ -1,5 +1,6 @@
 // Schemas of the connection routes.
 import { t } from 'elysia'
+import { pageFields } from '../../lib/paging'
 
 export const ConnectionType = t.Union([t.Literal('two_way'), t.Literal('one_way')], {
 	error: 'connection_type must be two_way or one_way',
@@ -26,6 +27,5 @@ export const ListQuery = t.Object({
 			error: 'status must be accepted or pending',
 		}),
 	),
-	page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-	page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
+	...pageFields,
 })

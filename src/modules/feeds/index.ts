@@ -3,17 +3,12 @@
 // client compatibility), GET /feed/connection (fan-out on write) and
 // GET /feed/personalised (ranked).
 import { Elysia } from 'elysia'
+import { paging } from '../../lib/paging'
 import { okJson } from '../../lib/raw-json'
 import { readUniversalJson } from '../../timelines'
 import { authPlugin } from '../auth/plugin'
 import { viewerOf } from '../auth/session'
-import {
-	ConnectionFeedQuery,
-	FeedQuery,
-	MAX_PAGE_SIZE,
-	PersonalisedQuery,
-	parseIdList,
-} from './model'
+import { ConnectionFeedQuery, FeedQuery, PersonalisedQuery, parseIdList } from './model'
 import { connectionFeedJson, personalisedFeedJson } from './service'
 
 const tags = ['feeds']
@@ -24,8 +19,7 @@ function feedQuery(query: Query) {
 	return {
 		topicIds: parseIdList('topic_ids', query.topic_ids),
 		widgetIds: parseIdList('widget_ids', query.widget_ids),
-		page: query.page ?? 1,
-		pageSize: Math.min(query.page_size ?? 20, MAX_PAGE_SIZE),
+		...paging(query.page, query.page_size, 20),
 		cursor: query.cursor || undefined,
 	}
 }
@@ -60,8 +54,10 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	)
 	.get(
 		'/feed/connection',
-		async ({ session, query }) =>
-			okJson(await connectionFeedJson(session, query.page ?? 1, query.page_size ?? 20)),
+		async ({ session, query }) => {
+			const { page, pageSize } = paging(query.page, query.page_size, 20)
+			return okJson(await connectionFeedJson(session, page, pageSize))
+		},
 		{
 			auth: 'member',
 			query: ConnectionFeedQuery,
@@ -76,8 +72,7 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 		async ({ session, query }) =>
 			okJson(
 				await personalisedFeedJson(session, {
-					page: query.page ?? 1,
-					pageSize: query.page_size ?? 20,
+					...paging(query.page, query.page_size, 20),
 					reorder: query.should_reorder ?? false,
 					recompute: query.should_recompute ?? false,
 					topics: query.topics,

@@ -2,8 +2,8 @@
 // cursor, and id lists given as a comma list or a JSON array.
 import { t } from 'elysia'
 import { badRequest } from '../../lib/errors'
+import { pageFields } from '../../lib/paging'
 
-export const MAX_PAGE_SIZE = 100
 const MAX_IDS = 50
 
 const IdList = t.Optional(
@@ -11,8 +11,7 @@ const IdList = t.Optional(
 )
 
 export const FeedQuery = t.Object({
-	page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
-	page_size: t.Optional(t.Integer({ minimum: 1 })),
+	...pageFields,
 	cursor: t.Optional(t.String({ maxLength: 200 })),
 	topic_ids: IdList,
 	widget_ids: IdList,
@@ -46,14 +45,10 @@ export function parseIdList(name: string, raw: string | string[] | undefined): s
 	return ids
 }
 
-export const ConnectionFeedQuery = t.Object({
-	page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-	page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-})
+export const ConnectionFeedQuery = t.Object(pageFields)
 
 export const PersonalisedQuery = t.Object({
-	page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-	page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+	...pageFields,
 	should_reorder: t.Optional(t.Boolean()),
 	should_recompute: t.Optional(t.Boolean()),
 	/** Comma-separated topic names. */

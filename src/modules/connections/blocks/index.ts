@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { badRequest } from '../../../lib/errors'
+import { paging } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
 import { BlockBody, BlockListQuery, UserParams } from './model'
 import { getBlocked, setBlock } from './service'
@@ -28,12 +29,8 @@ export const blocksModule = new Elysia({ name: 'blocks' })
 	.get(
 		'/user/:uuid/block',
 		async ({ session, params, query }) => {
-			const data = await getBlocked(
-				session,
-				params.uuid,
-				query.page ?? 1,
-				query.pageSize ?? query.page_size ?? 10,
-			)
+			const { page, pageSize } = paging(query.page, query.pageSize ?? query.page_size)
+			const data = await getBlocked(session, params.uuid, page, pageSize)
 			return ok(data)
 		},
 		{

@@ -1,5 +1,6 @@
 // Schemas of the block routes; both spellings of the flag and the page size are accepted.
 import { t } from 'elysia'
+import { pageFields } from '../../../lib/paging'
 
 export const UserParams = t.Object({ uuid: t.String({ maxLength: 100 }) })
 
@@ -10,7 +11,7 @@ export const BlockBody = t.Object({
 })
 
 export const BlockListQuery = t.Object({
-	page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-	pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-	page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+	...pageFields,
+	/** a client's camelCase twin of page_size */
+	pageSize: pageFields.page_size,
 })
