@@ -147,11 +147,6 @@ export async function failingFanOutJobs(db: Db, attempts: number): Promise<numbe
 	return row.n
 }
 
-export async function pendingFanOutJobs(db: Db): Promise<number> {
-	const [row] = await db`select count(*)::int as n from fanout_jobs where done_at is null`
-	return row.n
-}
-
 export async function markFeedRead(
 	db: Db,
 	userId: number,

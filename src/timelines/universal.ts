@@ -8,7 +8,6 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { type Hydrated, loadCandidates, present } from './hydrate'
 import { getPosts, viewerBlocks } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
@@ -20,10 +19,6 @@ export interface FeedQuery {
 	page: number
 	pageSize: number
 	cursor?: string
-}
-
-export interface FeedPage extends Hydrated {
-	next_cursor: string | null
 }
 
 interface Entry {
@@ -153,13 +148,6 @@ function planOf(
 	const last = page.at(-1)
 	const nextCursor = visible.length > offset + pageSize && last ? encodeCursor(last) : null
 	return { ids: page.map((e) => e.id), blocked, nextCursor }
-}
-
-/** A page as objects (`{posts, users, next_cursor}`). */
-export async function readUniversal(viewer: Viewer, query: FeedQuery): Promise<FeedPage> {
-	const plan = await planUniversal(viewer, query)
-	const hydrated = await present(viewer, await loadCandidates(viewer, plan.ids, {}, plan.blocked))
-	return { ...hydrated, next_cursor: plan.nextCursor }
 }
 
 /** The same page serialized as the `data` JSON (UTF-8): the fast path of GET /feed/universal. */
