@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
 import { feedManager } from '../../timelines'
 import type { Session } from '../auth/session'
+import type { EditTopicInput, LenientBoolean, TopicInput, TopicListQuery } from './model'
 import { presentTopic } from './present'
 import {
 	deleteTopicsTree,
@@ -19,59 +20,37 @@ import {
 	updateTopic,
 } from './repo'
 
-export interface TopicInput {
-	name?: unknown
-	priority?: unknown
-	is_searchable?: unknown
-	parent_id?: unknown
-	is_enabled?: unknown
-	metadata?: unknown
-}
-
 const NAME_MAX = 100
 
-function topicName(value: unknown): string {
-	if (typeof value !== 'string' || value.trim() === '') throw badRequest('Topic name is required')
+function topicName(value: string): string {
 	const name = value.trim()
+	if (name === '') throw badRequest('Topic name is required')
 	if (name.length > NAME_MAX) throw badRequest(`Topic name longer than ${NAME_MAX} characters`)
 	return name
 }
 
-/** Booleans arrive as strings from one migration sample: "true"/"false" are accepted. */
-export function flexibleBoolean(
-	field: string,
-	value: unknown,
-	fallback?: boolean,
-): boolean | undefined {
+/** The schema lets "true"/"false" through as strings (a migration sample sends them so). */
+function booleanOf(value: LenientBoolean | null | undefined, fallback?: boolean) {
 	if (value === undefined || value === null) return fallback
-	if (typeof value === 'boolean') return value
-	if (value === 'true' || value === 'false') return value === 'true'
-	throw badRequest(`${field} must be a boolean`)
+	return value === true || value === 'true'
 }
 
-function priorityOf(value: unknown, fallback?: number): number | undefined {
+/** The schema lets a decimal string through as well as a number. */
+function priorityOf(value: number | string | null | undefined, fallback?: number) {
 	if (value === undefined || value === null) return fallback
-	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-	if (typeof number !== 'number' || !Number.isFinite(number))
-		throw badRequest('priority must be a number')
+	const number = Number(value)
+	if (!Number.isFinite(number)) throw badRequest('priority must be a number')
 	return number
 }
 
-function metadataOf(
-	value: unknown,
-	fallback?: Record<string, unknown>,
-): Record<string, unknown> | undefined {
+function metadataOf(value: unknown, fallback?: Record<string, unknown>) {
 	if (value === undefined || value === null) return fallback
 	if (typeof value !== 'object' || Array.isArray(value))
 		throw badRequest('metadata must be an object')
 	return value as Record<string, unknown>
 }
 
-function parentIdOf(value: unknown): string | null {
-	if (value === undefined || value === null || value === '') return null
-	if (typeof value !== 'string') throw badRequest('parent_id must be a string')
-	return value
-}
+const parentIdOf = (value: string | null | undefined): string | null => value || null
 
 async function resolveParents(communityId: number, parentIds: string[]) {
 	const parents = new Map(
@@ -83,7 +62,7 @@ async function resolveParents(communityId: number, parentIds: string[]) {
 
 export async function createTopics(
 	session: Session,
-	names: unknown[] | undefined,
+	names: string[] | undefined,
 	topics: TopicInput[] | undefined,
 ) {
 	const inputs: TopicInput[] = [...(names ?? []).map((name) => ({ name })), ...(topics ?? [])]
@@ -105,10 +84,10 @@ export async function createTopics(
 			community_id: session.communityId,
 			name,
 			priority: priorityOf(input.priority, 0) as number,
-			is_searchable: flexibleBoolean('is_searchable', input.is_searchable, true) as boolean,
+			is_searchable: booleanOf(input.is_searchable, true) as boolean,
 			parent_id: parentId,
 			level: parentId ? (parents.get(parentId)?.level ?? 0) + 1 : 0,
-			is_enabled: flexibleBoolean('is_enabled', input.is_enabled, true) as boolean,
+			is_enabled: booleanOf(input.is_enabled, true) as boolean,
 			metadata: metadataOf(input.metadata, {}) as Record<string, unknown>,
 			created_at: now,
 		}
@@ -128,19 +107,6 @@ async function insertUnique<T>(run: () => Promise<T>): Promise<T> {
 		throw error
 	}
 }
-
-export interface TopicListQuery {
-	page?: number
-	page_size?: number
-	is_enabled?: string
-	search_type?: string
-	search?: string
-	min_posts?: number
-	parent_ids?: string
-	topics_order_by?: string
-}
-
-const orders: TopicOrder[] = ['priority', 'name', 'created_at', 'post_count']
 
 /** A query array: comma list (`a,b`) or JSON array (`["a","b"]`); '' stands for root. */
 export function parseIdList(field: string, raw: string): string[] {
@@ -164,14 +130,10 @@ const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 	const { page, pageSize, offset } = paging(q.page, q.page_size)
-	const order = (q.topics_order_by ?? 'priority') as TopicOrder
-	if (!orders.includes(order))
-		throw badRequest(`topics_order_by must be one of ${orders.join(', ')}`)
-	const searchType = q.search_type ?? 'name'
-	if (searchType !== 'name') throw badRequest('search_type must be name')
+	const order: TopicOrder = q.topics_order_by ?? 'priority'
 	const search = q.search?.trim()
 	const { rows, total } = await listTopics(sql, session.communityId, {
-		isEnabled: flexibleBoolean('is_enabled', q.is_enabled),
+		isEnabled: q.is_enabled,
 		nameLike: search ? `%${escapeLike(search)}%` : undefined,
 		minPosts: q.min_posts,
 		parentIds: q.parent_ids === undefined ? undefined : parseIdList('parent_ids', q.parent_ids),
@@ -182,7 +144,7 @@ export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 	return { page, page_size: pageSize, total, topics: rows.map(presentTopic) }
 }
 
-export async function editTopic(session: Session, topicId: string, input: TopicInput) {
+export async function editTopic(session: Session, topicId: string, input: EditTopicInput) {
 	const current = await findTopic(sql, session.communityId, topicId)
 	if (!current) throw notFound('Topic')
 	const name = input.name === undefined ? undefined : topicName(input.name)
@@ -191,13 +153,13 @@ export async function editTopic(session: Session, topicId: string, input: TopicI
 		if (taken.has(`${current.parent_id ?? ''}\u0000${name.toLowerCase()}`))
 			throw badRequest(`Topic ${name} already exists`)
 	}
-	const isEnabled = flexibleBoolean('is_enabled', input.is_enabled)
+	const isEnabled = booleanOf(input.is_enabled)
 	const updated = await insertUnique(() =>
 		updateTopic(sql, session.communityId, topicId, {
 			name,
 			is_enabled: isEnabled,
 			priority: priorityOf(input.priority),
-			is_searchable: flexibleBoolean('is_searchable', input.is_searchable),
+			is_searchable: booleanOf(input.is_searchable),
 			metadata: metadataOf(input.metadata),
 		}),
 	)
