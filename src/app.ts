@@ -71,6 +71,12 @@ export const app = new Elysia()
 		}
 		switch (code) {
 			case 'VALIDATION':
+				// An answer that does not match its route's response schema is our bug, not bad input.
+				if (thrown.type === 'response') {
+					log.error({ err: thrown, url: request.url }, 'answer does not match its response schema')
+					set.status = 500
+					return { success: false, error_message: 'Internal server error' }
+				}
 				set.status = 400
 				return {
 					success: false,

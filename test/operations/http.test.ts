@@ -63,6 +63,14 @@ describe('health, readiness, metrics, openapi', () => {
 		expect(paths['/sdk/project'].put).toBeDefined()
 		expect(JSON.stringify(paths['/moderation/rights'].patch)).toContain('is_cm')
 		expect(JSON.stringify(paths['/otp/verify'].get)).toContain('mobile_no')
+		// Answers are documented from the routes' response schemas.
+		const answer = (path: string, method: string) =>
+			JSON.stringify(paths[path][method].responses['200'].content['application/json'].schema)
+		expect(answer('/webhook', 'post')).toContain('"secret"')
+		expect(answer('/webhook/{webhook_id}/deliveries', 'get')).toContain('"duration_ms"')
+		expect(answer('/sdk/initiate', 'post')).toContain('"access_token"')
+		expect(answer('/user/refresh', 'post')).toContain('"refresh_token"')
+		expect(answer('/community/settings', 'get')).toContain('"community_settings"')
 		const ui = await api('GET', '/openapi')
 		expect(ui.status).toBe(200)
 	})

@@ -1,8 +1,17 @@
 // Session routes: POST|GET /sdk/initiate, POST /user/refresh, POST /user/logout.
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
+import { badRequest } from '../../lib/errors'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
+import {
+	InitiateBody,
+	InitiateReply,
+	LogoutReply,
+	RefreshBody,
+	SessionReply,
+	TokensReply,
+} from './model'
 import { describeSession, initiateSession, logout, refreshSession } from './service'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
@@ -22,25 +31,17 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 			return ok(data)
 		},
 		{
-			body: t.Object({
-				user_unique_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-				uuid: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-				user_name: t.Optional(t.String({ maxLength: 200 })),
-				image_url: t.Optional(t.String({ maxLength: 2000 })),
-				is_guest: t.Optional(t.Boolean()),
-				token_expiry_beta: t.Optional(t.Integer({ minimum: 1, maximum: 60 * 24 * 30 })),
-				apikey: t.Optional(t.String()),
-			}),
-			beforeHandle({ body, status }) {
-				if (!body.user_unique_id && !body.uuid) {
-					return status(400, { success: false, error_message: 'user_unique_id is required' })
-				}
+			body: InitiateBody,
+			response: { 200: InitiateReply },
+			beforeHandle({ body }) {
+				if (!body.user_unique_id && !body.uuid) throw badRequest('user_unique_id is required')
 			},
 			detail: { summary: 'Start a session for a user (created on first call)', tags: ['sessions'] },
 		},
 	)
 	.get('/sdk/initiate', async ({ session }) => ok(await describeSession(session.userId)), {
 		auth: 'member',
+		response: { 200: SessionReply },
 		detail: { summary: 'The user and community of the current access token', tags: ['sessions'] },
 	})
 	.post(
@@ -50,7 +51,8 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 			return ok(await refreshSession(token))
 		},
 		{
-			body: t.Optional(t.Object({ refresh_token: t.Optional(t.String()) })),
+			body: RefreshBody,
+			response: { 200: TokensReply },
 			detail: { summary: 'Exchange a refresh token for a new pair (rotation)', tags: ['sessions'] },
 		},
 	)
@@ -62,7 +64,8 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 		},
 		{
 			auth: 'member',
-			body: t.Optional(t.Object({ refresh_token: t.Optional(t.String()) })),
+			body: RefreshBody,
+			response: { 200: LogoutReply },
 			detail: {
 				summary: 'Revoke the refresh token family (or all of the user)',
 				tags: ['sessions'],

@@ -2,7 +2,7 @@
 // GET|PUT /community/settings/notification/conversation.
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
-import { PutNotificationBody, PutSettingsBody } from './model'
+import { NotiStateReply, PutNotificationBody, PutSettingsBody, SettingsReply } from './model'
 import { getNotiState, getSettings, putNotiState, putSettings } from './service'
 
 const tags = ['settings']
@@ -20,7 +20,11 @@ export const settingsModule = new Elysia({ name: 'settings' })
 				data: { community_settings },
 			}
 		},
-		{ auth: 'member', detail: { summary: 'Feature toggles of the community', tags } },
+		{
+			auth: 'member',
+			response: { 200: SettingsReply },
+			detail: { summary: 'Feature toggles of the community', tags },
+		},
 	)
 	.put(
 		'/community/settings',
@@ -36,6 +40,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 		{
 			auth: 'cm-or-owner',
 			body: PutSettingsBody,
+			response: { 200: SettingsReply },
 			detail: { summary: 'Upsert feature toggles (CM/owner)', tags },
 		},
 	)
@@ -52,7 +57,11 @@ export const settingsModule = new Elysia({ name: 'settings' })
 				data: { community_notification_settings },
 			}
 		},
-		{ auth: 'member', detail: { summary: 'Default notification state of conversations', tags } },
+		{
+			auth: 'member',
+			response: { 200: NotiStateReply },
+			detail: { summary: 'Default notification state of conversations', tags },
+		},
 	)
 	.put(
 		'/community/settings/notification/conversation',
@@ -70,6 +79,7 @@ export const settingsModule = new Elysia({ name: 'settings' })
 		{
 			auth: 'cm-or-owner',
 			body: PutNotificationBody,
+			response: { 200: NotiStateReply },
 			detail: {
 				summary:
 					'Set the notification state (1 all, 2 mentions and replies, 3 DMs, mentions, polls)',

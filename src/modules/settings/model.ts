@@ -1,5 +1,6 @@
 // Schemas of community settings: feature toggles and the conversation notification state.
 import { t } from 'elysia'
+import { OkTwice } from '../../lib/response'
 
 export const SettingInput = t.Object({
 	setting_type: t.String({ minLength: 1, maxLength: 100 }),
@@ -17,12 +18,18 @@ export const PutNotificationBody = t.Object({
 	noti_state: t.Integer({ minimum: 1, maximum: 3, error: 'noti_state must be 1, 2 or 3' }),
 })
 
-export interface Setting {
-	setting_type: string
-	enabled: boolean
-	setting_title: string
-	setting_sub_title: string
-}
+export const Setting = t.Object({
+	setting_type: t.String(),
+	enabled: t.Boolean(),
+	setting_title: t.String(),
+	setting_sub_title: t.String(),
+})
+export type Setting = typeof Setting.static
+
+export const SettingsReply = OkTwice({ community_settings: t.Array(Setting) })
+export const NotiStateReply = OkTwice({
+	community_notification_settings: t.Object({ noti_state: t.Integer({ minimum: 1, maximum: 3 }) }),
+})
 
 /** Settings every community has, listed even before a CM touches them. */
 export const defaultSettings: Setting[] = [

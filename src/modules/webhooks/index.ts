@@ -7,10 +7,16 @@ import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import {
 	CreateWebhookBody,
+	DeletedWebhookReply,
 	DeliveriesQuery,
+	DeliveriesReply,
+	NewWebhookReply,
 	ReplayBody,
+	ReplayReply,
 	UpdateWebhookBody,
 	WebhookParams,
+	WebhookReply,
+	WebhooksReply,
 } from './model'
 import {
 	createWebhook,
@@ -28,6 +34,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 	.use(authPlugin)
 	.post('/webhook', async ({ session, body }) => ok(await createWebhook(session, body)), {
 		auth: 'cm',
+		response: { 200: NewWebhookReply },
 		body: CreateWebhookBody,
 		detail: {
 			summary: 'Register a webhook; the answer carries its whsec_ signing secret (shown once)',
@@ -36,6 +43,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 	})
 	.get('/webhook', async ({ session }) => ok(await listCommunityWebhooks(session)), {
 		auth: 'cm',
+		response: { 200: WebhooksReply },
 		detail: { summary: "List the community's webhooks", tags },
 	})
 	.get(
@@ -43,6 +51,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 		async ({ session, params }) => ok(await getWebhook(session, params.webhook_id)),
 		{
 			auth: 'cm',
+			response: { 200: WebhookReply },
 			params: WebhookParams,
 			detail: { summary: 'Read a webhook (with its deactivation reason, if any)', tags },
 		},
@@ -52,6 +61,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 		async ({ session, params, body }) => ok(await editWebhook(session, params.webhook_id, body)),
 		{
 			auth: 'cm',
+			response: { 200: WebhookReply },
 			params: WebhookParams,
 			body: UpdateWebhookBody,
 			detail: {
@@ -65,6 +75,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 		async ({ session, params }) => ok(await removeWebhook(session, params.webhook_id)),
 		{
 			auth: 'cm',
+			response: { 200: DeletedWebhookReply },
 			params: WebhookParams,
 			detail: { summary: 'Delete a webhook and its pending deliveries', tags },
 		},
@@ -75,6 +86,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 			ok(await webhookDeliveries(session, params.webhook_id, query)),
 		{
 			auth: 'cm',
+			response: { 200: DeliveriesReply },
 			params: WebhookParams,
 			query: DeliveriesQuery,
 			detail: {
@@ -88,6 +100,7 @@ export const webhooksModule = new Elysia({ name: 'webhooks' })
 		async ({ session, params, body }) => ok(await replayWebhook(session, params.webhook_id, body)),
 		{
 			auth: 'cm',
+			response: { 200: ReplayReply },
 			params: WebhookParams,
 			body: ReplayBody,
 			detail: { summary: 'Resend the events of a time range (new attempts, same event ids)', tags },

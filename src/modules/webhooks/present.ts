@@ -1,4 +1,5 @@
 // Response forms of a webhook and of an attempt-log entry (DESIGN section 5).
+import type { DeliveryStatus } from './model'
 import type { DeliveryLogRow, WebhookRow } from './repo'
 
 export function presentWebhook(row: WebhookRow) {
@@ -20,7 +21,7 @@ export function presentDelivery(row: DeliveryLogRow) {
 		event_id: row.event_id,
 		event: row.event,
 		attempt: row.attempt,
-		status: row.status,
+		status: row.status as DeliveryStatus,
 		status_code: row.status_code,
 		duration_ms: row.duration_ms,
 		error: row.error,

@@ -12,7 +12,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import type { CreateWebhook, DeliveryStatus, UpdateWebhook } from './model'
+import type { CreateWebhook, DeliveriesInput, ReplayInput, UpdateWebhook } from './model'
 import { presentDelivery, presentWebhook } from './present'
 import {
 	countEventsInRange,
@@ -112,14 +112,10 @@ export async function removeWebhook(session: Session, id: string) {
 	await ownWebhook(session, id)
 	await forgetPending(id)
 	if (!(await deleteWebhook(sql, session.communityId, id))) throw notFound('Webhook')
-	return { webhook_id: id, deleted: true }
+	return { webhook_id: id, deleted: true as const }
 }
 
-export async function webhookDeliveries(
-	session: Session,
-	id: string,
-	query: { status?: DeliveryStatus; page?: number; page_size?: number },
-) {
+export async function webhookDeliveries(session: Session, id: string, query: DeliveriesInput) {
 	await ownWebhook(session, id)
 	const p = paging(query.page, query.page_size)
 	const { rows, total } = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
@@ -139,11 +135,7 @@ function instant(value: number | string, field: string): number {
 	return ms
 }
 
-export async function replayWebhook(
-	session: Session,
-	id: string,
-	body: { since: number | string; until?: number | string },
-) {
+export async function replayWebhook(session: Session, id: string, body: ReplayInput) {
 	const hook = await ownWebhook(session, id)
 	if (!hook.is_active) throw conflict('Webhook is inactive; set is_active to true before replaying')
 	const since = instant(body.since, 'since')

@@ -1,0 +1,25 @@
+// Response schemas: what a route answers, for /openapi and so that Elysia checks the
+// presenters against them (a presenter that drifts fails the tests, not a client).
+// Objects allow extra properties so a check never silently strips a field.
+import type { TProperties, TSchema } from '@sinclair/typebox'
+import { t } from 'elysia'
+
+/** A JSON object with these fields (more are allowed and kept). */
+export const Shape = <P extends TProperties>(properties: P, description?: string) =>
+	t.Object(properties, { additionalProperties: true, description })
+
+/** `{success: true, error_message: null, data}`, as lib/envelope ok() answers. */
+export const Ok = <D extends TSchema>(data: D) =>
+	t.Object({ success: t.Literal(true), error_message: t.Null(), data })
+
+/** Topic and settings answers: the payload at the top level and again under `data`. */
+export const OkTwice = <P extends TProperties>(payload: P) =>
+	t.Object({
+		success: t.Literal(true),
+		error_message: t.Null(),
+		...payload,
+		data: t.Object(payload),
+	})
+
+/** The failure envelope every 4xx/5xx carries (documented; rendered by app.ts onError). */
+export const Failure = t.Object({ success: t.Literal(false), error_message: t.String() })

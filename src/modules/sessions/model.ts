@@ -1,0 +1,36 @@
+// Request and response schemas of the session routes. Lenient inputs are part of the
+// schema: the customer id as `user_unique_id` or `uuid`, the API key as a header or an
+// `apikey` body field, the refresh token in Authorization or the body.
+import { t } from 'elysia'
+import { Ok, Shape } from '../../lib/response'
+import { UserShape } from '../users/model'
+
+export const InitiateBody = t.Object({
+	user_unique_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+	/** the same customer id under its other name */
+	uuid: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+	user_name: t.Optional(t.String({ maxLength: 200 })),
+	image_url: t.Optional(t.String({ maxLength: 2000 })),
+	is_guest: t.Optional(t.Boolean()),
+	token_expiry_beta: t.Optional(t.Integer({ minimum: 1, maximum: 60 * 24 * 30 })),
+	/** the API key when no x-api-key header is sent */
+	apikey: t.Optional(t.String()),
+})
+
+export const RefreshBody = t.Optional(t.Object({ refresh_token: t.Optional(t.String()) }))
+
+const Community = Shape({ id: t.Integer(), name: t.String() })
+
+export const InitiateReply = Ok(
+	t.Object({
+		access_token: t.String(),
+		refresh_token: t.String(),
+		user: UserShape,
+		community: Community,
+	}),
+)
+export const SessionReply = Ok(
+	t.Object({ user: UserShape, community: t.Union([Community, t.Null()]) }),
+)
+export const TokensReply = Ok(t.Object({ access_token: t.String(), refresh_token: t.String() }))
+export const LogoutReply = t.Object({ success: t.Literal(true), error_message: t.Null() })
