@@ -4,7 +4,14 @@ import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { paging } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
-import { AnswerBody, ListQuery, MemberParams, RequestBody } from './model'
+import {
+	AnswerBody,
+	ConnectionListReply,
+	ConnectionStateReply,
+	ListQuery,
+	MemberParams,
+	RequestBody,
+} from './model'
 import { answerConnection, listConnections, requestConnection } from './service'
 
 const tags = ['connections']
@@ -24,6 +31,7 @@ export const connectionsModule = new Elysia({ name: 'connections' })
 		},
 		{
 			auth: 'member',
+			response: { 200: ConnectionStateReply },
 			params: MemberParams,
 			body: RequestBody,
 			detail: { summary: 'Request (or auto-accept) a connection', tags },
@@ -37,6 +45,7 @@ export const connectionsModule = new Elysia({ name: 'connections' })
 		},
 		{
 			auth: 'member',
+			response: { 200: ConnectionStateReply },
 			params: MemberParams,
 			body: AnswerBody,
 			detail: {
@@ -60,6 +69,7 @@ export const connectionsModule = new Elysia({ name: 'connections' })
 		},
 		{
 			auth: 'member',
+			response: { 200: ConnectionListReply },
 			params: MemberParams,
 			query: ListQuery,
 			detail: { summary: "The member's connections or pending requests", tags },

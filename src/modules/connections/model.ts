@@ -1,6 +1,8 @@
 // Schemas of the connection routes.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
+import { Ok, Shape } from '../../lib/response'
+import { UsersMap } from '../users/model'
 
 export const ConnectionType = t.Union([t.Literal('two_way'), t.Literal('one_way')], {
 	error: 'connection_type must be two_way or one_way',
@@ -29,3 +31,30 @@ export const ListQuery = t.Object({
 	),
 	...pageFields,
 })
+
+const Status = t.Union([t.Literal('accepted'), t.Literal('pending'), t.Literal('removed')])
+
+export const ConnectionStateReply = Ok(
+	Shape({ status: Status, connection_type: t.Optional(ConnectionType) }),
+)
+
+export const ConnectionListReply = Ok(
+	t.Object({
+		connections: t.Array(
+			Shape({
+				user1_uuid: t.Optional(t.String()),
+				user2_uuid: t.Optional(t.String()),
+				request_by: t.Optional(t.String()),
+				request_to: t.Optional(t.String()),
+				connection_type: t.String(),
+				status: t.Union([t.Literal('accepted'), t.Literal('pending')]),
+				created_at: t.Number(),
+				updated_at: t.Optional(t.Number()),
+			}),
+		),
+		users: UsersMap,
+		total_count: t.Integer(),
+		page: t.Integer(),
+		page_size: t.Integer(),
+	}),
+)

@@ -156,7 +156,7 @@ export async function listConnections(
 			request_by: uuidOf.get(r.request_by),
 			request_to: uuidOf.get(r.request_to),
 			connection_type: r.connection_type,
-			status: 'pending',
+			status: 'pending' as const,
 			created_at: r.created_at,
 			updated_at: r.updated_at,
 		}))
@@ -171,7 +171,7 @@ export async function listConnections(
 		user1_uuid: uuidOf.get(r.user_id),
 		user2_uuid: uuidOf.get(r.connection_id),
 		connection_type: r.connection_type,
-		status: 'accepted',
+		status: 'accepted' as const,
 		created_at: r.created_at,
 	}))
 	return { connections, users: usersMap(users), total_count: total, page, page_size: pageSize }

@@ -4,15 +4,19 @@ import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import {
 	CreateTopicsBody,
+	DeletedTopicsReply,
 	DeleteTopicsBody,
 	EditTopicBody,
 	ListTopicsQuery,
+	TopicListReply,
 	TopicParams,
+	TopicReply,
+	TopicsReply,
 } from './model'
 import { createTopics, deleteTopics, editTopic, listCommunityTopics, parseIdList } from './service'
 
 const reply = <T extends object>(payload: T) => ({
-	success: true,
+	success: true as const,
 	error_message: null,
 	...payload,
 	data: payload,
@@ -25,6 +29,7 @@ export const topicsModule = new Elysia({ name: 'topics' })
 		async ({ session, body }) => reply(await createTopics(session, body.names, body.topics)),
 		{
 			auth: 'cm',
+			response: { 200: TopicsReply },
 			body: CreateTopicsBody,
 			detail: { summary: 'Create topics from `names` and/or `topics`', tags: ['topics'] },
 		},
@@ -34,6 +39,7 @@ export const topicsModule = new Elysia({ name: 'topics' })
 		async ({ session, query }) => reply(await listCommunityTopics(session, query)),
 		{
 			auth: 'member',
+			response: { 200: TopicListReply },
 			query: ListTopicsQuery,
 			detail: { summary: 'List topics with filters, order and paging', tags: ['topics'] },
 		},
@@ -43,6 +49,7 @@ export const topicsModule = new Elysia({ name: 'topics' })
 		async ({ session, params, body }) => reply(await editTopic(session, params.topic_id, body)),
 		{
 			auth: 'cm',
+			response: { 200: TopicReply },
 			params: TopicParams,
 			body: EditTopicBody,
 			detail: { summary: 'Edit, enable or disable a topic', tags: ['topics'] },
@@ -62,6 +69,7 @@ export const topicsModule = new Elysia({ name: 'topics' })
 		},
 		{
 			auth: 'cm',
+			response: { 200: DeletedTopicsReply },
 			body: DeleteTopicsBody,
 			detail: { summary: 'Delete topics (and their children)', tags: ['topics'] },
 		},

@@ -3,6 +3,7 @@
 // booleans also as "true"/"false", priority also as a decimal string.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
+import { OkTwice, Shape } from '../../lib/response'
 
 /** true/false, or the strings "true"/"false". */
 export const LenientBoolean = t.Union([t.Boolean(), t.Literal('true'), t.Literal('false')], {
@@ -72,3 +73,31 @@ export const DeleteTopicsBody = t.Optional(
 		),
 	}),
 )
+
+const Topic = Shape({
+	id: t.String(),
+	_id: t.String(),
+	name: t.String(),
+	priority: t.Number(),
+	is_searchable: t.Boolean(),
+	parent_id: t.String({ description: "'' for a root topic" }),
+	level: t.Integer(),
+	is_enabled: t.Boolean(),
+	metadata: t.Unknown(),
+	post_count: t.Integer(),
+	created_at: t.Number(),
+	updated_at: t.Number(),
+})
+
+export const TopicsReply = OkTwice({ topics: t.Array(Topic) })
+export const TopicListReply = OkTwice({
+	page: t.Integer(),
+	page_size: t.Integer(),
+	total: t.Integer(),
+	topics: t.Array(Topic),
+})
+export const TopicReply = OkTwice({ topic: Topic })
+export const DeletedTopicsReply = OkTwice({
+	deleted: t.Array(Shape({ topic_id: t.String(), status: t.String() })),
+	failed: t.Array(Shape({ topic_id: t.String(), status: t.String(), reason: t.String() })),
+})
