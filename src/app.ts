@@ -21,11 +21,13 @@ import { connectionsModule } from './modules/connections'
 import { blocksModule } from './modules/connections/blocks'
 import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
+import { devicesModule } from './modules/devices'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
+import { notificationsModule } from './modules/notifications'
 import { pollsModule } from './modules/polls'
 import { postsModule } from './modules/posts'
 import { commentsModule } from './modules/posts/comments'
@@ -135,6 +137,8 @@ export const app = new Elysia()
 	.use(conversationsModule)
 	.use(pollsModule)
 	.use(cohortsModule)
+	.use(notificationsModule)
+	.use(devicesModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

@@ -6,6 +6,7 @@ import { AppError, badRequest, conflict, forbidden, Messages, notFound } from '.
 import { isUuid } from '../../lib/ids'
 import { feedManager } from '../../timelines'
 import { isCm, type Session } from '../auth/session'
+import { onConnectionChanged } from '../notifications/service'
 import { isConnectionEnabled } from '../settings/service'
 import { usersMap } from '../users/present'
 import { findUserByUuid, findUsersByIds, type UserRow } from '../users/repo'
@@ -72,6 +73,13 @@ export async function requestConnection(
 		if (!(await insertRequest(tx, session.communityId, session.userId, target.id, type, now))) {
 			throw conflict('Connection request already sent')
 		}
+		await onConnectionChanged(tx, {
+			communityId: session.communityId,
+			actorId: session.userId,
+			actorUuid: session.uuid,
+			recipientId: target.id,
+			accepted: false,
+		})
 		return 'pending' as const
 	})
 	if (status === 'accepted')
@@ -110,6 +118,13 @@ async function accept(session: Session, requester: UserRow) {
 			request.connection_type,
 			now,
 		)
+		await onConnectionChanged(tx, {
+			communityId: session.communityId,
+			actorId: session.userId,
+			actorUuid: session.uuid,
+			recipientId: requester.id,
+			accepted: true,
+		})
 		return request.connection_type
 	})
 	await Promise.all(

@@ -22,6 +22,7 @@ import {
 } from '../../timelines'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
+import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
@@ -138,6 +139,13 @@ export async function createPost(session: Session, input: CreatePostInput) {
 			widgets.map((w) => w.id),
 		)
 		const tagged = await tagUsers(tx, c, id, [input.heading ?? '', text])
+		await onPostTagged(tx, {
+			communityId: c,
+			postId: id,
+			taggedIds: tagged.map((u) => u.id),
+			actorId: session.userId,
+			at: createdAt,
+		})
 		// History (a back-dated import) is not news: no post.created or post.tagged.
 		const events = history ? { created: false, tagged: [] } : { created: true, tagged }
 		const loaded = await loadWritten(tx, c, id, events)
@@ -255,6 +263,12 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		const tagged = retagged
 			? await tagUsers(tx, c, postId, [input.heading ?? row.heading, input.text ?? row.text])
 			: []
+		await onPostTagged(tx, {
+			communityId: c,
+			postId,
+			taggedIds: tagged.map((u) => u.id),
+			actorId: session.userId,
+		})
 		const loaded = await loadWritten(tx, c, postId, { created: false, tagged })
 		return { ...loaded, feed: await feedManager.onPostWritten(tx, loaded.post, former) }
 	})
@@ -277,6 +291,7 @@ export async function deletePost(session: Session, postId: string, reason: strin
 			widget_ids: [],
 		}
 		await softDeletePost(tx, postId, session.userId, reason, Date.now())
+		await onContentDeleted(tx, { postId })
 		return feedManager.onPostWritten(tx, await loadPost(tx, c, postId), former)
 	})
 	await feed.afterCommit()

@@ -4,6 +4,7 @@ import { ok } from '../../lib/envelope'
 import { badRequest } from '../../lib/errors'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
+import { forgetDevice } from '../devices/service'
 import {
 	InitiateBody,
 	InitiateReply,
@@ -58,8 +59,9 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 	)
 	.post(
 		'/user/logout',
-		async ({ session, body }) => {
+		async ({ session, body, headers }) => {
 			await logout(session.userId, body?.refresh_token)
+			await forgetDevice(session, headers['x-device-id'])
 			return { success: true, error_message: null }
 		},
 		{

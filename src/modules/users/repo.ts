@@ -138,3 +138,15 @@ export async function searchUsers(
 		offset,
 	})
 }
+
+/** Users named by service uuid or by the customer's own id (custom activities take both). */
+export async function findUsersByRefs(
+	db: Db,
+	communityId: number,
+	refs: string[],
+): Promise<UserRow[]> {
+	if (refs.length === 0) return []
+	return db<UserRow[]>`
+		select ${db(columns)} from users where community_id = ${communityId} and not is_deleted
+			and (uuid = any(${refs.filter(isUuid)}::uuid[]) or user_unique_id = any(${refs}::text[]))`
+}

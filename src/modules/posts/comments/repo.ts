@@ -147,3 +147,9 @@ export async function addCommentTags(
 		on conflict do nothing returning user_id`
 	return rows.map((r) => r.user_id)
 }
+
+/** Comments by id, in any order (deleted ones included: callers decide). */
+export function findCommentsByIds(db: Db, ids: string[]) {
+	if (ids.length === 0) return Promise.resolve([] as CommentRow[])
+	return db<CommentRow[]>`select ${selectComment(db)} where c.id in ${db(ids)}`
+}

@@ -7,6 +7,12 @@ import { paging } from '../../../lib/paging'
 import { feedManager } from '../../../timelines'
 import { isCm, type Session } from '../../auth/session'
 import { isBlockedBetween } from '../../connections/repo'
+import {
+	onCommentAdded,
+	onCommentLikeChanged,
+	onCommentTagged,
+	onContentDeleted,
+} from '../../notifications/service'
 import { usersMap } from '../../users/present'
 import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
 import { visiblePost } from '../access'
@@ -120,6 +126,16 @@ export async function addComment(
 			created_at: createdAt,
 		})
 		const tagged = await tagUsers(tx, session, id, text)
+		await onCommentAdded(tx, {
+			communityId: session.communityId,
+			actorId: session.userId,
+			postId: post.id,
+			postAuthorId: post.user_id,
+			commentId: id,
+			parent,
+			taggedIds: tagged.map((u) => u.id),
+			at: createdAt,
+		})
 		const comment = (await findComment(tx, post.id, id)) as CommentRow
 		const news = !isBackDated(createdAt, now)
 		if (news) await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
@@ -233,6 +249,13 @@ export async function editComment(
 		if (current.user_id !== session.userId) throw forbidden()
 		await updateCommentText(tx, current.id, text, Date.now())
 		const tagged = await tagUsers(tx, session, current.id, text)
+		await onCommentTagged(tx, {
+			communityId: session.communityId,
+			actorId: session.userId,
+			postId: post.id,
+			commentId: current.id,
+			taggedIds: tagged.map((u) => u.id),
+		})
 		const comment = (await findComment(tx, post.id, current.id)) as CommentRow
 		if (tagged.length > 0)
 			await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, {
@@ -257,6 +280,7 @@ export async function deleteComment(
 			current.user_id === session.userId || post.user_id === session.userId || isCm(session)
 		if (!allowed) throw forbidden()
 		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
+		await onContentDeleted(tx, { commentId: current.id })
 		return { post, comment: (await findComment(tx, post.id, current.id)) as CommentRow }
 	})
 	await feedManager.onPostsChanged(session.communityId, [post.id])
@@ -274,6 +298,16 @@ export async function toggleCommentLike(
 		const post = await visiblePost(tx, session, postId)
 		const comment = await liveComment(tx, session, post.id, commentId)
 		const { liked, added } = await setLike(tx, commentLikeTarget, comment.id, session.userId, input)
+		if (added || !liked)
+			await onCommentLikeChanged(tx, {
+				communityId: session.communityId,
+				actorId: session.userId,
+				postId: post.id,
+				commentId: comment.id,
+				commentAuthorId: comment.user_id,
+				liked,
+				at: input.created_at,
+			})
 		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
 		if (likeIsNews(added, input)) {
 			const liker = await findUserById(tx, session.userId)

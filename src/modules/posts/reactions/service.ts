@@ -9,6 +9,7 @@ import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager, hydratePosts } from '../../../timelines'
 import { isCm, type Session, viewerOf } from '../../auth/session'
+import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
 import { visiblePost } from '../access'
@@ -64,6 +65,15 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 	const result = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const { liked, added } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
+		if (added || !liked)
+			await onPostLikeChanged(tx, {
+				communityId: session.communityId,
+				actorId: session.userId,
+				postId: post.id,
+				postAuthorId: post.user_id,
+				liked,
+				at: input.created_at,
+			})
 		if (likeIsNews(added, input)) {
 			const data = {
 				...(await postEventData(tx, session.communityId, post.id)),

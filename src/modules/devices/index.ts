@@ -1,0 +1,26 @@
+// POST /user/device/push: registers the caller's push token for the device named by
+// x-device-id (and x-platform-code: an, ios, fl, rn, rt).
+import { Elysia } from 'elysia'
+import { authPlugin } from '../auth/plugin'
+import { DevicePushBody } from './model'
+import { registerDevice } from './service'
+
+export const devicesModule = new Elysia({ name: 'devices' }).use(authPlugin).post(
+	'/user/device/push',
+	async ({ session, body, headers }) => {
+		await registerDevice(session, {
+			token: body.token,
+			deviceId: headers['x-device-id'] ?? body.device_id,
+			platformCode: headers['x-platform-code'],
+		})
+		return { success: true as const, error_message: null }
+	},
+	{
+		auth: 'member',
+		body: DevicePushBody,
+		detail: {
+			summary: 'Register the push token of this device (x-device-id) for the caller',
+			tags: ['notifications'],
+		},
+	},
+)

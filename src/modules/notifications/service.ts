@@ -1,0 +1,199 @@
+// Notification feed rules on the write side. Every write that notifies someone (a like,
+// comment, reply, tag, connection request or accept) calls one function here inside
+// its own transaction, so the activity and its push deliveries commit with it, or not
+// at all. Nobody is notified of their own action, by someone in a block with them, or
+// of back-dated (imported) content.
+import type { Db } from '../../lib/db'
+import { enqueueActivityPushes } from '../../push/outbox'
+import { isBackDated } from '../posts/backdating'
+import { Action, EntityType } from './model'
+import {
+	commentersOf,
+	deleteActivitiesOfComment,
+	deleteActivitiesOfPost,
+	type NewActivities,
+	removeActor,
+	upsertActivities,
+} from './repo'
+
+/** History (posts/backdating.ts, the rule's one home) notifies nobody. */
+const isHistory = (at: number | undefined) => at !== undefined && isBackDated(at, Date.now())
+
+type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
+
+/** Upserts the activities and queues a push per touched group and device. */
+export async function recordActivities(tx: Db, a: Activities): Promise<number> {
+	const recipientIds = [...new Set(a.recipientIds)]
+	if (recipientIds.length === 0) return 0
+	const now = Date.now()
+	const touched = await upsertActivities(tx, {
+		...a,
+		recipientIds,
+		grouped: a.grouped ?? true,
+		now,
+	})
+	await enqueueActivityPushes(tx, a.communityId, a.actorId, touched, now)
+	return touched.length
+}
+
+interface Write {
+	communityId: number
+	actorId: number
+	/** when the content says it was made (back-dated writes notify nobody) */
+	at?: number
+}
+
+export async function onPostLikeChanged(
+	tx: Db,
+	e: Write & { postId: string; postAuthorId: number; liked: boolean },
+): Promise<void> {
+	if (!e.liked) {
+		await removeActor(tx, Action.likeOnPost, e.postId, e.actorId)
+		return
+	}
+	if (isHistory(e.at)) return
+	await recordActivities(tx, {
+		communityId: e.communityId,
+		action: Action.likeOnPost,
+		entityType: EntityType.post,
+		entityId: e.postId,
+		postId: e.postId,
+		commentId: null,
+		actorId: e.actorId,
+		recipientIds: [e.postAuthorId],
+	})
+}
+
+export async function onCommentLikeChanged(
+	tx: Db,
+	e: Write & { postId: string; commentId: string; commentAuthorId: number; liked: boolean },
+): Promise<void> {
+	if (!e.liked) {
+		await removeActor(tx, Action.likeOnComment, e.commentId, e.actorId)
+		return
+	}
+	if (isHistory(e.at)) return
+	await recordActivities(tx, {
+		communityId: e.communityId,
+		action: Action.likeOnComment,
+		entityType: EntityType.comment,
+		entityId: e.commentId,
+		postId: e.postId,
+		commentId: e.commentId,
+		actorId: e.actorId,
+		recipientIds: [e.commentAuthorId],
+	})
+}
+
+/**
+ * A new comment or reply: 9 to the author of the comment replied to, 7 to the post's
+ * author (unless that is who was replied to), 11 to users tagged in it, and 12 to
+ * every earlier commenter of the post not already notified.
+ */
+export async function onCommentAdded(
+	tx: Db,
+	e: Write & {
+		postId: string
+		postAuthorId: number
+		commentId: string
+		parent: { id: string; user_id: number } | null
+		taggedIds: number[]
+	},
+): Promise<void> {
+	if (isHistory(e.at)) return
+	const base = { communityId: e.communityId, actorId: e.actorId, postId: e.postId }
+	const onPost = {
+		...base,
+		entityType: EntityType.post,
+		entityId: e.postId,
+		commentId: e.commentId,
+	}
+	if (e.parent) {
+		await recordActivities(tx, {
+			...base,
+			action: Action.replyOnComment,
+			entityType: EntityType.comment,
+			entityId: e.parent.id,
+			commentId: e.commentId,
+			recipientIds: [e.parent.user_id],
+		})
+	}
+	if (e.postAuthorId !== e.parent?.user_id)
+		await recordActivities(tx, {
+			...onPost,
+			action: Action.commentOnPost,
+			recipientIds: [e.postAuthorId],
+		})
+	await onCommentTagged(tx, { ...e, taggedIds: e.taggedIds })
+	const notified = [
+		e.actorId,
+		e.postAuthorId,
+		...(e.parent ? [e.parent.user_id] : []),
+		...e.taggedIds,
+	]
+	await recordActivities(tx, {
+		...onPost,
+		action: Action.commentOnCommentedPost,
+		recipientIds: await commentersOf(tx, e.postId, notified),
+	})
+}
+
+export async function onCommentTagged(
+	tx: Db,
+	e: Write & { postId: string; commentId: string; taggedIds: number[] },
+): Promise<void> {
+	if (isHistory(e.at)) return
+	await recordActivities(tx, {
+		communityId: e.communityId,
+		action: Action.taggedInComment,
+		entityType: EntityType.comment,
+		entityId: e.commentId,
+		postId: e.postId,
+		commentId: e.commentId,
+		actorId: e.actorId,
+		recipientIds: e.taggedIds,
+	})
+}
+
+export async function onPostTagged(
+	tx: Db,
+	e: Write & { postId: string; taggedIds: number[] },
+): Promise<void> {
+	if (isHistory(e.at)) return
+	await recordActivities(tx, {
+		communityId: e.communityId,
+		action: Action.taggedInPost,
+		entityType: EntityType.post,
+		entityId: e.postId,
+		postId: e.postId,
+		commentId: null,
+		actorId: e.actorId,
+		recipientIds: e.taggedIds,
+	})
+}
+
+/** 100 to the target of a request, 101 to the requester when accepted; the entity is the actor. */
+export async function onConnectionChanged(
+	tx: Db,
+	e: Write & { actorUuid: string; recipientId: number; accepted: boolean },
+): Promise<void> {
+	await recordActivities(tx, {
+		communityId: e.communityId,
+		action: e.accepted ? Action.connectionAccepted : Action.connectionRequest,
+		entityType: EntityType.user,
+		entityId: e.actorUuid,
+		postId: null,
+		commentId: null,
+		actorId: e.actorId,
+		recipientIds: [e.recipientId],
+	})
+}
+
+/** A deleted post or comment takes its activities (and their pending pushes) along. */
+export async function onContentDeleted(
+	tx: Db,
+	e: { postId: string } | { commentId: string },
+): Promise<void> {
+	if ('postId' in e) await deleteActivitiesOfPost(tx, e.postId)
+	else await deleteActivitiesOfComment(tx, e.commentId)
+}

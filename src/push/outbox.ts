@@ -1,0 +1,35 @@
+// The push outbox: one delivery row per (activity, actor, device) of the recipients,
+// written in the transaction of the activity, so a push is never lost to a crash
+// between the change and its sending, and never made twice for the same new actor
+// (a unique index). Like the webhook outbox, the statement calls pg_notify, which
+// Postgres delivers only if the transaction commits; the relay (push/relay.ts) then
+// moves the fresh rows into the Redis schedule.
+import type { Db } from '../lib/db'
+
+export const pushChannel = 'push_deliveries'
+
+export interface PushedActivity {
+	id: string
+	recipient_id: number
+}
+
+/** Queues a push to every device of each activity's recipient, for this actor. */
+export async function enqueueActivityPushes(
+	tx: Db,
+	communityId: number,
+	actorId: number,
+	activities: PushedActivity[],
+	now = Date.now(),
+): Promise<void> {
+	if (activities.length === 0) return
+	await tx`
+		with fresh as (
+			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, due_at, created_at, updated_at)
+			select ${communityId}, a.id, ${actorId}, d.device_id, d.user_id, ${now}, ${now}, ${now}
+			from unnest(${tx.array(activities.map((a) => a.id))}::text[], ${tx.array(activities.map((a) => a.recipient_id))}::int[]) a(id, recipient_id)
+			join devices d on d.user_id = a.recipient_id
+			on conflict do nothing
+			returning 1
+		)
+		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
+}
