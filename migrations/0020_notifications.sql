@@ -52,6 +52,8 @@ create table push_deliveries (
 	actor_id integer not null default 0,
 	device_id text not null,
 	recipient_id integer not null,
+	-- the message's data (title, sub_title, route, category), the same for every device
+	payload jsonb not null,
 	status text not null default 'pending'
 		check (status in ('pending', 'sending', 'sent', 'failed', 'unknown', 'discarded')),
 	attempt integer not null default 0,

@@ -44,6 +44,11 @@ const Schema = T.Object({
 	WEBHOOK_ALLOWED_CIDRS: T.String({ default: '' }),
 	FCM_BASE_URL: T.String({ default: 'https://fcm.googleapis.com' }),
 	PUSH_ALLOWED_HOSTS: T.String({ default: 'oauth2.googleapis.com,fcm.googleapis.com' }),
+	PUSH_RETRY_SCHEDULE_MS: T.String({
+		pattern: '^\\d+(,\\d+)*$',
+		default: '1000,5000,30000,120000',
+	}),
+	PUSH_TIMEOUT_MS: T.Integer({ minimum: 1, default: 10000 }),
 	MIN_VERSION_CODES: T.String({ pattern: '^([a-z]+:\\d+(,[a-z]+:\\d+)*)?$', default: '' }),
 	PUBLIC_BASE_URL: T.String({ pattern: '^https?://', default: 'http://localhost:3000' }),
 	RECOMPUTE_CRON: T.String({ default: '*/15 * * * *' }),
@@ -130,6 +135,7 @@ export const config = {
 	webhookAllowedCidrs: env.WEBHOOK_ALLOWED_CIDRS.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean),
+	pushRetryScheduleMs: env.PUSH_RETRY_SCHEDULE_MS.split(',').map(Number),
 	pushAllowedHosts: env.PUSH_ALLOWED_HOSTS.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean),

@@ -5,6 +5,7 @@ import { startDelivery } from './events/engine'
 import { jobs } from './jobs'
 import { jobFailed, jobSucceeded } from './lib/job-health'
 import { startImportRunner } from './modules/migration/import/runner'
+import { startPush } from './push/engine'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'
 
@@ -13,6 +14,7 @@ export type Stop = () => Promise<void>
 /** Long-running consumers (fan-out, webhook delivery, ...) started with the worker. */
 const loops: (() => Stop)[] = [
 	() => startDelivery(),
+	() => startPush(),
 	() => startFanOutConsumer(),
 	() => startRecomputeConsumer(),
 	() => startImportRunner(),

@@ -37,7 +37,7 @@ declare module 'ioredis' {
 // members of a saturated webhook are skipped and stay where they are, while members
 // of other webhooks behind them (within the first ARGV[4] due) are taken.
 // Returns a flat list member, due score, member, due score, ...
-const claimScript = `
+export const claimScript = `
 local limit, cap = tonumber(ARGV[3]), tonumber(ARGV[5])
 local load = {}
 for i = 6, #ARGV, 2 do load[ARGV[i]] = tonumber(ARGV[i + 1]) end
@@ -58,7 +58,7 @@ end
 return out`
 
 // Returns members whose lease expired (their worker died) to the due set.
-const reapScript = `
+export const reapScript = `
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, member in ipairs(expired) do
 	redis.call('ZREM', KEYS[2], member)
@@ -67,7 +67,7 @@ end
 return #expired`
 
 // A claimed member goes back to the due set (retry or deferral) in one step.
-const requeueScript = `
+export const requeueScript = `
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return redis.call('ZREM', KEYS[2], ARGV[1])`
 

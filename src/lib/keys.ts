@@ -48,4 +48,7 @@ export const keys = {
 	// (bumped by every conversation write), so a reader never gets an outdated page
 	chatNewest: (chatroomId: string, version: string, limit: number) =>
 		`chat:{r${chatroomId}}:newest:${version}:${limit}`,
+	// push delivery schedule, the same two sets for pushes (members `<community>:<id>`)
+	pushDue: () => 'push:{push}:due',
+	pushInflight: () => 'push:{push}:inflight',
 }

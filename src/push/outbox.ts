@@ -8,24 +8,38 @@ import type { Db } from '../lib/db'
 
 export const pushChannel = 'push_deliveries'
 
+/** The data of a push (all strings, as FCM requires); community_id is added here. */
+export interface PushPayload {
+	title: string
+	sub_title: string
+	route: string
+	category: string
+}
+
 export interface PushedActivity {
 	id: string
 	recipient_id: number
 }
 
-/** Queues a push to every device of each activity's recipient, for this actor. */
+/** Queues a push of `payload` to every device of each activity's recipient, for this actor. */
 export async function enqueueActivityPushes(
 	tx: Db,
-	communityId: number,
-	actorId: number,
-	activities: PushedActivity[],
-	now = Date.now(),
+	input: {
+		communityId: number
+		actorId: number
+		activities: PushedActivity[]
+		payload: PushPayload
+		now?: number
+	},
 ): Promise<void> {
+	const { activities } = input
 	if (activities.length === 0) return
+	const now = input.now ?? Date.now()
+	const payload = { ...input.payload, community_id: String(input.communityId) }
 	await tx`
 		with fresh as (
-			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, due_at, created_at, updated_at)
-			select ${communityId}, a.id, ${actorId}, d.device_id, d.user_id, ${now}, ${now}, ${now}
+			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
+			select ${input.communityId}, a.id, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
 			from unnest(${tx.array(activities.map((a) => a.id))}::text[], ${tx.array(activities.map((a) => a.recipient_id))}::int[]) a(id, recipient_id)
 			join devices d on d.user_id = a.recipient_id
 			on conflict do nothing

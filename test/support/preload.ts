@@ -24,6 +24,17 @@ process.env.TRUST_PROXY_HOPS ??= '1'
 process.env.MIN_VERSION_CODES ??= 'an:120'
 // Small enough for a test to send a body over it.
 process.env.IMPORT_MAX_BYTES ??= '1048576'
+// Push tests run a local fake of the FCM token and send endpoints (test/support/fake-fcm.ts)
+// on a port picked here, before src/config.ts reads FCM_BASE_URL and PUSH_ALLOWED_HOSTS.
+if (!process.env.FAKE_FCM_PORT) {
+	const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+	process.env.FAKE_FCM_PORT = String(probe.port)
+	probe.stop(true)
+}
+process.env.FCM_BASE_URL ??= `http://127.0.0.1:${process.env.FAKE_FCM_PORT}`
+process.env.PUSH_ALLOWED_HOSTS ??= `127.0.0.1:${process.env.FAKE_FCM_PORT}`
+process.env.PUSH_RETRY_SCHEDULE_MS ??= '100,200,300,400'
+process.env.PUSH_TIMEOUT_MS ??= '2000'
 
 const { dropDatabase, ensureDatabase } = await import('../../src/lib/db')
 await dropDatabase(process.env.DATABASE_URL)

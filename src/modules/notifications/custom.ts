@@ -34,7 +34,8 @@ async function resolveRecipients(communityId: number, refs: string[]): Promise<U
 		const more = unknown.length > 20 ? ` and ${unknown.length - 20} more` : ''
 		throw badRequest(`Unknown recipients in action_on: ${named}${more}`)
 	}
-	return [...new Map(unique.map((r) => [byRef.get(r)!.id, byRef.get(r)!])).values()]
+	const users = unique.flatMap((r) => byRef.get(r) ?? [])
+	return [...new Map(users.map((u) => [u.id, u])).values()]
 }
 
 /** The entity's ids as activities store them; 400 when it does not exist in this community. */

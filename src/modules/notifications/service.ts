@@ -4,9 +4,11 @@
 // at all. Nobody is notified of their own action, by someone in a block with them, or
 // of back-dated (imported) content.
 import type { Db } from '../../lib/db'
-import { enqueueActivityPushes } from '../../push/outbox'
+import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
 import { isBackDated } from '../posts/backdating'
-import { Action, EntityType } from './model'
+import { findUserById } from '../users/repo'
+import { Action, actionNames, EntityType } from './model'
+import { activityText, ctaOf, plainText } from './present'
 import {
 	commentersOf,
 	deleteActivitiesOfComment,
@@ -32,8 +34,32 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 		grouped: a.grouped ?? true,
 		now,
 	})
-	await enqueueActivityPushes(tx, a.communityId, a.actorId, touched, now)
+	if (touched.length > 0)
+		await enqueueActivityPushes(tx, {
+			communityId: a.communityId,
+			actorId: a.actorId,
+			activities: touched,
+			payload: await pushPayload(tx, a),
+			now,
+		})
 	return touched.length
+}
+
+/** What the push says: this actor's part ("Bob liked your post"), not the group's text. */
+async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
+	const actor = await findUserById(tx, a.actorId)
+	const title = a.customText ?? activityText(a.action, actor ?? undefined, 1)
+	return {
+		title: plainText(title),
+		sub_title: '',
+		route: ctaOf({
+			entity_type: a.entityType,
+			entity_id: a.entityId,
+			post_id: a.postId,
+			comment_id: a.commentId,
+		}),
+		category: actionNames[a.action],
+	}
 }
 
 interface Write {

@@ -54,6 +54,9 @@ export interface PushCredentialRow {
 	private_key_id: string
 	sealed_file: string
 	updated_at: Date
+	/** why the provider refused these credentials (THIRD_PARTY_AUTH_ERROR), if it did */
+	failing_reason?: string | null
+	failing_since?: number | null
 }
 
 export async function upsertPushCredentials(
@@ -66,7 +69,8 @@ export async function upsertPushCredentials(
 		values (${projectId}, ${row.provider_project_id}, ${row.client_email}, ${row.private_key_id}, ${row.sealed_file})
 		on conflict (project_id) do update set
 			provider_project_id = excluded.provider_project_id, client_email = excluded.client_email,
-			private_key_id = excluded.private_key_id, sealed_file = excluded.sealed_file, updated_at = now()`
+			private_key_id = excluded.private_key_id, sealed_file = excluded.sealed_file, updated_at = now(),
+			failing_reason = null, failing_since = null`
 }
 
 export async function findPushCredentials(
@@ -74,7 +78,8 @@ export async function findPushCredentials(
 	projectId: string,
 ): Promise<PushCredentialRow | null> {
 	const [row] = await db<PushCredentialRow[]>`
-		select provider_project_id, client_email, private_key_id, sealed_file, updated_at
+		select provider_project_id, client_email, private_key_id, sealed_file, updated_at,
+			failing_reason, failing_since::float8 as failing_since
 		from push_credentials where project_id = ${projectId}`
 	return row ?? null
 }

@@ -118,6 +118,9 @@ const presentPushCredentials = (row: PushCredentialRow | null) =>
 		client_email: row.client_email,
 		private_key_id: row.private_key_id,
 		updated_at: row.updated_at.getTime(),
+		is_failing: !!row.failing_reason,
+		failing_reason: row.failing_reason ?? null,
+		failing_since: row.failing_since ?? null,
 	}
 
 /** Stores the file sealed with AES-256-GCM; only non-secret fields stay readable. */
