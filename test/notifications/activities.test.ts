@@ -158,6 +158,20 @@ describe('comments and tags', () => {
 		expect(ofEntity(await feed(carol), postId, 10)).toHaveLength(0)
 	})
 
+	test('a back-dated like or comment notifies nobody (a current one beside it does)', async () => {
+		const postId = await newPost(dave)
+		const old = Date.now() - 86_400_000
+		await api('PUT', `/feed/post/${postId}/like`, { token: bob.token, body: { created_at: old } })
+		await api('POST', `/feed/post/${postId}/comment`, {
+			token: bob.token,
+			body: { text: 'from the archive', created_at: old },
+		})
+		await like(carol, postId)
+		const data = await feed(dave)
+		expect(ofEntity(data, postId, 6).map((a) => a.action_by)).toEqual([[carol.uuid]])
+		expect(ofEntity(data, postId, 7)).toHaveLength(0)
+	})
+
 	test('a back-dated post tags nobody into the feed', async () => {
 		const postId = await newPost(bob, {
 			text: `old ${tag(dave)}`,
