@@ -2,9 +2,9 @@
 // replies, tags and connections; grouping and its text; unlike; deletes; blocks;
 // unread counts (also under concurrent likes); mark read; v1 names.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { enableConnections } from '../connections/helpers'
-import { block, newPost, tag } from '../posts/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { block, enableConnections } from '../support/connections'
+import { newPost, tag } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -3,8 +3,8 @@
 // removed on logout).
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { newPost } from '../posts/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity

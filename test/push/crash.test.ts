@@ -8,7 +8,7 @@ import { newCommunity, newUser } from '../support/community'
 import { type FakeFcm, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { pushStatuses, storeCredentials } from '../support/push'
-import { waitFor } from '../webhooks/support'
+import { waitFor } from '../support/wait'
 
 const RECIPIENTS = 400
 const ANSWERED_BEFORE_HOLD = 60
@@ -75,13 +75,16 @@ test('a worker killed mid-batch: every device gets its push exactly once', async
 	// Killed once it has handed the provider more than it got answers for, and stopped
 	// handing over more (every send slot busy).
 	let seen = 0
-	await waitFor(async () => {
-		const now = fake.messages.length
-		const steady = now > ANSWERED_BEFORE_HOLD && now === seen
-		seen = now
-		if (!steady) await Bun.sleep(300)
-		return steady
-	}, 20_000)
+	await waitFor(
+		async () => {
+			const now = fake.messages.length
+			const steady = now > ANSWERED_BEFORE_HOLD && now === seen
+			seen = now
+			if (!steady) await Bun.sleep(300)
+			return steady
+		},
+		{ timeoutMs: 20_000 },
+	)
 	worker.kill('SIGKILL')
 	await worker.exited
 	const handedOver = fake.messages.length
@@ -90,10 +93,13 @@ test('a worker killed mid-batch: every device gets its push exactly once', async
 	release()
 
 	stopEngine = startPush({ pollMs: 20, reapMs: 200, reconcileMs: 500, reconcileGraceMs: 300 })
-	await waitFor(async () => {
-		const s = await pushStatuses(community)
-		return !s.pending && !s.sending
-	}, 40_000)
+	await waitFor(
+		async () => {
+			const s = await pushStatuses(community)
+			return !s.pending && !s.sending
+		},
+		{ timeoutMs: 40_000 },
+	)
 
 	const perToken = new Map<string, number>()
 	for (const m of fake.messages) perToken.set(m.token, (perToken.get(m.token) ?? 0) + 1)

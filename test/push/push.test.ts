@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
-import { newPost } from '../posts/helpers'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
 import { type FakeFcm, fcmError, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { ownerToken, pushStatuses, registerDevice, storeCredentials } from '../support/push'
-import { waitFor } from '../webhooks/support'
+import { waitFor } from '../support/wait'
 
 let fake: FakeFcm
 let stopEngine: () => Promise<void>
@@ -113,7 +113,7 @@ describe('sending', () => {
 		await like(liker, await newPost(user))
 		await waitFor(() => fake.to('tok-flaky').length === 2 && fake.to('tok-steady').length === 1)
 		// The garbage device is tried up to 5 times, then given up.
-		await waitFor(() => fake.to('tok-garbage').length === 5, 15_000)
+		await waitFor(() => fake.to('tok-garbage').length === 5, { timeoutMs: 15_000 })
 		await waitFor(() => settled(community))
 		const rows = await sql`
 			select d.token, p.status, p.attempt from push_deliveries p join devices d using (device_id)
