@@ -47,3 +47,30 @@ export async function enqueueActivityPushes(
 		)
 		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
 }
+
+/** Queues a push of `payload` to every device of the recipients of a new conversation. */
+export async function enqueueConversationPushes(
+	tx: Db,
+	input: {
+		communityId: number
+		conversationId: string
+		actorId: number
+		recipientIds: number[]
+		payload: PushPayload
+		now?: number
+	},
+): Promise<void> {
+	if (input.recipientIds.length === 0) return
+	const now = input.now ?? Date.now()
+	const payload = { ...input.payload, community_id: String(input.communityId) }
+	await tx`
+		with fresh as (
+			insert into push_deliveries (community_id, conversation_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
+			select ${input.communityId}, ${input.conversationId}, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
+			from devices d
+			where d.user_id = any(${tx.array(input.recipientIds)}::int[])
+			on conflict do nothing
+			returning 1
+		)
+		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
+}

@@ -109,4 +109,4 @@ test('a worker killed mid-batch: every device gets its push exactly once', async
 	expect(statuses.sent + (statuses.unknown ?? 0)).toBe(RECIPIENTS)
 	// What the dead worker had in flight is exactly what is unknown.
 	expect(statuses.unknown).toBe(handedOver - ANSWERED_BEFORE_HOLD)
-}, 60_000)
+}, 120_000)

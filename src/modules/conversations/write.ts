@@ -6,6 +6,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
+import { onConversationCreated } from '../notifications/chat'
 import { POLL_STATE } from '../polls/model'
 import { preparePoll, savePoll } from '../polls/service'
 import { taggedUuids } from '../posts/tags'
@@ -91,6 +92,18 @@ export async function postConversation(session: Session, input: PostConversation
 			)
 		const tagged = await tagMembers(tx, viewer.communityId, conversation.id, text)
 		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
+		await onConversationCreated(tx, {
+			communityId: viewer.communityId,
+			conversationId: conversation.id,
+			chatroomId: room.id,
+			roomTitle: room.title,
+			authorId: viewer.userId,
+			authorName: author.name,
+			text,
+			state: conversation.state,
+			taggedUserIds: tagged.map((u) => u.id),
+			repliedToUserId: replied?.user_id ?? null,
+		})
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])

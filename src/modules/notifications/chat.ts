@@ -1,0 +1,72 @@
+// Chat notifications: a new conversation is pushed to the room's participants that
+// the chat module's seam (conversations/recipients.ts recipientsOf: not muted, by
+// noti_state) names, and told to `notifications.chat` webhooks, recipients' customer
+// ids 1,000 per page. Called once by the conversation writer, inside its transaction.
+import { recordEvent } from '../../events/outbox'
+import type { Db } from '../../lib/db'
+import { enqueueConversationPushes } from '../../push/outbox'
+import {
+	type NewConversationFacts,
+	type NotifyReason,
+	recipientsOf,
+} from '../conversations/recipients'
+import { plainText } from './present'
+
+export const chatRecipientsPerPage = 1000
+const SUB_TITLE_MAX = 200
+
+export interface NewConversation extends NewConversationFacts {
+	communityId: number
+	conversationId: string
+	roomTitle: string
+	authorName: string
+	text: string
+}
+
+const lines: Record<NotifyReason, (n: NewConversation) => string> = {
+	message: (n) => `${n.authorName}: ${plainText(n.text)}`,
+	poll: (n) => `${n.authorName} created a poll: ${plainText(n.text)}`,
+	tagged: (n) => `${n.authorName} tagged you: ${plainText(n.text)}`,
+	replied: (n) => `${n.authorName} replied to you: ${plainText(n.text)}`,
+}
+
+function payloadFor(n: NewConversation, reason: NotifyReason) {
+	return {
+		title: n.roomTitle,
+		sub_title: lines[reason](n).slice(0, SUB_TITLE_MAX),
+		route: `route://collabcard?collabcard_id=${n.chatroomId}&conversation_id=${n.conversationId}`,
+		category: `chat_${reason}`,
+	}
+}
+
+export async function onConversationCreated(tx: Db, n: NewConversation): Promise<void> {
+	const recipients = await recipientsOf(tx, n)
+	if (recipients.length === 0) return
+	const byReason = new Map<NotifyReason, number[]>()
+	for (const r of recipients) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.user_id])
+	for (const [reason, recipientIds] of byReason)
+		await enqueueConversationPushes(tx, {
+			communityId: n.communityId,
+			conversationId: n.conversationId,
+			actorId: n.authorId,
+			recipientIds,
+			payload: payloadFor(n, reason),
+		})
+	const uuids = recipients.map((r) => r.user_unique_id ?? r.uuid)
+	const totalPages = Math.ceil(uuids.length / chatRecipientsPerPage)
+	const notification_payload = { ...payloadFor(n, 'message'), community_id: String(n.communityId) }
+	for (let page = 1; page <= totalPages; page++) {
+		const data = {
+			current_page: page,
+			total_pages: totalPages,
+			notification_payload,
+			uuids: uuids.slice((page - 1) * chatRecipientsPerPage, page * chatRecipientsPerPage),
+		}
+		await recordEvent(tx, {
+			communityId: n.communityId,
+			event: 'notifications.chat',
+			source: 'chat',
+			data,
+		})
+	}
+}
