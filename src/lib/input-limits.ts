@@ -29,6 +29,9 @@ const bodyLimits: BodyLimit[] = [
 	{ method: 'PUT', path: /\/like$/, bytes: 1024 },
 	{ method: 'POST', path: /^\/feed\/post\/seen$/, bytes: 64 * 1024 },
 	{ method: 'POST', path: /^\/migration\/import$/, bytes: config.IMPORT_MAX_BYTES },
+	// a custom activity names up to 100,000 recipients (uuids or customer ids)
+	{ method: 'POST', path: /^\/feed\/user\/activity$/, bytes: 8 * 1024 * 1024 },
+	{ method: 'POST', path: /^\/user\/device\/push$/, bytes: 8 * 1024 },
 ]
 
 export function bodyLimitFor(method: string, pathname: string): number {

@@ -56,6 +56,13 @@ describe('custom activities', () => {
 		expect(event.data.notification_payload.category).toBe('custom_activity')
 	})
 
+	test('a recipient list past the default 256 KB body limit is read (here: all unknown → 400)', async () => {
+		const many = Array.from({ length: 8000 }, (_, i) => `nobody-${i}-${'x'.repeat(30)}`)
+		const reply = await custom(cm, { ...valid(), action_on: many })
+		expect(reply.status).toBe(400)
+		expect(reply.body.error_message).toContain('and 7980 more')
+	})
+
 	test('a member gets the spec’s message', async () => {
 		const reply = await custom(member, valid())
 		expect(reply.status).toBe(403)
