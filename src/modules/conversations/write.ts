@@ -14,6 +14,7 @@ import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
+import { recipientsOf } from './recipients'
 import {
 	addTags,
 	bumpRoomVersion,
@@ -92,17 +93,22 @@ export async function postConversation(session: Session, input: PostConversation
 			)
 		const tagged = await tagMembers(tx, viewer.communityId, conversation.id, text)
 		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
+		const facts = {
+			chatroomId: room.id,
+			authorId: viewer.userId,
+			state: conversation.state,
+			taggedUserIds: tagged.map((u) => u.id),
+			repliedToUserId: replied?.user_id ?? null,
+		}
 		await onConversationCreated(tx, {
 			communityId: viewer.communityId,
 			conversationId: conversation.id,
 			chatroomId: room.id,
-			roomTitle: room.title,
 			authorId: viewer.userId,
+			recipients: await recipientsOf(tx, facts),
+			roomTitle: room.title,
 			authorName: author.name,
 			text,
-			state: conversation.state,
-			taggedUserIds: tagged.map((u) => u.id),
-			repliedToUserId: replied?.user_id ?? null,
 		})
 		return conversation
 	})

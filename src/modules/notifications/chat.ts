@@ -1,23 +1,32 @@
 // Chat notifications: a new conversation is pushed to the room's participants that
 // the chat module's seam (conversations/recipients.ts recipientsOf: not muted, by
 // noti_state) names, and told to `notifications.chat` webhooks, recipients' customer
-// ids 1,000 per page. Called once by the conversation writer, inside its transaction.
+// ids 1,000 per page. Called once by the conversation writer, inside its transaction,
+// with the recipients it asked the seam for (so this folder never imports the chat ones).
 import { recordEvent } from '../../events/outbox'
 import type { Db } from '../../lib/db'
 import { enqueueConversationPushes } from '../../push/outbox'
-import {
-	type NewConversationFacts,
-	type NotifyReason,
-	recipientsOf,
-} from '../conversations/recipients'
 import { plainText } from './present'
 
 export const chatRecipientsPerPage = 1000
 const SUB_TITLE_MAX = 200
 
-export interface NewConversation extends NewConversationFacts {
+type NotifyReason = 'message' | 'tagged' | 'replied' | 'poll'
+
+/** One recipient as the chat seam names it (conversations/recipients.ts ChatRecipient). */
+export interface ChatRecipient {
+	user_id: number
+	uuid: string
+	user_unique_id: string | null
+	reason: NotifyReason
+}
+
+export interface NewConversation {
 	communityId: number
+	chatroomId: string
+	authorId: number
 	conversationId: string
+	recipients: ChatRecipient[]
 	roomTitle: string
 	authorName: string
 	text: string
@@ -40,7 +49,7 @@ function payloadFor(n: NewConversation, reason: NotifyReason) {
 }
 
 export async function onConversationCreated(tx: Db, n: NewConversation): Promise<void> {
-	const recipients = await recipientsOf(tx, n)
+	const { recipients } = n
 	if (recipients.length === 0) return
 	const byReason = new Map<NotifyReason, number[]>()
 	for (const r of recipients) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.user_id])

@@ -5,7 +5,6 @@
 // of back-dated (imported) content.
 import type { Db } from '../../lib/db'
 import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
-import { isBackDated } from '../posts/backdating'
 import { findUserById } from '../users/repo'
 import { Action, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
@@ -17,9 +16,6 @@ import {
 	removeActor,
 	upsertActivities,
 } from './repo'
-
-/** History (posts/backdating.ts, the rule's one home) notifies nobody. */
-const isHistory = (at: number | undefined) => at !== undefined && isBackDated(at, Date.now())
 
 type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
 
@@ -65,8 +61,8 @@ async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
 interface Write {
 	communityId: number
 	actorId: number
-	/** when the content says it was made (back-dated writes notify nobody) */
-	at?: number
+	/** a back-dated write (posts/backdating.ts isBackDated, asked by the caller) notifies nobody */
+	history?: boolean
 }
 
 export async function onPostLikeChanged(
@@ -77,7 +73,7 @@ export async function onPostLikeChanged(
 		await removeActor(tx, Action.likeOnPost, e.postId, e.actorId)
 		return
 	}
-	if (isHistory(e.at)) return
+	if (e.history) return
 	await recordActivities(tx, {
 		communityId: e.communityId,
 		action: Action.likeOnPost,
@@ -98,7 +94,7 @@ export async function onCommentLikeChanged(
 		await removeActor(tx, Action.likeOnComment, e.commentId, e.actorId)
 		return
 	}
-	if (isHistory(e.at)) return
+	if (e.history) return
 	await recordActivities(tx, {
 		communityId: e.communityId,
 		action: Action.likeOnComment,
@@ -126,7 +122,7 @@ export async function onCommentAdded(
 		taggedIds: number[]
 	},
 ): Promise<void> {
-	if (isHistory(e.at)) return
+	if (e.history) return
 	const base = { communityId: e.communityId, actorId: e.actorId, postId: e.postId }
 	const onPost = {
 		...base,
@@ -168,7 +164,7 @@ export async function onCommentTagged(
 	tx: Db,
 	e: Write & { postId: string; commentId: string; taggedIds: number[] },
 ): Promise<void> {
-	if (isHistory(e.at)) return
+	if (e.history) return
 	await recordActivities(tx, {
 		communityId: e.communityId,
 		action: Action.taggedInComment,
@@ -185,7 +181,7 @@ export async function onPostTagged(
 	tx: Db,
 	e: Write & { postId: string; taggedIds: number[] },
 ): Promise<void> {
-	if (isHistory(e.at)) return
+	if (e.history) return
 	await recordActivities(tx, {
 		communityId: e.communityId,
 		action: Action.taggedInPost,

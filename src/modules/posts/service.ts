@@ -144,7 +144,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 			postId: id,
 			taggedIds: tagged.map((u) => u.id),
 			actorId: session.userId,
-			at: createdAt,
+			history,
 		})
 		// History (a back-dated import) is not news: no post.created or post.tagged.
 		const events = history ? { created: false, tagged: [] } : { created: true, tagged }

@@ -134,7 +134,7 @@ export async function addComment(
 			commentId: id,
 			parent,
 			taggedIds: tagged.map((u) => u.id),
-			at: createdAt,
+			history: isBackDated(createdAt, now),
 		})
 		const comment = (await findComment(tx, post.id, id)) as CommentRow
 		const news = !isBackDated(createdAt, now)
@@ -306,7 +306,7 @@ export async function toggleCommentLike(
 				commentId: comment.id,
 				commentAuthorId: comment.user_id,
 				liked,
-				at: input.created_at,
+				history: added && !likeIsNews(added, input),
 			})
 		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
 		if (likeIsNews(added, input)) {

@@ -72,7 +72,7 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 				postId: post.id,
 				postAuthorId: post.user_id,
 				liked,
-				at: input.created_at,
+				history: added && !likeIsNews(added, input),
 			})
 		if (likeIsNews(added, input)) {
 			const data = {

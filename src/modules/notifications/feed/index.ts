@@ -1,11 +1,11 @@
 // Notification feed routes (DESIGN section 9): the feed, the unread count, marking read
 // (one or all; bodies may be form-urlencoded) and custom activities by a CM.
 import { Elysia, t } from 'elysia'
-import { ok } from '../../lib/envelope'
-import { authPlugin } from '../auth/plugin'
+import { ok } from '../../../lib/envelope'
+import { authPlugin } from '../../auth/plugin'
+import { ActivityQuery, CustomActivityBody, MarkReadBody } from '../model'
 import { createCustomActivity } from './custom'
-import { activityFeed, markActivityRead, markAllActivitiesRead, unreadActivities } from './feed'
-import { ActivityQuery, CustomActivityBody, MarkReadBody } from './model'
+import { activityFeed, markActivityRead, markAllActivitiesRead, unreadActivities } from './service'
 
 const tags = ['notifications']
 const done = { success: true as const, error_message: null }

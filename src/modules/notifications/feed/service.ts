@@ -1,29 +1,30 @@
-// The notification feed's read side: a page of the recipient's activity groups, newest
+// The notification feed's read side (a sub-feature: it reads posts and comments, which
+// themselves record activities through the parent folder): a page of the recipient's activity groups, newest
 // first, with each entity (post through the feed engine's caches, comment, user), the
 // actors and authors in `users`, and the posts' `topics` and `widgets`; the exact
 // unread count; marking read.
-import { sql } from '../../lib/db'
-import { notFound } from '../../lib/errors'
-import { isId } from '../../lib/ids'
-import { paging } from '../../lib/paging'
+import { sql } from '../../../lib/db'
+import { notFound } from '../../../lib/errors'
+import { isId } from '../../../lib/ids'
+import { paging } from '../../../lib/paging'
 import {
 	type CachedUser,
 	type FeedPost,
 	getUsers,
 	hydratePosts,
 	presentFeedUser,
-} from '../../timelines'
-import { type Session, viewerOf } from '../auth/session'
-import { presentComment } from '../posts/comments/present'
-import { findCommentsByIds } from '../posts/comments/repo'
-import { presentTopic } from '../topics/present'
-import { findTopicsByIds } from '../topics/repo'
-import { findUsersByUuids } from '../users/repo'
-import { presentWidget } from '../widgets/present'
-import { findWidgetsByIds } from '../widgets/repo'
-import { EntityType } from './model'
-import { ACTION_BY_SHOWN, presentActivity } from './present'
-import { type ActivityRow, activityPage, markAllRead, markRead, unreadCount } from './repo'
+} from '../../../timelines'
+import { type Session, viewerOf } from '../../auth/session'
+import { presentComment } from '../../posts/comments/present'
+import { findCommentsByIds } from '../../posts/comments/repo'
+import { presentTopic } from '../../topics/present'
+import { findTopicsByIds } from '../../topics/repo'
+import { findUsersByUuids } from '../../users/repo'
+import { presentWidget } from '../../widgets/present'
+import { findWidgetsByIds } from '../../widgets/repo'
+import { EntityType } from '../model'
+import { ACTION_BY_SHOWN, presentActivity } from '../present'
+import { type ActivityRow, activityPage, markAllRead, markRead, unreadCount } from '../repo'
 
 const idsOf = (rows: ActivityRow[], type: number) => [
 	...new Set(rows.filter((r) => r.entity_type === type).map((r) => r.entity_id)),

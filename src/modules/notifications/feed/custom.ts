@@ -2,17 +2,17 @@
 // each pushed, plus the `notifications.feed` webhook pages. Recipients and the actor
 // are named by service uuid or customer id; any unknown recipient refuses the whole
 // request, so nothing is half created.
-import { recordFeedNotification } from '../../events/outbox'
-import { type Db, sql } from '../../lib/db'
-import { badRequest } from '../../lib/errors'
-import { isId } from '../../lib/ids'
-import type { Session } from '../auth/plugin'
-import { findCommentsByIds } from '../posts/comments/repo'
-import { findPost } from '../posts/repo'
-import { findUsersByRefs, type UserRow } from '../users/repo'
-import { Action, actionNames, type CustomActivityInput, EntityType } from './model'
-import { ctaOf, plainText } from './present'
-import { recordActivities } from './service'
+import { recordFeedNotification } from '../../../events/outbox'
+import { type Db, sql } from '../../../lib/db'
+import { badRequest } from '../../../lib/errors'
+import { isId } from '../../../lib/ids'
+import type { Session } from '../../auth/plugin'
+import { findCommentsByIds } from '../../posts/comments/repo'
+import { findPost } from '../../posts/repo'
+import { findUsersByRefs, type UserRow } from '../../users/repo'
+import { Action, actionNames, type CustomActivityInput, EntityType } from '../model'
+import { ctaOf, plainText } from '../present'
+import { recordActivities } from '../service'
 
 const entityTypes = { post: EntityType.post, comment: EntityType.comment, user: EntityType.user }
 
