@@ -143,6 +143,19 @@ describe('submitting', () => {
 		expect(votesOf(seen)).toEqual([1, 0, 0])
 	})
 
+	test('a deleted poll takes no more votes', async () => {
+		const poll = await newPoll(cm, roomId, { poll_type: 2, allow_vote_change: true })
+		const [pizza, sushi] = optionIds(poll)
+		expect((await vote(ana, poll.id, [pizza])).status).toBe(200)
+		const deleted = await api('DELETE', '/conversation', {
+			token: cm.token,
+			body: { conversation_ids: [poll.id] },
+		})
+		expect(deleted.status).toBe(200)
+		expect((await vote(ana, poll.id, [sushi])).status).toBe(404)
+		expect((await vote(ben, poll.id, [sushi])).status).toBe(404)
+	})
+
 	test('members without a seat may not vote', async () => {
 		const outsider = await newUser(community)
 		const poll = await newPoll(cm, roomId)
@@ -266,6 +279,8 @@ describe('adding options', () => {
 		expect(refused.body.error_message).toBe('Adding options is not allowed on this poll')
 
 		const poll = await newPoll(cm, roomId, { allow_add_option: true, poll_type: 2 })
+		// a vote first, so the poll's rules are already kept by the vote path
+		expect((await vote(cid, poll.id, [optionIds(poll)[0]])).status).toBe(200)
 		const reply = await add(ana, poll.id, 'Tacos')
 		expect(reply.status).toBe(200)
 		expect(reply.body.data.poll).toMatchObject({ text: 'Tacos', no_votes: 0, is_selected: false })
@@ -279,7 +294,7 @@ describe('adding options', () => {
 			'Salad',
 			'Tacos',
 		])
-		expect(votesOf(seen)).toEqual([0, 0, 0, 1])
+		expect(votesOf(seen)).toEqual([1, 0, 0, 1])
 
 		const adds = await Promise.all(
 			Array.from({ length: 8 }, (_, i) => add(cid, poll.id, `Extra ${i}`)),
