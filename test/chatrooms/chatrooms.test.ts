@@ -40,12 +40,14 @@ describe('create, edit, delete', () => {
 		expect(room.created_at).toBeGreaterThan(0)
 	})
 
-	test('a member may not create; no token is 401; no title is 400', async () => {
+	test('a member may not create; no token is 401 (before the body is checked); no title is 400', async () => {
 		const member = await api('POST', '/chatroom', { token: ana.token, body: { title: 'Mine' } })
 		expect(member.status).toBe(403)
 		expect(member.body.success).toBe(false)
 		const anonymous = await api('POST', '/chatroom', { body: { title: 'Mine' } })
 		expect(anonymous.status).toBe(401)
+		const anonymousBadBody = await api('POST', '/chatroom', { body: { title: 5 } })
+		expect(anonymousBadBody.status).toBe(401)
 		const untitled = await api('POST', '/chatroom', { token: cm.token, body: { header: 'x' } })
 		expect(untitled.status).toBe(400)
 		expect(untitled.body.error_message).toContain('title')
