@@ -447,12 +447,33 @@ describe('import', () => {
 	})
 })
 
+describe('custom activity', () => {
+	test('unknown recipients are named at the recipients field; a valid one reaches the feed', async () => {
+		const reader = await newUser(community, { name: 'Rita Reader' })
+		const post = await api('POST', '/feed/post', { token: reader.token, body: { text: 'mine' } })
+		await open('activity', 'Custom activity')
+		await page.getByLabel('Text', { exact: true }).fill('Your post is featured')
+		await page.getByLabel('Recipients').fill('no-such-member')
+		await page.getByLabel('Its id').fill(post.body.data.post._id)
+		await page.getByRole('button', { name: 'Send activity' }).click()
+		await expect(fieldError(page, 'action_on').textContent()).resolves.toContain('no-such-member')
+		await page.getByLabel('Recipients').fill(reader.uuid)
+		await page.getByRole('button', { name: 'Send activity' }).click()
+		await page.getByText('Sent to 1 members.').waitFor()
+		await screenshot(page, 'activity')
+		const feed = await api('GET', '/feed/user/activity', { token: reader.token })
+		expect(feed.body.data.activities.map((a: any) => a.activity_text)).toContain(
+			'Your post is featured',
+		)
+	})
+})
+
 describe('overview and layout', () => {
 	test('counts come from the community; the page reads at 390 px', async () => {
 		await open('overview', 'Overview')
 		const counts = await page.locator('.counts').textContent()
-		// The webhook test's post and the imported one.
-		expect(counts).toContain('Posts2')
+		// The webhook test's post, the imported one and the custom activity's.
+		expect(counts).toContain('Posts3')
 		await page.setViewportSize({ width: 390, height: 844 })
 		await page.reload()
 		await heading('Overview').waitFor()

@@ -4,6 +4,7 @@ import { html } from 'htm/preact'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { call } from './api'
+import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
 import { Moderators } from './pages/moderators'
@@ -22,6 +23,7 @@ const pages = [
 	{ path: 'settings', title: 'Settings', view: Settings },
 	{ path: 'moderators', title: 'Moderators', view: Moderators },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
+	{ path: 'activity', title: 'Custom activity', view: CustomActivity },
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },
 	{ path: 'import', title: 'Import', view: Import },
 ]
