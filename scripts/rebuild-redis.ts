@@ -1,8 +1,10 @@
-// Rebuilds the Redis feeds and caches from Postgres.
+// Rebuilds the Redis feeds and caches from Postgres, and the marks of revoked logins
+// (so access tokens of a logged-out session stay refused after Redis lost them).
 //   bun run scripts/rebuild-redis.ts              every community
 //   bun run scripts/rebuild-redis.ts --community 7
 import { sql } from '../src/lib/db'
 import { redis } from '../src/lib/redis'
+import { restoreRevocations } from '../src/modules/auth/revocation'
 import { rebuildCommunity } from '../src/timelines/rebuild'
 import { communityIds } from '../src/timelines/repo'
 
@@ -24,5 +26,7 @@ for (const communityId of targets) {
 		}),
 	)
 }
+if (only === null)
+	console.log(JSON.stringify({ revoked_families_restored: await restoreRevocations(sql) }))
 await sql.end()
 redis.disconnect()

@@ -10,6 +10,8 @@ export const keys = {
 	rateLimit: (scope: 'ip' | 'user', id: string, window: number) => `rl:{${scope}${id}}:${window}`,
 	// the stored role of a user, beside its rate limit (same tag: one pipeline)
 	role: (userId: number) => `role:{user${userId}}`,
+	// revoked token families of a user (hash `f:<family>`), checked beside the role
+	revocations: (userId: number) => `revoked:{user${userId}}`,
 	otp: (phone: string) => `otp:{m${phone}}:code`,
 	otpSends: (phone: string) => `otp:{m${phone}}:sends`,
 	// community settings cache (connections work)

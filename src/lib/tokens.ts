@@ -10,14 +10,24 @@ export interface AccessClaims {
 	uid: number
 	cid: number
 	role: Role
+	/** The refresh-token family (the login) the token belongs to; revocation checks it. */
+	fid?: string
+	iat?: number
 }
+
+/** No access token lives longer than a day, whatever a project or client asks (issue 15). */
+export const MAX_ACCESS_TOKEN_MINUTES = 24 * 60
 
 export const jwtPlugin = jwt({ name: 'jwt', secret: config.JWT_SECRET, alg: 'HS256' })
 
 const signer = jwtPlugin.decorator.jwt
 
-export function signAccessToken(claims: AccessClaims, minutes = config.ACCESS_TOKEN_MINUTES) {
-	const exp = Math.floor(Date.now() / 1000) + minutes * 60
+/** Signs with `iat` now (the plugin sets it) and `exp` at most a day later. */
+export function signAccessToken(
+	claims: Omit<AccessClaims, 'iat'>,
+	minutes = config.ACCESS_TOKEN_MINUTES,
+) {
+	const exp = Math.floor(Date.now() / 1000) + Math.min(minutes, MAX_ACCESS_TOKEN_MINUTES) * 60
 	return signer.sign({ ...claims, exp })
 }
 
@@ -49,8 +59,11 @@ export async function verifyAccessToken(token: string): Promise<AccessClaims | n
 	const payload = await signer.verify(token)
 	if (!payload || typeof payload.sub !== 'string' || typeof payload.uid !== 'number') return null
 	const claims = payload as unknown as AccessClaims
-	// A token without `exp` never expires for the verifier; it is not cached (none is issued).
-	if (typeof payload.exp === 'number') remember(token, claims, payload.exp)
+	// A token must expire, and within a day: one signed before the 24 h cap with a longer
+	// life (token_expiry_beta once allowed 30 days) is refused.
+	const latestExp = Date.now() / 1000 + MAX_ACCESS_TOKEN_MINUTES * 60 + 60
+	if (typeof payload.exp !== 'number' || payload.exp > latestExp) return null
+	remember(token, claims, payload.exp)
 	return claims
 }
 

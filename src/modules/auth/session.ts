@@ -7,6 +7,7 @@ import { forbidden, unauthorized } from '../../lib/errors'
 import { limitUser } from '../../lib/rate-limit'
 import { type Role, tokenFromHeader, verifyAccessToken } from '../../lib/tokens'
 import type { Viewer } from '../../timelines'
+import { isRevoked } from './revocation'
 import { currentRole } from './roles'
 
 export interface Session {
@@ -15,6 +16,8 @@ export interface Session {
 	communityId: number
 	/** The role as stored when the request began (not the token's claim). */
 	role: Role
+	/** The login (refresh-token family) of the access token; logout revokes it. */
+	familyId?: string
 }
 
 const rank: Record<Role, number> = { member: 0, cm: 1, owner: 2 }
@@ -28,9 +31,21 @@ export async function sessionFromHeader(header: string | undefined): Promise<Ses
 	if (!token) throw unauthorized('Missing access token')
 	const claims = await verifyAccessToken(token)
 	if (!claims) throw unauthorized('Invalid or expired access token')
-	const [role] = await Promise.all([currentRole(claims.uid), limitUser(claims.uid)])
+	// Three commands, one round trip (auto-pipelined): role GET, rate INCR, revocation HMGET.
+	const [role, , revoked] = await Promise.all([
+		currentRole(claims.uid),
+		limitUser(claims.uid),
+		isRevoked(claims),
+	])
+	if (revoked) throw unauthorized('Access token revoked')
 	if (!role) throw unauthorized('User no longer exists')
-	return { userId: claims.uid, uuid: claims.sub, communityId: claims.cid, role }
+	return {
+		userId: claims.uid,
+		uuid: claims.sub,
+		communityId: claims.cid,
+		role,
+		familyId: claims.fid,
+	}
 }
 
 export const hasRole = (session: Pick<Session, 'role'>, needed: Role): boolean =>

@@ -60,7 +60,7 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 	.post(
 		'/user/logout',
 		async ({ session, body, headers }) => {
-			await logout(session.userId, body?.refresh_token)
+			await logout(session, body?.refresh_token)
 			await forgetDevice(session, headers['x-device-id'])
 			return { success: true, error_message: null }
 		},

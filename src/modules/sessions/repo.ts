@@ -33,6 +33,10 @@ export async function revokeFamily(db: Db, familyId: string): Promise<void> {
 	await db`update refresh_tokens set revoked_at = now() where family_id = ${familyId} and revoked_at is null`
 }
 
-export async function revokeAllForUser(db: Db, userId: number): Promise<void> {
-	await db`update refresh_tokens set revoked_at = now() where user_id = ${userId} and revoked_at is null`
+/** Revokes every refresh token of the user; returns the families it ended. */
+export async function revokeAllForUser(db: Db, userId: number): Promise<string[]> {
+	const rows = await db<{ family_id: string }[]>`
+		update refresh_tokens set revoked_at = now() where user_id = ${userId} and revoked_at is null
+		returning family_id`
+	return [...new Set(rows.map((row) => row.family_id))]
 }

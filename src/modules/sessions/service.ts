@@ -8,6 +8,8 @@ import { forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
 import { feedManager } from '../../timelines'
+import { markFamiliesRevoked, markUserRevoked } from '../auth/revocation'
+import type { Session } from '../auth/session'
 import { findCommunity } from '../projects/repo'
 import { communityForApiKey, presentCommunity } from '../projects/service'
 import { presentUser, presentUserForWebhook } from '../users/present'
@@ -37,7 +39,7 @@ export interface InitiateInput {
 
 export async function issueTokens(db: Db, user: UserRow, familyId = newId(), minutes?: number) {
 	const access_token = await signAccessToken(
-		{ sub: user.uuid, uid: user.id, cid: user.community_id, role: user.role },
+		{ sub: user.uuid, uid: user.id, cid: user.community_id, role: user.role, fid: familyId },
 		minutes,
 	)
 	const refresh_token = `rt_${randomToken(32)}`
@@ -104,7 +106,7 @@ export async function describeSession(userId: number) {
 
 type RefreshOutcome =
 	| { ok: true; tokens: { access_token: string; refresh_token: string } }
-	| { ok: false; reason: string }
+	| { ok: false; reason: string; revoked?: { userId: number; familyId: string } }
 
 export async function refreshSession(refreshToken: string | null) {
 	if (!refreshToken) throw unauthorized('Missing refresh token')
@@ -116,7 +118,11 @@ export async function refreshSession(refreshToken: string | null) {
 		if (row.revoked_at) return { ok: false, reason: 'Refresh token revoked' }
 		if (row.rotated_at) {
 			await revokeFamily(tx, row.family_id)
-			return { ok: false, reason: 'Refresh token reused; session revoked' }
+			return {
+				ok: false,
+				reason: 'Refresh token reused; session revoked',
+				revoked: { userId: row.user_id, familyId: row.family_id },
+			}
 		}
 		if (row.expires_at.getTime() < Date.now()) return { ok: false, reason: 'Refresh token expired' }
 		const user = await findUserById(tx, row.user_id)
@@ -124,12 +130,29 @@ export async function refreshSession(refreshToken: string | null) {
 		await markRotated(tx, row.token_hash)
 		return { ok: true, tokens: await issueTokens(tx, user, row.family_id) }
 	})
-	if (!outcome.ok) throw unauthorized(outcome.reason)
+	if (!outcome.ok) {
+		// After the commit: the family's access tokens stop too, within the request.
+		if (outcome.revoked)
+			await markFamiliesRevoked(outcome.revoked.userId, [outcome.revoked.familyId])
+		throw unauthorized(outcome.reason)
+	}
 	return outcome.tokens
 }
 
-export async function logout(userId: number, refreshToken: string | undefined): Promise<void> {
-	if (!refreshToken) return revokeAllForUser(sql, userId)
+/**
+ * Ends the caller's login (the access token's family) and the given refresh token's,
+ * or every login of the user when no refresh token is given; their access tokens stop
+ * at once.
+ */
+export async function logout(session: Session, refreshToken: string | undefined): Promise<void> {
+	const own = session.familyId ? [session.familyId] : []
+	if (!refreshToken) {
+		const families = await revokeAllForUser(sql, session.userId)
+		return markUserRevoked(session.userId, [...new Set([...own, ...families])])
+	}
 	const row = await lockRefreshToken(sql, sha256(refreshToken))
-	if (row && row.user_id === userId) await revokeFamily(sql, row.family_id)
+	const families = new Set(own)
+	if (row && row.user_id === session.userId) families.add(row.family_id)
+	for (const family of families) await revokeFamily(sql, family)
+	await markFamiliesRevoked(session.userId, [...families])
 }
