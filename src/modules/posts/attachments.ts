@@ -3,9 +3,10 @@
 // creation fields kept beside it. Type 5 is a company widget: resolved or created by
 // the widgets service inside the post's transaction.
 import type { Db } from '../../lib/db'
+import { AppError, badRequest } from '../../lib/errors'
 import type { WidgetRow } from '../widgets/repo'
 import { resolveCompanyWidget } from '../widgets/service'
-import type { AttachmentInput } from './model'
+import { type AttachmentInput, MAX_ATTACHMENT_META_BYTES } from './model'
 
 export const COMPANY_WIDGET = 5
 
@@ -25,6 +26,22 @@ export interface ResolvedAttachments {
 	widgets: WidgetRow[]
 }
 
+/**
+ * An object (a string, array, number or boolean is a 400: stored, it became a character
+ * or index map), and at most 16 KB serialized (413): feeds copy it into every page
+ * that shows the post.
+ */
+function assertMeta(meta: unknown, index: number): asserts meta is Record<string, unknown> {
+	if (meta === null || typeof meta !== 'object' || Array.isArray(meta))
+		throw badRequest(`Invalid body: attachments.${index}.attachment_meta must be an object`)
+	const bytes = Buffer.byteLength(JSON.stringify(meta))
+	if (bytes > MAX_ATTACHMENT_META_BYTES)
+		throw new AppError(
+			413,
+			`attachments.${index}.attachment_meta is ${bytes} bytes; at most ${MAX_ATTACHMENT_META_BYTES}`,
+		)
+}
+
 export async function resolveAttachments(
 	tx: Db,
 	communityId: number,
@@ -34,8 +51,9 @@ export async function resolveAttachments(
 ): Promise<ResolvedAttachments> {
 	const attachments: StoredAttachment[] = []
 	const widgets = new Map<string, WidgetRow>()
-	for (const input of inputs) {
-		const meta = (input.attachment_meta ?? {}) as Record<string, unknown>
+	for (const [index, input] of inputs.entries()) {
+		const meta: unknown = input.attachment_meta ?? {}
+		assertMeta(meta, index)
 		if (input.attachment_type === COMPANY_WIDGET) {
 			const widget = await resolveCompanyWidget(
 				tx,

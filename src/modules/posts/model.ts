@@ -4,10 +4,14 @@ import { t } from 'elysia'
 
 export const MAX_TEXT = 10_000
 export const MAX_HEADING = 300
+/** DESIGN §5: at most 10 attachments, each `attachment_meta` at most 16 KB serialized. */
+export const MAX_ATTACHMENTS = 10
+export const MAX_ATTACHMENT_META_BYTES = 16 * 1024
 
 export const Attachment = t.Object({
 	attachment_type: t.Integer({ minimum: 1, maximum: 100 }),
-	attachment_meta: t.Optional(t.Record(t.String(), t.Any())),
+	// An object of at most 16 KB: checked in attachments.ts (the schema let strings through).
+	attachment_meta: t.Optional(t.Unknown()),
 })
 
 export type AttachmentInput = typeof Attachment.static
@@ -19,7 +23,7 @@ export const CreatePostBody = t.Object({
 	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
 	created_at: t.Optional(t.Integer({ minimum: 0 })),
 	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
-	attachments: t.Optional(t.Array(Attachment, { maxItems: 20 })),
+	attachments: t.Optional(t.Array(Attachment, { maxItems: MAX_ATTACHMENTS })),
 	visibility: t.Optional(Visibility),
 })
 
@@ -29,7 +33,7 @@ export const EditPostBody = t.Object({
 	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
 	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
 	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
-	attachments: t.Optional(t.Array(Attachment, { maxItems: 20 })),
+	attachments: t.Optional(t.Array(Attachment, { maxItems: MAX_ATTACHMENTS })),
 	visibility: t.Optional(Visibility),
 })
 
