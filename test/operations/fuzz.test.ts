@@ -145,7 +145,7 @@ beforeAll(async () => {
 
 function buildRequest(op: Operation) {
 	// encodeURIComponent refuses lone surrogates; those go raw (the URL parser encodes them).
-	const escape = (text: string) => {
+	const percentEncode = (text: string) => {
 		try {
 			return encodeURIComponent(text)
 		} catch {
@@ -153,7 +153,7 @@ function buildRequest(op: Operation) {
 		}
 	}
 	const encode = (value: unknown) =>
-		typeof value === 'string' && chance(0.5) ? pick(nastyText) : escape(String(value))
+		typeof value === 'string' && chance(0.5) ? pick(nastyText) : percentEncode(String(value))
 	const path = op.path.replace(/\{(\w+)\}/g, () =>
 		chance(0.6) ? pick(known) : encode(pick(nasty)),
 	)
