@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
+import { sql } from '../../src/lib/db'
+import { signAccessToken } from '../../src/lib/tokens'
 import { hasChromium, launchBrowser, screenshot } from '../support/browser'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
@@ -489,8 +491,23 @@ describe('overview and layout', () => {
 		await page.getByRole('button', { name: 'Sign out' }).click()
 		await page.getByRole('heading', { name: 'Sign in to the plaza dashboard' }).waitFor()
 		expect(await page.evaluate(() => sessionStorage.getItem('plaza.dashboard.session'))).toBeNull()
+		// Sign-out is a logout: the session's access token stops at once (issue 15).
+		expect((await api('GET', '/community/member/role', { token: ownerToken })).status).toBe(401)
+		ownerToken = await ownerTokenFromDatabase()
 	})
 })
+
+/** A fresh owner token for the API checks below, as /otp/verify would sign it. */
+async function ownerTokenFromDatabase(): Promise<string> {
+	const [owner] =
+		await sql`select id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
+	return signAccessToken({
+		sub: owner.uuid,
+		uid: owner.id,
+		cid: community.communityId,
+		role: 'owner',
+	})
+}
 
 describe('dashboard API without a session', () => {
 	test('the overview needs a CM: 401 without a token, 403 for a member, 200 for the owner', async () => {
