@@ -12,7 +12,7 @@ export const MAX_JSON_DEPTH = 32
  * route limits below answer first, in the envelope. Streamed uploads (NDJSON imports)
  * are bounded by their route.
  */
-export const SERVER_MAX_BODY_BYTES = 1024 * 1024 * 1024
+export const SERVER_MAX_BODY_BYTES = Math.max(1024 * 1024 * 1024, config.IMPORT_MAX_BYTES + 1)
 
 interface BodyLimit {
 	method: string
@@ -28,7 +28,14 @@ const bodyLimits: BodyLimit[] = [
 	{ method: 'PUT', path: /^\/community\/settings$/, bytes: 64 * 1024 },
 	{ method: 'PUT', path: /\/like$/, bytes: 1024 },
 	{ method: 'POST', path: /^\/feed\/post\/seen$/, bytes: 64 * 1024 },
-	{ method: 'POST', path: /^\/migration\/import$/, bytes: config.IMPORT_MAX_BYTES },
+	// Streamed by its route into stored chunks, never held (modules/migration).
+	{
+		method: 'POST',
+		path: /^\/migration\/import$/,
+		get bytes() {
+			return config.IMPORT_MAX_BYTES
+		},
+	},
 	// a custom activity names up to 100,000 recipients (uuids or customer ids)
 	{ method: 'POST', path: /^\/feed\/user\/activity$/, bytes: 8 * 1024 * 1024 },
 	{ method: 'POST', path: /^\/user\/device\/push$/, bytes: 8 * 1024 },
