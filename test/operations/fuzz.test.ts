@@ -175,7 +175,10 @@ function buildRequest(op: Operation) {
 		const value = chance(0.85) ? valueFor(op.body, known) : pick(nasty)
 		body = form
 			? new URLSearchParams(
-					Object.entries((value ?? {}) as object).map(([k, v]): [string, string] => [k, String(v)]),
+					Object.entries((value ?? {}) as object).map(([k, v]): [string, string] => [
+						k,
+						typeof v === 'object' ? JSON.stringify(v) : String(v),
+					]),
 				).toString()
 			: chance(0.05)
 				? '{"broken":'
