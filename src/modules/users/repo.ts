@@ -55,8 +55,10 @@ export async function findUserByUniqueId(
 }
 
 export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
-	if (ids.length === 0) return []
-	return db<UserRow[]>`select ${db(columns)} from users where id = any(${ids}::int[])`
+	// Not a user id (fractional, or past the integer column): no such user, not a 500.
+	const valid = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+	if (valid.length === 0) return []
+	return db<UserRow[]>`select ${db(columns)} from users where id = any(${valid}::int[])`
 }
 
 export async function findUsersByUuids(
