@@ -476,6 +476,7 @@ describe('overview and layout', () => {
 		const counts = await page.locator('.counts').textContent()
 		// The webhook test's post, the imported one and the custom activity's.
 		expect(counts).toContain('Posts3')
+		await page.getByText('Pushes per hour, last 24 h: 0 sent, 0 failed').waitFor()
 		await page.setViewportSize({ width: 390, height: 844 })
 		await page.reload()
 		await heading('Overview').waitFor()
@@ -517,6 +518,12 @@ describe('dashboard API without a session', () => {
 		const owner = await api('GET', '/community/overview', { token: ownerToken })
 		expect(owner.status).toBe(200)
 		expect(owner.body.data.webhook_attempts_24h).toHaveLength(24)
+		expect(owner.body.data.pushes_24h).toHaveLength(24)
+		const delivered = owner.body.data.webhook_attempts_24h.reduce(
+			(sum: number, hour: any) => sum + hour.delivered,
+			0,
+		)
+		expect(delivered).toBeGreaterThanOrEqual(2)
 	})
 
 	test('member search needs a CM', async () => {

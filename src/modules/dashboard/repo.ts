@@ -59,3 +59,21 @@ export function attemptsByHour(sql: Db, communityId: number, sinceMs: number) {
 		where w.community_id = ${communityId} and a.created_at >= ${sinceMs}
 		group by 1 order by 1`
 }
+
+export interface HourlyPushes {
+	hour: number
+	sent: number
+	failed: number
+}
+
+/** Pushes that reached an outcome per hour since `sinceMs` (sent, or failed/unknown/discarded). */
+export function pushesByHour(sql: Db, communityId: number, sinceMs: number) {
+	return sql<HourlyPushes[]>`
+		select (updated_at / 3600000 * 3600000)::bigint::float8 as hour,
+			count(*) filter (where status = 'sent')::int as sent,
+			count(*) filter (where status in ('failed', 'unknown', 'discarded'))::int as failed
+		from push_deliveries
+		where community_id = ${communityId} and updated_at >= ${sinceMs}
+			and status not in ('pending', 'sending')
+		group by 1 order by 1`
+}

@@ -1,28 +1,36 @@
 // The dashboard overview: what a community manager checks first — how big the
-// community is, whether its webhooks are healthy, and how deliveries went today.
+// community is, whether its webhooks are healthy, and how webhook deliveries and
+// pushes went today.
 import { sql } from '../../lib/db'
 import { findCommunity } from '../projects/repo'
-import { attemptsByHour, countCommunity, webhookHealth } from './repo'
+import { attemptsByHour, countCommunity, pushesByHour, webhookHealth } from './repo'
 
 const HOUR = 3_600_000
 
-/** 24 hourly buckets ending with the current hour; hours without attempts are zeros. */
-function lastDayBuckets(rows: { hour: number; delivered: number; failed: number }[], now: number) {
+/** 24 hourly buckets ending with the current hour; hours without rows are zeros. */
+function lastDayBuckets<K extends string>(
+	rows: ({ hour: number } & Record<K, number>)[],
+	names: K[],
+	now: number,
+) {
 	const byHour = new Map(rows.map((row) => [Number(row.hour), row]))
 	const current = Math.floor(now / HOUR) * HOUR
 	return Array.from({ length: 24 }, (_, index) => {
 		const hour = current - (23 - index) * HOUR
 		const row = byHour.get(hour)
-		return { hour, delivered: row?.delivered ?? 0, failed: row?.failed ?? 0 }
+		const counts = Object.fromEntries(names.map((name) => [name, row?.[name] ?? 0]))
+		return { hour, ...counts } as { hour: number } & Record<K, number>
 	})
 }
 
 export async function overview(communityId: number, now = Date.now()) {
-	const [community, counts, webhooks, attempts] = await Promise.all([
+	const since = Math.floor(now / HOUR) * HOUR - 23 * HOUR
+	const [community, counts, webhooks, attempts, pushes] = await Promise.all([
 		findCommunity(sql, communityId),
 		countCommunity(sql, communityId),
 		webhookHealth(sql, communityId),
-		attemptsByHour(sql, communityId, Math.floor(now / HOUR) * HOUR - 23 * HOUR),
+		attemptsByHour(sql, communityId, since),
+		pushesByHour(sql, communityId, since),
 	])
 	return {
 		community: { id: communityId, name: community?.name ?? '' },
@@ -35,6 +43,7 @@ export async function overview(communityId: number, now = Date.now()) {
 			deactivation_reason: webhook.deactivation_reason,
 			pending_deliveries: webhook.pending,
 		})),
-		webhook_attempts_24h: lastDayBuckets(attempts, now),
+		webhook_attempts_24h: lastDayBuckets(attempts, ['delivered', 'failed'], now),
+		pushes_24h: lastDayBuckets(pushes, ['sent', 'failed'], now),
 	}
 }

@@ -1,5 +1,5 @@
 // Overview: the community's size, the health of its webhooks, and the webhook
-// attempts of the last 24 hours as a small chart (uPlot).
+// attempts and pushes of the last 24 hours as small charts (uPlot).
 import { html } from 'htm/preact'
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
@@ -17,17 +17,31 @@ interface Overview {
 		deactivation_reason: string | null
 		pending_deliveries: number
 	}[]
-	webhook_attempts_24h: { hour: number; delivered: number; failed: number }[]
+	webhook_attempts_24h: Hour[]
+	pushes_24h: Hour[]
 }
 
-function AttemptsChart({ hours }: { hours: Overview['webhook_attempts_24h'] }) {
+type Hour = { hour: number } & Record<string, number>
+
+/** Two outcomes per hour of the last 24 h as a line chart, with the totals as its caption. */
+function HourlyChart({
+	title,
+	hours,
+	good,
+	bad,
+}: {
+	title: string
+	hours: Hour[]
+	good: string
+	bad: string
+}) {
 	const box = useRef<HTMLDivElement>(null)
 	useEffect(() => {
 		if (!box.current) return
 		const data: uPlot.AlignedData = [
 			hours.map((hour) => hour.hour / 1000),
-			hours.map((hour) => hour.delivered),
-			hours.map((hour) => hour.failed),
+			hours.map((hour) => hour[good] ?? 0),
+			hours.map((hour) => hour[bad] ?? 0),
 		]
 		const chart = new uPlot(
 			{
@@ -35,8 +49,8 @@ function AttemptsChart({ hours }: { hours: Overview['webhook_attempts_24h'] }) {
 				height: 180,
 				series: [
 					{},
-					{ label: 'delivered', stroke: '#1a7f37', width: 2 },
-					{ label: 'failed', stroke: '#cf222e', width: 2 },
+					{ label: good, stroke: '#1a7f37', width: 2 },
+					{ label: bad, stroke: '#cf222e', width: 2 },
 				],
 				axes: [{}, { size: 40 }],
 			},
@@ -44,12 +58,12 @@ function AttemptsChart({ hours }: { hours: Overview['webhook_attempts_24h'] }) {
 			box.current,
 		)
 		return () => chart.destroy()
-	}, [hours])
-	const delivered = hours.reduce((sum, hour) => sum + hour.delivered, 0)
-	const failed = hours.reduce((sum, hour) => sum + hour.failed, 0)
+	}, [hours, good, bad])
+	const total = (name: string) => hours.reduce((sum, hour) => sum + (hour[name] ?? 0), 0)
+	const caption = `${title} per hour, last 24 h: ${total(good)} ${good}, ${total(bad)} ${bad}`
 	return html`<figure>
-		<div ref=${box} class="chart" role="img" aria-label=${`Webhook attempts per hour: ${delivered + failed} in 24 hours`}></div>
-		<figcaption>${`Webhook attempts per hour, last 24 h: ${delivered} delivered, ${failed} failed`}</figcaption>
+		<div ref=${box} class="chart" role="img" aria-label=${caption}></div>
+		<figcaption>${caption}</figcaption>
 	</figure>`
 }
 
@@ -87,7 +101,9 @@ export function Overview() {
 					</li>`,
 				)}
 			</ul>
-			<${AttemptsChart} hours=${data.webhook_attempts_24h} />
+			<${HourlyChart} title="Webhook attempts" hours=${data.webhook_attempts_24h} good="delivered" bad="failed" />
+			<h2>Pushes</h2>
+			<${HourlyChart} title="Pushes" hours=${data.pushes_24h} good="sent" bad="failed" />
 			<p><small>Updated ${formatTime(Date.now())}</small> <button type="button" onClick=${reload}>Refresh</button></p>
 		</section>`
 }
