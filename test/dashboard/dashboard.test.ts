@@ -399,7 +399,7 @@ describe('chatrooms and cohorts', () => {
 		await screenshot(page, 'chatrooms')
 
 		await page.getByRole('button', { name: 'Detach Mentors from Mentor lounge' }).click()
-		await page.getByText(/Detached; \d+ participants left the room\./).waitFor()
+		await page.getByText(/Mentors detached; \d+ participants left the room\./).waitFor()
 		const after = await api('GET', `/chatroom/cohort/access?chatroom_id=${room.id}`, {
 			token: ownerToken,
 		})

@@ -164,11 +164,14 @@ function AttachedCohort({
 	cohort,
 	access,
 	changed,
+	detached,
 }: {
 	room: Chatroom
 	cohort: Cohort
 	access: number
 	changed: () => void
+	/** Told the outcome, which the card shows: this item is gone once the room reloads. */
+	detached: (message: string) => void
 }) {
 	const [error, setError] = useState('')
 	const [link, setLink] = useState('')
@@ -196,7 +199,9 @@ function AttachedCohort({
 					body: { chatroom_id: room.id, cohort_id: cohort.cohort_id },
 				},
 			)
-			setLink(`Detached; ${result.removed_participant_count} participants left the room.`)
+			detached(
+				`${cohort.name} detached; ${result.removed_participant_count} participants left the room.`,
+			)
 			changed()
 		})
 	const share = () =>
@@ -245,6 +250,7 @@ function ChatroomCard({
 	)
 	const levelOf = (cohortId: number) =>
 		access.data?.cohort_data.find((entry) => entry.cohort_id === cohortId)?.cohort_access ?? 2
+	const [notice, setNotice] = useState('')
 	const refresh = () => {
 		access.reload()
 		changed()
@@ -259,9 +265,10 @@ function ChatroomCard({
 		${
 			room.cohorts.length > 0 &&
 			html`<ul class="plain">
-			${room.cohorts.map((cohort) => html`<${AttachedCohort} key=${cohort.cohort_id} room=${room} cohort=${cohort} access=${levelOf(cohort.cohort_id)} changed=${refresh} />`)}
+			${room.cohorts.map((cohort) => html`<${AttachedCohort} key=${cohort.cohort_id} room=${room} cohort=${cohort} access=${levelOf(cohort.cohort_id)} changed=${refresh} detached=${setNotice} />`)}
 		</ul>`
 		}
+		${notice && html`<p class="done" role="status">${notice}</p>`}
 		<${AttachCohort} room=${room} cohorts=${cohorts} changed=${refresh} />
 	</li>`
 }
