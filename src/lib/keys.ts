@@ -40,6 +40,9 @@ export const keys = {
 	// per-viewer sets loaded lazily from Postgres (a sentinel member marks "loaded")
 	viewerFlags: (userId: number, kind: 'liked' | 'saved') => `flags:{u${userId}}:${kind}`,
 	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
+	// set while an import's rows are being written and its feeds not yet rebuilt (its own
+	// tag: a rebuild drops every {c<id>} key, and this one must outlive a crashed rebuild)
+	importPending: (communityId: number) => `import:{i${communityId}}:pending`,
 	fanoutWake: () => 'fanout:{q}:wake',
 	recomputeQueue: () => 'recompute:{q}:users',
 	// webhook delivery schedule: due deliveries scored by due time, claimed ones by

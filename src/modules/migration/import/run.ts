@@ -7,9 +7,12 @@
 // No events are written: an import is history. `dryRun` runs steps 1 and 2 inside one
 // transaction that is rolled back, so the rejects and counts are exactly a real run's.
 import { type Db, sql } from '../../../lib/db'
+import { keys } from '../../../lib/keys'
+import { redis } from '../../../lib/redis'
 import { rebuildCommunity } from '../../../timelines/rebuild'
 import { type Counts, type RecordType, zeroCounts } from '../model'
 import {
+	analyzeTarget,
 	duplicateKeys,
 	importComments,
 	importConnections,
@@ -107,6 +110,8 @@ async function applyAll(
 	}
 	for (const [type, step] of steps(communityId, now)) {
 		const result = inOwnTransactions ? await inTransaction(db, () => step(db)) : await step(db)
+		// Planner statistics of a table that just grew a lot, before the next step joins it.
+		if (result.imported > 1000) await analyzeTarget(db, type)
 		imported[type] += result.imported
 		matched[type] += result.matched
 	}
@@ -149,12 +154,21 @@ export async function runImport(options: ImportOptions): Promise<Summary> {
 		await analyzeStage(db)
 		options.onPhase?.('apply')
 		let applied: Applied
+		const pendingSince = await redis.get(keys.importPending(options.communityId))
 		if (options.dryRun) applied = await rehearse(db, options.communityId, now, options.rejects)
 		else {
+			// Durable until the feeds are rebuilt: a run killed after its last step but
+			// before the rebuild leaves it, and the re-run (which imports nothing) rebuilds.
+			await redis.set(keys.importPending(options.communityId), String(now))
 			const result = await applyAll(db, options.communityId, now, true)
 			applied = { ...result, rejects: await reportStagedRejects(db, options.rejects) }
-			options.onPhase?.('refresh')
-			await rebuildCommunity(options.communityId)
+			// A re-run that added nothing after a finished run: the feeds already hold everything.
+			const changed = Object.values(result.imported).some((n) => n > 0)
+			if (changed || pendingSince !== null) {
+				options.onPhase?.('refresh')
+				await rebuildCommunity(options.communityId)
+			}
+			await redis.del(keys.importPending(options.communityId))
 		}
 		return {
 			imported: applied.imported,

@@ -58,6 +58,20 @@ export const duplicateKeys = (db: Db): Record<string, Fragment> => ({
 const unknownUser = (db: Db, c: number, column: Fragment) => db`
 	not exists (select 1 from users u where u.community_id = ${c} and u.user_unique_id = ${column})`
 
+const targetTables: Record<string, string[]> = {
+	user: ['users'],
+	topic: ['topics'],
+	post: ['posts', 'post_topics'],
+	comment: ['comments'],
+	like: ['post_likes', 'comment_likes'],
+	connection: ['connections'],
+}
+
+/** Fresh statistics for the tables a step filled (autovacuum would come too late for the next step's joins). */
+export async function analyzeTarget(db: Db, type: string): Promise<void> {
+	for (const table of targetTables[type] ?? []) await db`analyze ${db(table)}`
+}
+
 export interface StepResult {
 	imported: number
 	matched: number

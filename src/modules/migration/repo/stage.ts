@@ -55,8 +55,11 @@ export async function copyIntoStage(
 	})
 }
 
-/** Planner statistics: temporary tables are never analysed by autovacuum. */
+/** Lookup indexes and planner statistics (autovacuum never analyses temporary tables). */
 export async function analyzeStage(db: Db): Promise<void> {
+	// Inserts join their RETURNING rows back to the stage by customer id.
+	await db`create index on stage_posts (external_id)`
+	await db`create index on stage_comments (external_id)`
 	await db`analyze stage_users, stage_topics, stage_posts, stage_comments, stage_likes, stage_connections`
 }
 
