@@ -15,5 +15,6 @@ export {
 	presentFeedUser,
 	type Viewer,
 } from './present'
+export { rebuildCommunity } from './rebuild'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export { type FeedQuery, readUniversalJson } from './universal'

@@ -3,7 +3,7 @@
 // community, bad bodies refused, and a job whose process died resumed by another worker.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { startImportRunner } from '../../src/modules/migration/import/runner'
+import { startImportRunner } from '../../src/modules/migration/runner'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
 import { generateCommunity } from '../support/ndjson'

@@ -8,10 +8,6 @@ import { AppError, badRequest, conflict, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { tooLarge } from '../../lib/input-limits'
 import type { Session } from '../auth/plugin'
-import { linesOf } from './import/lines'
-import { progressDisplay } from './import/progress'
-import { fileRejects } from './import/rejects'
-import { runImport, type Summary } from './import/run'
 import {
 	exportComments,
 	exportConnections,
@@ -19,7 +15,11 @@ import {
 	exportPosts,
 	exportTopics,
 	exportUsers,
-} from './repo/export'
+} from './export-repo'
+import { linesOf } from './import/lines'
+import { progressDisplay } from './import/progress'
+import { fileRejects } from './import/rejects'
+import { runImport, type Summary } from './import/run'
 import {
 	appendChunk,
 	communityExists,
@@ -27,7 +27,7 @@ import {
 	findJob,
 	insertJob,
 	markQueued,
-} from './repo/jobs'
+} from './jobs-repo'
 
 export interface StreamImport {
 	communityId: number

@@ -9,8 +9,7 @@
 import { type Db, sql } from '../../../lib/db'
 import { keys } from '../../../lib/keys'
 import { redis } from '../../../lib/redis'
-import { rebuildCommunity } from '../../../timelines/rebuild'
-import { type Counts, type RecordType, zeroCounts } from '../model'
+import { rebuildCommunity } from '../../../timelines'
 import {
 	analyzeTarget,
 	duplicateKeys,
@@ -22,7 +21,9 @@ import {
 	importUsers,
 	type StepResult,
 	settleDuplicates,
-} from '../repo/apply'
+} from './apply-repo'
+import { type Counts, type RecordType, zeroCounts } from './record-model'
+import { parseLine } from './records'
 import {
 	analyzeStage,
 	createStage,
@@ -30,8 +31,7 @@ import {
 	inTransaction,
 	stagedRejects,
 	stageTable,
-} from '../repo/stage'
-import { parseLine } from './records'
+} from './stage-repo'
 import { createStageWriter } from './stage-writer'
 
 export interface RejectSink {

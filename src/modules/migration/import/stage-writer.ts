@@ -2,9 +2,9 @@
 // into its staging table when it holds a batch. Only one COPY runs on a connection at
 // a time, so buffers take turns; memory stays at one batch per type whatever the file.
 import type { Db } from '../../../lib/db'
-import type { RecordType } from '../model'
-import { copyIntoStage } from '../repo/stage'
+import type { RecordType } from './record-model'
 import { stageColumns } from './records'
+import { copyIntoStage } from './stage-repo'
 
 const BATCH_ROWS = 5000
 const BATCH_CHARS = 4 * 1024 * 1024

@@ -3,8 +3,11 @@
 // expires any worker claims the job again and re-runs it from its stored upload — the
 // import is idempotent, so the re-run ends as one clean run would. A stopping worker
 // leaves its job to that path rather than marking it failed.
-import { sql } from '../../../lib/db'
-import { log } from '../../../lib/log'
+import { sql } from '../../lib/db'
+import { log } from '../../lib/log'
+import { linesOfChunks } from './import/lines'
+import { collectedRejects } from './import/rejects'
+import { runImport } from './import/run'
 import {
 	claimJob,
 	deleteStaleUploads,
@@ -13,10 +16,7 @@ import {
 	type JobRow,
 	jobChunks,
 	recordProgress,
-} from '../repo/jobs'
-import { linesOfChunks } from './lines'
-import { collectedRejects } from './rejects'
-import { runImport } from './run'
+} from './jobs-repo'
 
 export interface RunnerOptions {
 	pollMs: number

@@ -3,7 +3,7 @@
 // are the dashboard owners (their identity is not a customer id). A row imported
 // earlier keeps the customer's id; one created in plaza uses its own id as the
 // external id, so a re-import matches it either way.
-import type { Db } from '../../../lib/db'
+import type { Db } from '../../lib/db'
 
 const BATCH = 2000
 
