@@ -11,6 +11,7 @@
 import type { Db } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
+import { isCm } from '../auth/session'
 import { cohortAccess, cohortAccessByRoom } from '../cohorts/access'
 import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
 
@@ -22,8 +23,8 @@ export interface ChatViewer {
 	role: Session['role']
 }
 
-export const isCmViewer = (viewer: Pick<ChatViewer, 'role'>) =>
-	viewer.role === 'cm' || viewer.role === 'owner'
+/** The one CM rule (auth/session.ts isCm), applied to a chat viewer. */
+export const isCmViewer = (viewer: Pick<ChatViewer, 'role'>) => isCm(viewer)
 
 /** The caller as chat sees it (the session's role is the one stored now, auth/session.ts). */
 export const chatViewer = (session: Session): ChatViewer => ({
