@@ -1,4 +1,5 @@
 // croner schedules run by the worker. Each job is { name, pattern, run }.
+import { fanOutPruneJob } from './fanout-prune'
 import { feedsReconcileJob } from './feeds-reconcile'
 import { idempotencyCleanupJob } from './idempotency-cleanup'
 import { recomputeJob } from './recompute'
@@ -9,4 +10,10 @@ export interface Job {
 	run: () => Promise<void>
 }
 
-export const jobs: Job[] = [recomputeJob, webhookLogJob, feedsReconcileJob, idempotencyCleanupJob]
+export const jobs: Job[] = [
+	recomputeJob,
+	webhookLogJob,
+	feedsReconcileJob,
+	idempotencyCleanupJob,
+	fanOutPruneJob,
+]

@@ -33,6 +33,13 @@ export async function stoppedFollowing(
 	return rows.map((r) => r.id)
 }
 
+/** False once the post is deleted or no longer shown to connections (what enqueueFanOutRemoval follows). */
+export async function postStillFansOut(db: Db, postId: string): Promise<boolean> {
+	const [row] = await db`
+		select 1 from posts where id = ${postId} and not is_deleted and visibility in ('public', 'connections')`
+	return row !== undefined
+}
+
 export async function recentPostsOfAuthor(
 	db: Db,
 	authorId: number,
@@ -140,6 +147,13 @@ export async function failFanOutJob(
 }
 
 /** Jobs not done that failed at least `attempts` times (the partial index of pending jobs serves it). */
+/** Deletes jobs finished more than `hours` ago; returns how many. */
+export async function pruneFinishedFanOutJobs(db: Db, hours: number): Promise<number> {
+	const rows = await db`
+		delete from fanout_jobs where done_at < now() - make_interval(hours => ${hours}) returning 1`
+	return rows.length
+}
+
 export async function failingFanOutJobs(db: Db, attempts: number): Promise<number> {
 	const [row] = await db`
 		select count(*)::int as n from fanout_jobs

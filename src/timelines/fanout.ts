@@ -22,6 +22,7 @@ import {
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
+	postStillFansOut,
 	stoppedFollowing,
 } from './connection-repo'
 
@@ -73,22 +74,30 @@ export async function enqueueFanOutRemoval(tx: Db, post: FanOutPost): Promise<vo
 
 // Followers' feeds carry their own hash tags ({u<id>}), so on a Redis Cluster a batch
 // spans many slots: it goes out as one pipeline per slot owner (one on a standalone Redis).
-async function runBatch(job: FanOutJob, followers: number[]): Promise<void> {
+// Returns false when an add job should stop: its post was deleted or hidden meanwhile.
+async function runBatch(job: FanOutJob, followers: number[]): Promise<boolean> {
 	await pipelineBySlot(redis, followers, keys.connFeed, (pipeline, follower) => {
 		if (job.kind === 'add') queueAdd(pipeline, follower, job.post_id, job.score)
 		else pipeline.zrem(keys.connFeed(follower), job.post_id)
 	})
-	if (job.kind === 'add') await takeBackFromLeavers(job, followers)
+	if (job.kind === 'remove') return true
+	if (!(await postStillFansOut(sql, job.post_id))) {
+		await takeBack(job, followers)
+		return false
+	}
+	await takeBack(job, await stoppedFollowing(sql, job.author_id, followers))
+	return true
 }
 
 /**
- * A follower who rejected or blocked the author after this batch was read had the
- * author's posts removed before our ZADD landed; re-check once the adds are in and take
- * the post back out. (A removal committed after this check runs after our ZADD too.)
+ * The removal of a post (or of a follower's connection) may run while this add job is
+ * between batches — or resumes, leased by a worker that was killed — and find the post
+ * not yet added. So once a batch's ZADDs are in, re-check: a post deleted or hidden
+ * meanwhile is taken back out of the whole batch, a follower who rejected or blocked the
+ * author out of theirs. A removal committed after this check runs after our ZADD too.
  */
-async function takeBackFromLeavers(job: FanOutJob, followers: number[]): Promise<void> {
-	const gone = await stoppedFollowing(sql, job.author_id, followers)
-	await pipelineBySlot(redis, gone, keys.connFeed, (pipeline, follower) =>
+async function takeBack(job: FanOutJob, followers: number[]): Promise<void> {
+	await pipelineBySlot(redis, followers, keys.connFeed, (pipeline, follower) =>
 		pipeline.zrem(keys.connFeed(follower), job.post_id),
 	)
 }
@@ -117,7 +126,10 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 			followers.length === BATCH
 				? followersAfter(sql, job.author_id, cursor, BATCH)
 				: Promise.resolve([])
-		await runBatch(job, followers)
+		if (!(await runBatch(job, followers))) {
+			next.catch(() => {}) // the prefetched batch is not needed
+			break
+		}
 		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
 		if (config.FANOUT_PAUSE_AFTER_CHECKPOINT) await pauseForCrashTest(job, cursor)
 	}
