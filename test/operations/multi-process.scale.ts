@@ -24,7 +24,7 @@ import {
 } from '../../scripts/redis-cluster'
 import { config } from '../../src/config'
 import { keys } from '../../src/lib/keys'
-import { type PlazaProcess, spawnPlaza, troubleIn } from '../support/fleet'
+import { type PlazaProcess, startPlazaProcess, troubleIn } from '../support/fleet'
 import { runScript } from '../support/process'
 
 const USERS = 36
@@ -149,10 +149,10 @@ async function startFleet(run: Run, database: string) {
 	const env = { ...run.env, DATABASE_URL: database }
 	// Every process at the same moment, on a database none of them has seen yet.
 	run.processes = await Promise.all([
-		spawnPlaza(`${run.name}-api-1`, 'api', env),
-		spawnPlaza(`${run.name}-api-2`, 'api', env),
-		spawnPlaza(`${run.name}-worker-1`, 'worker', env),
-		spawnPlaza(`${run.name}-worker-2`, 'worker', env),
+		startPlazaProcess(`${run.name}-api-1`, 'api', env),
+		startPlazaProcess(`${run.name}-api-2`, 'api', env),
+		startPlazaProcess(`${run.name}-worker-1`, 'worker', env),
+		startPlazaProcess(`${run.name}-worker-2`, 'worker', env),
 	])
 	run.apiPorts = run.processes.filter((p) => p.role === 'api').map((p) => p.port)
 }
@@ -309,8 +309,8 @@ async function block(run: Run, count: number) {
 
 /** Replaces a process: SIGKILL, then a new one of the same role with the same settings. */
 async function killAndReplace(run: Run, victim: PlazaProcess, database: string) {
-	expect(await victim.kill('SIGKILL')).not.toBe(0)
-	const replacement = await spawnPlaza(`${victim.name}-again`, victim.role, {
+	expect(await victim.stop('SIGKILL')).not.toBe(0)
+	const replacement = await startPlazaProcess(`${victim.name}-again`, victim.role, {
 		...run.env,
 		DATABASE_URL: database,
 	})
@@ -465,7 +465,7 @@ async function scenario(run: Run) {
 		console.error(troubleIn(run.processes).errors.slice(0, 10).join('\n'))
 		throw error
 	} finally {
-		await Promise.all(run.processes.map((p) => (p.alive() ? p.kill('SIGTERM') : 0)))
+		await Promise.all(run.processes.map((p) => (p.alive() ? p.stop('SIGTERM') : 0)))
 		run.receiver.stop(true)
 		await run.db?.end()
 		await admin.unsafe(`drop database if exists "${database}" with (force)`)

@@ -1,7 +1,7 @@
 // Runs plaza as a real process (`bun src/index.ts`), the way `npm start` does, for what
 // app.handle() cannot show: start-up, readiness against a dead Redis, shutdown on
-// SIGTERM, worker crashes. Its stdout is kept line by line so a test can wait for a
-// log line; stderr is kept for the error when it does not start.
+// SIGTERM, worker crashes, several processes at once. Its stdout is kept line by line
+// so a test can wait for a log line; stderr is kept for errors.
 import { join } from 'node:path'
 import { waitFor } from './wait'
 
@@ -9,10 +9,13 @@ export const root = join(import.meta.dir, '../..')
 
 export interface Plaza {
 	proc: ReturnType<typeof Bun.spawn>
-	/** the HTTP port when it runs the api (ROLE api or all); 0 for a worker */
+	/** the HTTP port when it runs the api (ROLE api or all), a worker's METRICS_PORT listener, else 0 */
 	port: number
 	/** stdout so far, one log line each */
 	stdout: string[]
+	stderr: string[]
+	/** false once the process has exited (by a kill or otherwise) */
+	alive(): boolean
 	/** resolves with the first stdout line that matches (already printed or still to come) */
 	waitForLine(match: (line: string) => boolean, timeoutMs?: number): Promise<string>
 	/** sends the signal (SIGTERM unless given) and resolves with the exit code */
@@ -34,11 +37,12 @@ async function collectLines(stream: ReadableStream<Uint8Array>, lines: string[])
 
 /**
  * Starts `bun src/index.ts` with ROLE=`role` and resolves once it logs that it listens
- * (api, all) or that its workers started (worker).
+ * (api, all; a worker given METRICS_PORT: its metrics port) or that its workers started.
  */
 export async function spawnPlaza(
 	role: 'api' | 'worker' | 'all',
 	env: Record<string, string> = {},
+	{ startTimeoutMs = 15_000 } = {},
 ): Promise<Plaza> {
 	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
 		cwd: root,
@@ -66,10 +70,16 @@ export async function spawnPlaza(
 			},
 			{ what: 'a log line of plaza', timeoutMs, everyMs: 10 },
 		)
-	const readyMessage = role === 'worker' ? '"worker started"' : '"api listening"'
+	const servesMetrics = role === 'worker' && env.METRICS_PORT !== undefined
+	const readyMessage =
+		role !== 'worker'
+			? '"api listening"'
+			: servesMetrics
+				? '"metrics listening"'
+				: '"worker started"'
 	let ready: string
 	try {
-		ready = await waitForLine((line) => line.includes(readyMessage))
+		ready = await waitForLine((line) => line.includes(readyMessage), startTimeoutMs)
 	} catch (error) {
 		proc.kill('SIGKILL')
 		await proc.exited
@@ -79,8 +89,10 @@ export async function spawnPlaza(
 	}
 	return {
 		proc,
-		port: role === 'worker' ? 0 : JSON.parse(ready).port,
+		port: role === 'worker' && !servesMetrics ? 0 : JSON.parse(ready).port,
 		stdout,
+		stderr,
+		alive: () => proc.exitCode === null && proc.signalCode === null,
 		waitForLine,
 		async stop(signal: NodeJS.Signals = 'SIGTERM') {
 			proc.kill(signal)
