@@ -7,12 +7,14 @@ import { ok } from '../../lib/envelope'
 import { PageQuery } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
+import { DeletedPostReply, PostListReply, PostReply } from './replies'
 import { createPost, deletePost, editPost, listUserPosts } from './service'
 
 export const postsModule = new Elysia({ name: 'posts' })
 	.use(authPlugin)
 	.post('/feed/post', async ({ session, body }) => ok(await createPost(session, body)), {
 		auth: 'member',
+		response: { 200: PostReply },
 		body: CreatePostBody,
 		detail: {
 			summary: 'Create a post (text, heading, back-dated created_at, topics, attachments)',
@@ -24,6 +26,7 @@ export const postsModule = new Elysia({ name: 'posts' })
 		async ({ session, params, body }) => ok(await editPost(session, params.post_id, body)),
 		{
 			auth: 'member',
+			response: { 200: PostReply },
 			params: PostParams,
 			body: EditPostBody,
 			detail: { summary: 'Edit a post (author only); marks it is_edited', tags: ['posts'] },
@@ -35,6 +38,7 @@ export const postsModule = new Elysia({ name: 'posts' })
 			ok(await deletePost(session, params.post_id, body?.delete_reason ?? body?.reason ?? null)),
 		{
 			auth: 'member',
+			response: { 200: DeletedPostReply },
 			params: PostParams,
 			body: DeletePostBody,
 			detail: {
@@ -49,6 +53,7 @@ export const postsModule = new Elysia({ name: 'posts' })
 			ok(await listUserPosts(session, params.uuid, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: PostListReply },
 			params: t.Object({ uuid: t.String({ maxLength: 100 }) }),
 			query: PageQuery,
 			detail: { summary: "A user's posts, newest first", tags: ['posts'] },

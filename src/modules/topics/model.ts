@@ -74,7 +74,7 @@ export const DeleteTopicsBody = t.Optional(
 	}),
 )
 
-const Topic = Shape({
+export const Topic = Shape({
 	id: t.String(),
 	_id: t.String(),
 	name: t.String(),

@@ -7,6 +7,14 @@ import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
 import { LikeBody } from '../reactions/model'
+import {
+	CommentListReply,
+	CommentPageReply,
+	CommentReply,
+	LikeListReply,
+	LikeReply,
+	PostPageReply,
+} from '../replies'
 import { CommentBody, CommentParams, DeleteCommentBody, NewCommentBody, PostParams } from './model'
 import {
 	addComment,
@@ -33,6 +41,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await postPage(session, params.post_id, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: PostPageReply },
 			params: PostParams,
 			query: PageQuery,
 			detail: {
@@ -47,6 +56,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await addComment(session, params.post_id, null, input(body))),
 		{
 			auth: 'member',
+			response: { 200: CommentReply },
 			params: PostParams,
 			body: NewCommentBody,
 			detail: { summary: 'Comment on a post', tags: ['comments'] },
@@ -58,6 +68,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await listRootComments(session, params.post_id, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: CommentListReply },
 			params: PostParams,
 			query: PageQuery,
 			detail: { summary: 'Root comments of a post, oldest first', tags: ['comments'] },
@@ -69,6 +80,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await addComment(session, params.post_id, params.comment_id, input(body))),
 		{
 			auth: 'member',
+			response: { 200: CommentReply },
 			params: CommentParams,
 			body: NewCommentBody,
 			detail: { summary: 'Reply to a comment', tags: ['comments'] },
@@ -80,6 +92,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await getComment(session, params.post_id, params.comment_id, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: CommentPageReply },
 			params: CommentParams,
 			query: PageQuery,
 			detail: { summary: 'A comment with a page of replies', tags: ['comments'] },
@@ -91,6 +104,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await editComment(session, params.post_id, params.comment_id, input(body))),
 		{
 			auth: 'member',
+			response: { 200: CommentReply },
 			params: CommentParams,
 			body: CommentBody,
 			detail: { summary: 'Edit a comment (its author)', tags: ['comments'] },
@@ -109,6 +123,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			),
 		{
 			auth: 'member',
+			response: { 200: CommentReply },
 			params: CommentParams,
 			body: DeleteCommentBody,
 			detail: { summary: 'Soft-delete a comment (author, post author or CM)', tags: ['comments'] },
@@ -120,6 +135,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			ok(await toggleCommentLike(session, params.post_id, params.comment_id, body ?? {})),
 		{
 			auth: 'member',
+			response: { 200: LikeReply },
 			params: CommentParams,
 			body: LikeBody,
 			detail: {
@@ -142,6 +158,7 @@ export const commentsModule = new Elysia({ name: 'comments' })
 			),
 		{
 			auth: 'member',
+			response: { 200: LikeListReply },
 			params: CommentParams,
 			query: PageQuery,
 			detail: { summary: 'Users who liked a comment', tags: ['comments'] },

@@ -205,7 +205,6 @@ export async function listRootComments(
 	return { comments: replies, users, total_count }
 }
 
-/** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
 /** The post page (GET /feed/post/:post_id): the post with a page of its root comments as `replies`. */
 export async function postPage(session: Session, postId: string, page?: number, pageSize?: number) {
 	const { row, ...found } = await getPost(session, postId)
@@ -218,6 +217,7 @@ export async function postPage(session: Session, postId: string, page?: number, 
 	}
 }
 
+/** A page of root comments of a post for the viewer (for GET /feed/post/:post_id's `replies`). */
 async function rootComments(session: Session, post: PostRow, page?: number, pageSize?: number) {
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
+import { LikeListReply, LikeReply, PinReply, PostListReply, SaveReply, SeenReply } from '../replies'
 import { LikeBody, PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,
@@ -21,6 +22,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 		async ({ session, body }) => ok(await markSeen(session, body.post_ids)),
 		{
 			auth: 'member',
+			response: { 200: SeenReply },
 			body: SeenBody,
 			detail: {
 				summary: 'Record that the viewer saw these posts (impressions, reach)',
@@ -34,6 +36,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 			ok(await togglePostLike(session, params.post_id, body ?? {})),
 		{
 			auth: 'member',
+			response: { 200: LikeReply },
 			params: PostParams,
 			body: LikeBody,
 			detail: {
@@ -48,6 +51,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 			ok(await listPostLikes(session, params.post_id, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: LikeListReply },
 			params: PostParams,
 			query: PageQuery,
 			detail: { summary: 'Users who liked a post', tags: ['engagement'] },
@@ -58,6 +62,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 		async ({ session, params }) => ok(await togglePostSave(session, params.post_id)),
 		{
 			auth: 'member',
+			response: { 200: SaveReply },
 			params: PostParams,
 			detail: { summary: 'Save or unsave a post (toggle)', tags: ['engagement'] },
 		},
@@ -67,6 +72,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 		async ({ session, params }) => ok(await togglePostPin(session, params.post_id)),
 		{
 			auth: 'member',
+			response: { 200: PinReply },
 			params: PostParams,
 			detail: { summary: 'Pin or unpin a post (toggle; author or CM)', tags: ['engagement'] },
 		},
@@ -77,6 +83,7 @@ export const reactionsModule = new Elysia({ name: 'reactions' })
 			ok(await listSavedPosts(session, params.uuid, query.page, query.page_size)),
 		{
 			auth: 'member',
+			response: { 200: PostListReply },
 			params: UserParams,
 			query: PageQuery,
 			detail: { summary: 'Posts saved by a user (the user or a CM)', tags: ['engagement'] },

@@ -1,0 +1,138 @@
+// Response schemas of the post routes (posts, comments, reactions): what /openapi
+// documents and what Elysia checks the presenters against. The post is SPEC "Post in
+// feed responses" with the fields DESIGN §3 adds; extra fields are allowed, never stripped.
+import { t } from 'elysia'
+import { Ok, Shape } from '../../lib/response'
+import { Topic } from '../topics/model'
+import { UsersMap } from '../users/model'
+
+// Typed unknown in the feed engine's cached post; documented here in its response form.
+const Attachment = t.Unknown({
+	description: 'response form: file_type integer, file_url, file_format, file_size strings',
+})
+
+const MenuItem = Shape({ id: t.Integer(), title: t.String() })
+
+export const PostShape = Shape(
+	{
+		_id: t.String(),
+		id: t.String(),
+		heading: t.String(),
+		text: t.String(),
+		attachments: t.Array(Attachment),
+		community_id: t.Integer(),
+		user_id: t.String({ description: "the author's uuid" }),
+		uuid: t.String(),
+		topics: t.Array(t.String()),
+		is_pinned: t.Boolean(),
+		is_edited: t.Boolean(),
+		is_liked: t.Boolean(),
+		is_saved: t.Boolean(),
+		likes_count: t.Integer(),
+		comments_count: t.Integer(),
+		post_shared_count: t.Integer(),
+		impressions_count: t.Integer(),
+		reach_count: t.Integer(),
+		menu_items: t.Array(MenuItem),
+		created_at: t.Integer({ description: 'epoch ms' }),
+		updated_at: t.Integer({ description: 'epoch ms' }),
+	},
+	'a post (feed form)',
+)
+
+const Widget = Shape({ _id: t.String() }, 'a widget')
+
+/** `{post, users, topics, widgets}`: a post as created, edited or read. */
+export const PostReply = Ok(
+	Shape({
+		post: PostShape,
+		users: UsersMap,
+		topics: t.Record(t.String(), Topic),
+		widgets: t.Record(t.String(), Widget),
+	}),
+)
+
+export const DeletedPostReply = Ok(Shape({ _id: t.String(), is_deleted: t.Boolean() }))
+
+export const PostListReply = Ok(
+	Shape({ posts: t.Array(PostShape), users: UsersMap, total_count: t.Integer() }),
+)
+
+const commentFields = {
+	_id: t.String(),
+	id: t.String(),
+	temp_id: t.Union([t.String(), t.Null()]),
+	text: t.String(),
+	level: t.Integer({ minimum: 1 }),
+	uuid: t.String(),
+	user_id: t.String(),
+	community_id: t.Integer(),
+	post_id: t.String(),
+	is_liked: t.Boolean(),
+	likes_count: t.Integer(),
+	comments_count: t.Integer(),
+	is_edited: t.Boolean(),
+	is_deleted: t.Boolean(),
+	deleted_by: t.Union([t.String(), t.Null()]),
+	deleted_by_uuid: t.Union([t.String(), t.Null()]),
+	delete_reason: t.Union([t.String(), t.Null()]),
+	menu_items: t.Array(MenuItem),
+	created_at: t.Integer(),
+	updated_at: t.Integer(),
+}
+
+/**
+ * SPEC "Comment (webhook form)", with the viewer's is_liked and menu_items. Its parent
+ * and replies have the same shape (checked one level down: answers never nest deeper).
+ */
+export const CommentShape = Shape(
+	{
+		...commentFields,
+		parent_comment: t.Union([Shape(commentFields), t.Null()]),
+		replies: t.Array(Shape(commentFields)),
+	},
+	'a comment',
+)
+
+/** GET /feed/post/:post_id: the post with a page of its root comments as `replies`. */
+export const PostPageReply = Ok(
+	Shape({
+		post: t.Intersect([PostShape, Shape({ replies: t.Array(CommentShape) })]),
+		users: UsersMap,
+		topics: t.Record(t.String(), Topic),
+		widgets: t.Record(t.String(), Widget),
+		replies_count: t.Integer(),
+	}),
+)
+
+export const CommentReply = Ok(Shape({ comment: CommentShape, users: UsersMap }))
+
+/** A comment with a page of its replies (`total_count` counts the replies). */
+export const CommentPageReply = Ok(
+	Shape({ comment: CommentShape, users: UsersMap, total_count: t.Integer() }),
+)
+
+export const CommentListReply = Ok(
+	Shape({ comments: t.Array(CommentShape), users: UsersMap, total_count: t.Integer() }),
+)
+
+export const LikeReply = Ok(Shape({ is_liked: t.Boolean(), likes_count: t.Integer() }))
+
+export const LikeListReply = Ok(
+	Shape({
+		likes: t.Array(Shape({ _id: t.String(), user_id: t.String(), created_at: t.Integer() })),
+		users: UsersMap,
+		total_count: t.Integer(),
+	}),
+)
+
+export const SaveReply = Ok(Shape({ is_saved: t.Boolean() }))
+export const PinReply = Ok(Shape({ is_pinned: t.Boolean() }))
+
+export const SeenReply = Ok(
+	Shape({
+		posts: t.Array(
+			Shape({ _id: t.String(), impressions_count: t.Integer(), reach_count: t.Integer() }),
+		),
+	}),
+)
