@@ -12,7 +12,7 @@ import type { Db } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { isCm } from '../auth/session'
-import { cohortAccess, cohortAccessByRoom } from '../cohorts/access'
+import { cohortAccess, cohortAccessByRoom } from './cohort-access'
 import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
 
 export const ANNOUNCEMENT = 7

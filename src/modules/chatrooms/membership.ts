@@ -5,10 +5,10 @@
 // transaction. Permission checks belong to the callers.
 import { recordEvent } from '../../events/outbox'
 import type { Db } from '../../lib/db'
-import { insertConversation, JOINED, LEFT } from '../conversations/repo'
 import { getNotiState } from '../settings/service'
 import { presentUserForWebhook } from '../users/present'
 import { findUserById } from '../users/repo'
+import { insertConversation, JOINED, LEFT } from './log-repo'
 import type { JoinMethod, LeftMethod } from './model'
 import { presentChatroomForWebhook } from './present'
 import {

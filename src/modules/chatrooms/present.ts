@@ -2,9 +2,9 @@
 // state, and the webhook form of a chatroom (SPEC "Chatroom"). Members are
 // users/present.ts presentMember.
 
-import type { AttachedCohort } from '../cohorts/repo'
 import { presentMember } from '../users/present'
 import type { UserRow } from '../users/repo'
+import type { AttachedCohort } from './cohort-repo'
 import type { ChatroomRow, ParticipantRow } from './repo'
 
 /** Conversations of others after the read mark (0 for a viewer without a seat). */

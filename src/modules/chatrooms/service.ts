@@ -5,9 +5,6 @@ import { sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { attachedCohorts, cohortAccess } from '../cohorts/access'
-import { attachCohorts } from '../cohorts/rooms'
-import { moveReadMark } from '../conversations/repo'
 import { presentMember } from '../users/present'
 import { findUserById, findUsersByIds, findUsersByUuids, type UserRow } from '../users/repo'
 import {
@@ -18,6 +15,9 @@ import {
 	seeRoom,
 	visibleSecretRooms,
 } from './access'
+import { attachedCohorts, cohortAccess } from './cohort-access'
+import { attachCohorts } from './cohort-rooms'
+import { moveReadMark } from './log-repo'
 import { joinChatroom, leaveChatroom } from './membership'
 import type {
 	CreateChatroomInput,

@@ -5,6 +5,14 @@ import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import {
+	accessOfRoom,
+	attachToRoom,
+	changeAccess,
+	detachFromRoom,
+	openCollabcard,
+	shareLink,
+} from '../chatrooms/cohort-rooms'
+import {
 	AccessBody,
 	AccessQuery,
 	AttachBody,
@@ -19,14 +27,6 @@ import {
 	ShareQuery,
 	UpdateCohortBody,
 } from './model'
-import {
-	accessOfRoom,
-	attachToRoom,
-	changeAccess,
-	detachFromRoom,
-	openCollabcard,
-	shareLink,
-} from './rooms'
 import {
 	createCohort,
 	deleteCohort,

@@ -5,6 +5,9 @@ import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
+import { lockCohort, memberIds } from '../chatrooms/cohort-repo'
+import { cohortIdOf } from '../chatrooms/cohort-rooms'
+import { pruneCohortSeats } from '../chatrooms/cohort-seats'
 import { presentMember } from '../users/present'
 import { findUserByUuid, findUsersByIds } from '../users/repo'
 import { resolveMembers } from './members'
@@ -16,20 +19,10 @@ import {
 	findCohort,
 	insertCohort,
 	listCohorts as listCohortRows,
-	lockCohort,
-	memberIds,
 	pageMemberIds,
 	removeMembers,
 	renameCohort,
 } from './repo'
-import { pruneCohortSeats } from './seats'
-
-/** A cohort id from a path or query: a positive integer, else not found. */
-export function cohortIdOf(value: string | number): number {
-	const id = Number(value)
-	if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) throw notFound('Cohort')
-	return id
-}
 
 async function existingCohort(communityId: number, cohortId: number): Promise<CohortRow> {
 	const cohort = await findCohort(sql, communityId, cohortId)

@@ -1,74 +1,17 @@
-// SQL of conversations: the write that serializes on the room row (so ids of one room
-// commit in order and `seq` counts the room's messages exactly), keyset page reads,
-// the sync read by updated_at, read marks and tags.
+// SQL of conversations: keyset page reads, the sync read by updated_at, edits, deletes
+// and tags. The insert (which serializes on the room row, so ids of one room commit in
+// order and `seq` counts the room's messages exactly) and the read mark live in
+// chatrooms/log-repo.ts, re-exported here.
 import type { Db } from '../../lib/db'
+import { type ConversationRow, conversationColumns as columns } from '../chatrooms/log-repo'
 
-export const MESSAGE = 0
-export const JOINED = 2
-export const LEFT = 3
-export const POLL = 10
-/** States that count as messages for unread counts (joined/left lines do not). */
-export const COUNTED = [MESSAGE, POLL]
-
-export interface ConversationRow {
-	id: string
-	chatroom_id: string
-	community_id: number
-	user_id: number
-	state: number
-	text: string
-	attachments: unknown[]
-	replied_conversation_id: string | null
-	temporary_id: string | null
-	is_edited: boolean
-	deleted_by: number | null
-	created_at: number
-	updated_at: number
-}
-
-const columns = (db: Db) => db`
-	id, chatroom_id, community_id, user_id, state, text, attachments, replied_conversation_id,
-	temporary_id, is_edited, deleted_by, created_at::float8 as created_at, updated_at::float8 as updated_at`
-
-export interface NewConversation {
-	chatroom_id: string
-	community_id: number
-	user_id: number
-	state: number
-	text: string
-	attachments: unknown[]
-	replied_conversation_id: string | null
-	temporary_id: string | null
-	now: number
-}
-
-/**
- * Inserts a conversation. The room row is updated first, which locks it until commit:
- * writers of one room take turns, so ids commit in order (a reader's read mark never
- * skips a later-committed smaller id) and `seq` is the exact count of messages so far.
- */
-export async function insertConversation(db: Db, c: NewConversation): Promise<ConversationRow> {
-	const counted = COUNTED.includes(c.state) ? 1 : 0
-	const [room] = await db`
-		update chatrooms set messages_count = messages_count + ${counted}, version = version + 1
-		where id = ${c.chatroom_id} returning messages_count`
-	const [row] = await db<ConversationRow[]>`
-		insert into conversations (chatroom_id, community_id, user_id, state, text, attachments,
-			replied_conversation_id, temporary_id, seq, created_at, updated_at)
-		values (${c.chatroom_id}, ${c.community_id}, ${c.user_id}, ${c.state}, ${c.text},
-			${db.json(c.attachments as never)}, ${c.replied_conversation_id}, ${c.temporary_id},
-			${room?.messages_count}, ${c.now}, ${c.now})
-		returning ${columns(db)}`
-	const conversation = row as ConversationRow
-	await db`
-		update chatrooms set last_conversation_id = ${conversation.id}, updated_at = ${c.now}
-		where id = ${c.chatroom_id}`
-	if (counted)
-		await db`
-			update chatroom_participants set own_unread = own_unread + 1
-			where chatroom_id = ${c.chatroom_id} and user_id = ${c.user_id}`
-	return conversation
-}
+export {
+	type ConversationRow,
+	insertConversation,
+	MESSAGE,
+	moveReadMark,
+	POLL,
+} from '../chatrooms/log-repo'
 
 export async function findConversation(
 	db: Db,
@@ -158,27 +101,6 @@ export async function markDeleted(db: Db, id: string, by: number, now: number): 
  * count is that conversation's seq, and the member's own messages after it are
  * counted now so they are never unread to them.
  */
-export async function moveReadMark(
-	db: Db,
-	chatroomId: string,
-	userId: number,
-	conversationId: string,
-): Promise<void> {
-	await db`
-		update chatroom_participants p set
-			read_conversation_id = c.id,
-			read_count = c.seq,
-			own_unread = (
-				select count(*) from conversations o
-				where o.chatroom_id = p.chatroom_id and o.user_id = p.user_id and o.id > c.id
-					and o.state = any(${COUNTED}::smallint[]))
-		from conversations c
-		where p.chatroom_id = ${chatroomId} and p.user_id = ${userId}
-			and c.id = ${conversationId} and c.chatroom_id = ${chatroomId}
-			and p.read_conversation_id < c.id`
-}
-
-/** Adds tags; returns the user ids that were not tagged before. */
 export async function addTags(
 	db: Db,
 	conversationId: string,

@@ -3,7 +3,7 @@
 // attached cohorts they belong to (2 full, 1 see and read, 0 none; null when in
 // none), read at request time so members added to an attached cohort gain it at once.
 import type { Db } from '../../lib/db'
-import { type AttachedCohort, accessByRoom, attachedToRooms, bestAccess } from './repo'
+import { type AttachedCohort, accessByRoom, attachedToRooms, bestAccess } from './cohort-repo'
 
 export type CohortAccess = 0 | 1 | 2
 

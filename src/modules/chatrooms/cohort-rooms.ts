@@ -5,9 +5,7 @@ import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
-import { joinChatroom } from '../chatrooms/membership'
-import { findChatroom } from '../chatrooms/repo'
-import type { CohortAccess } from './access'
+import type { CohortAccess } from './cohort-access'
 import {
 	attach,
 	attachmentsOfRoom,
@@ -17,9 +15,17 @@ import {
 	lockCohort,
 	memberIds,
 	setAccess,
-} from './repo'
-import { pruneRoomSeats, seatCohortMembers } from './seats'
-import { cohortIdOf } from './service'
+} from './cohort-repo'
+import { pruneRoomSeats, seatCohortMembers } from './cohort-seats'
+import { joinChatroom } from './membership'
+import { findChatroom } from './repo'
+
+/** A cohort id from a path or query: a positive integer, else not found. */
+export function cohortIdOf(value: string | number): number {
+	const id = Number(value)
+	if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) throw notFound('Cohort')
+	return id
+}
 
 async function roomOf(db: Db, session: Session, chatroomId: string | number) {
 	const room = await findChatroom(db, session.communityId, chatroomId)

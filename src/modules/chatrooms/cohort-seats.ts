@@ -1,10 +1,10 @@
 // Seating that follows cohort access: attaching with add_existing_members seats the
 // cohort's members; losing cover (detach, access 0, leaving the cohort, deleting it)
 // unseats those no other attached cohort with access 2 still covers. Every seat change
-// goes through chatrooms/membership, so system lines and events are written alike.
+// goes through membership.ts, so system lines and events are written alike.
 import type { Db } from '../../lib/db'
-import { joinChatroom, leaveChatroom } from '../chatrooms/membership'
-import { attachmentsOfCohort, memberIds, uncoveredSeats } from './repo'
+import { attachmentsOfCohort, memberIds, uncoveredSeats } from './cohort-repo'
+import { joinChatroom, leaveChatroom } from './membership'
 
 /** Unseats, among `userIds`, those the room's attached cohorts no longer cover; returns how many. */
 export async function pruneRoomSeats(
