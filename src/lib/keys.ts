@@ -36,6 +36,9 @@ export const keys = {
 	// post and user caches (JSON strings, read with one MGET), topic/widget catalog
 	postCache: (communityId: number, postId: string) => `post:{c${communityId}}:${postId}`,
 	userCache: (communityId: number, userId: number) => `user:{c${communityId}}:${userId}`,
+	// bumped by every writer of a cached post or user; a read-through fill that loaded
+	// from Postgres before a bump is refused (same hash tag as the cache key)
+	cacheGeneration: (cacheKey: string) => `gen:${cacheKey}`,
 	catalog: (communityId: number) => `catalog:{c${communityId}}`,
 	// per-viewer sets loaded lazily from Postgres (a sentinel member marks "loaded")
 	viewerFlags: (userId: number, kind: 'liked' | 'saved') => `flags:{u${userId}}:${kind}`,

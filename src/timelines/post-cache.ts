@@ -51,10 +51,43 @@ const VIEWER_TTL_SECONDS = 86_400
 /** Member present in a lazily loaded set once it holds everything Postgres has. */
 export const LOADED = '.'
 
+// A read that misses loads from Postgres and fills the cache; a write that commits
+// meanwhile and drops the key before that fill lands would see its change overwritten
+// by the older row until the TTL ends (seen as a stale likes_count). So every writer
+// bumps the key's generation as it drops or stores it, a reader notes the generation
+// before it loads, and the fill (cacheFill) happens only if it is unchanged.
+redis.defineCommand('cacheFill', {
+	numberOfKeys: 2,
+	lua: `if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1`,
+})
+
+type CacheFill = (
+	key: string,
+	generationKey: string,
+	seen: string,
+	value: string,
+	ttl: number,
+) => unknown
+
+/** Drops cached values (one community's, so one hash tag) and bumps their generations. */
+async function dropCached(cacheKeys: string[], ttl: number): Promise<void> {
+	const multi = redis.multi()
+	for (const key of cacheKeys) {
+		const generation = keys.cacheGeneration(key)
+		multi.incr(generation).expire(generation, ttl).del(key)
+	}
+	await multi.exec()
+}
+
 export async function forgetPosts(communityId: number, postIds: string[]): Promise<void> {
 	if (postIds.length === 0) return
 	await quietly('forgetPosts', () =>
-		redis.del(...postIds.map((id) => keys.postCache(communityId, id))),
+		dropCached(
+			postIds.map((id) => keys.postCache(communityId, id)),
+			POST_TTL_SECONDS,
+		),
 	)
 }
 
@@ -109,7 +142,10 @@ export async function setSeenCounts(communityId: number, counts: SeenCounts[]): 
 export async function forgetUsers(communityId: number, userIds: number[]): Promise<void> {
 	if (userIds.length === 0) return
 	await quietly('forgetUsers', () =>
-		redis.del(...userIds.map((id) => keys.userCache(communityId, id))),
+		dropCached(
+			userIds.map((id) => keys.userCache(communityId, id)),
+			USER_TTL_SECONDS,
+		),
 	)
 }
 
@@ -241,14 +277,20 @@ function decodeFull(raw: Buffer): CachedPost {
 
 export async function storePosts(posts: CachedPost[]): Promise<void> {
 	const keyOf = (post: CachedPost) => keys.postCache(post.community_id, post.id)
-	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) =>
-		pipeline.set(keyOf(post), encodePost(post), 'EX', POST_TTL_SECONDS),
-	)
+	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) => {
+		const generation = keys.cacheGeneration(keyOf(post))
+		pipeline
+			.incr(generation)
+			.expire(generation, POST_TTL_SECONDS)
+			.set(keyOf(post), encodePost(post), 'EX', POST_TTL_SECONDS)
+	})
 }
 
 /**
  * Cache-aside over MGET (posts and users alike): cached values of `ids`, misses loaded
- * from Postgres, returned and cached for `ttl` seconds; unknown ids are left out.
+ * from Postgres, returned and cached for `ttl` seconds unless a writer bumped their
+ * generation meanwhile (see cacheFill); unknown ids are left out. `ids` are of one
+ * community, so their keys share a hash tag.
  */
 async function readThrough<K extends string | number, T>(
 	ids: K[],
@@ -267,6 +309,8 @@ async function readThrough<K extends string | number, T>(
 		else missing.push(id)
 	})
 	if (missing.length > 0) {
+		const generations = await redis.mget(...missing.map((id) => keys.cacheGeneration(keyOf(id))))
+		const seen = new Map(missing.map((id, i) => [id, generations[i] ?? '']))
 		const encoded = await load(missing)
 		for (const [id, value] of encoded) found.set(id, decode(Buffer.from(value)))
 		await quietly('fill cache', () =>
@@ -274,7 +318,14 @@ async function readThrough<K extends string | number, T>(
 				redis,
 				encoded,
 				([id]) => keyOf(id),
-				(pipeline, [id, value]) => pipeline.set(keyOf(id), value, 'EX', ttl),
+				(pipeline, [id, value]) =>
+					(pipeline as unknown as { cacheFill: CacheFill }).cacheFill(
+						keyOf(id),
+						keys.cacheGeneration(keyOf(id)),
+						seen.get(id) ?? '',
+						value,
+						ttl,
+					),
 			),
 		)
 	}
