@@ -16,7 +16,8 @@
 //   forgetUsers(communityId, userIds)      a user's name/image/deleted state changed.
 //   placePosts(posts, formerTopicIds?, formerWidgetIds?)
 //                                           a post's row, topics or widgets changed:
-//                                           caches it and re-places it in feeds.
+//                                           drops its cached value (the next read
+//                                           fills it) and re-places it in feeds.
 //   refreshPosts(communityId, postIds)     the same, loading the posts first.
 //
 // Modules reach these through feed-manager.ts only.
@@ -176,7 +177,7 @@ export async function placePosts(
 	formerWidgetIds: string[] = [],
 ): Promise<void> {
 	await quietly('placePosts', async () => {
-		await storePosts(posts)
+		await dropPosts(posts)
 		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
 	})
 }
@@ -275,14 +276,16 @@ function decodeFull(raw: Buffer): CachedPost {
 	return postFromShared(header, JSON.parse(`{${fragment.toString()}}`))
 }
 
-export async function storePosts(posts: CachedPost[]): Promise<void> {
+/**
+ * Drops the cached values of posts a writer changed (bumping their generations); the
+ * next read fills them. A writer never stores its own copy: it was loaded before the
+ * commit of a like or comment racing it, and would put an older count back.
+ */
+async function dropPosts(posts: CachedPost[]): Promise<void> {
 	const keyOf = (post: CachedPost) => keys.postCache(post.community_id, post.id)
 	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) => {
 		const generation = keys.cacheGeneration(keyOf(post))
-		pipeline
-			.incr(generation)
-			.expire(generation, POST_TTL_SECONDS)
-			.set(keyOf(post), encodePost(post), 'EX', POST_TTL_SECONDS)
+		pipeline.incr(generation).expire(generation, POST_TTL_SECONDS).del(keyOf(post))
 	})
 }
 

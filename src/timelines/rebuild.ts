@@ -2,13 +2,14 @@
 // flush, or an import). Drops every key in the community's slot and the per-user derived
 // keys of its members (viewer flags, block sets, connection and personalised feeds: all
 // rebuilt lazily on the next read), then
-// re-adds every post to the sorted sets and the post cache in pipelined batches.
+// re-adds every post to the sorted sets in pipelined batches. The post cache fills on
+// read (a value stored here could be older than a like committed meanwhile).
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { setsFor } from './index-post'
-import { refreshPosts, storePosts } from './post-cache'
+import { refreshPosts } from './post-cache'
 import { communityPostIds, communityUserIds, loadPosts, recentlyWrittenPosts } from './repo'
 
 const BATCH = 1000
@@ -55,7 +56,6 @@ export async function rebuildCommunity(
 			for (const { key, member } of setsFor(post))
 				if (member) pipeline.zadd(key, post.created_at, post.id)
 		await execOrThrow(pipeline)
-		await storePosts(posts)
 	}
 	await redis.set(keys.feedBuilt(communityId), String(Date.now()))
 	return total
