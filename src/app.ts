@@ -1,6 +1,5 @@
 // The HTTP application: cross-cutting hooks, one error handler, and every feature
 // module. No listen here, so tests drive it through app.handle().
-import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { assertSupportedVersion, clientIp, readClientInfo } from './lib/client'
 import { AppError } from './lib/errors'
@@ -12,6 +11,7 @@ import {
 } from './lib/input-limits'
 import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
+import { openapiDocs } from './lib/openapi'
 import { limitIp } from './lib/rate-limit'
 import { validationMessage } from './lib/validation-message'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
@@ -114,7 +114,7 @@ export const app = new Elysia()
 			'request',
 		)
 	})
-	.use(openapi({ path: '/openapi', documentation: { info: { title: 'plaza', version: '0.1.0' } } }))
+	.use(openapiDocs)
 	.use(healthModule)
 	.use(idempotencyPlugin)
 	.use(sessionsModule)

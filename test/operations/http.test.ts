@@ -71,6 +71,12 @@ describe('health, readiness, metrics, openapi', () => {
 		expect(answer('/sdk/initiate', 'post')).toContain('"access_token"')
 		expect(answer('/user/refresh', 'post')).toContain('"refresh_token"')
 		expect(answer('/community/settings', 'get')).toContain('"community_settings"')
+		// Request bodies too, though every body goes through one function parser.
+		const body = (path: string, method: string) =>
+			JSON.stringify(paths[path][method].requestBody?.content?.['application/json']?.schema)
+		expect(body('/feed/post', 'post')).toContain('"attachments"')
+		expect(body('/feed/post/{post_id}/comment', 'post')).toContain('"text"')
+		expect(body('/webhook', 'post')).toContain('"url"')
 		const ui = await api('GET', '/openapi')
 		expect(ui.status).toBe(200)
 	})
