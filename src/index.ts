@@ -1,7 +1,7 @@
 // Process entry: prepare the database, then serve HTTP and/or run the worker
 // (ROLE=api|worker|all), and shut down gracefully on SIGTERM/SIGINT.
 import { config } from './config'
-import { ensureDatabase, sql } from './lib/db'
+import { ensureDatabase, replica, sql } from './lib/db'
 import { SERVER_MAX_BODY_BYTES } from './lib/input-limits'
 import { log } from './lib/log'
 import { startMetricsServer } from './lib/metrics-server'
@@ -45,7 +45,7 @@ async function shutdown(signal: string) {
 	}, config.WEBHOOK_TIMEOUT_MS + 10_000).unref()
 	// API first (stop accepting, finish in-flight requests), then the worker's claimed jobs.
 	for (const stop of stops) await stop()
-	await sql.end({ timeout: 5 })
+	await Promise.all([sql.end({ timeout: 5 }), replica !== sql && replica.end({ timeout: 5 })])
 	redis.disconnect()
 	process.exit(0)
 }

@@ -12,6 +12,21 @@ export const sql = postgres(config.DATABASE_URL, {
 
 export type Db = postgres.Sql | postgres.TransactionSql
 
+/**
+ * Reads that tolerate replication lag go to DATABASE_REPLICA_URL when it is set (else
+ * to `sql`): the id and row scans of a feed rebuild (a post deleted meanwhile is still
+ * filtered on read) and the dashboard overview's counts. Never a cache fill or anything
+ * a caller reads back after its own write: those must see the latest commit.
+ */
+export const replica: postgres.Sql = config.DATABASE_REPLICA_URL
+	? postgres(config.DATABASE_REPLICA_URL, {
+			max: config.DATABASE_POOL_MAX,
+			idle_timeout: 30,
+			onnotice: () => {},
+			transform: { undefined: null },
+		})
+	: sql
+
 /** Runs `work` on a connection to the `postgres` database of the server in `url`. */
 async function withAdmin<T>(
 	url: string,

@@ -4,7 +4,7 @@
 // rebuilt lazily on the next read), then
 // re-adds every post to the sorted sets in pipelined batches. The post cache fills on
 // read (a value stored here could be older than a like committed meanwhile).
-import { sql } from '../lib/db'
+import { replica, sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
@@ -17,7 +17,7 @@ const BATCH = 1000
 async function dropCommunityKeys(communityId: number): Promise<void> {
 	// SCAN on every master: on a cluster the client's SCAN would see one node only.
 	await deleteKeys(redis, await scanKeys(redis, `*{c${communityId}}*`))
-	const userIds = await communityUserIds(sql, communityId)
+	const userIds = await communityUserIds(replica, communityId)
 	for (let i = 0; i < userIds.length; i += BATCH) {
 		const batch = userIds
 			.slice(i, i + BATCH)
@@ -45,11 +45,11 @@ export async function rebuildCommunity(
 	let after = ''
 	let total = 0
 	for (;;) {
-		const ids = await communityPostIds(sql, communityId, after, BATCH)
+		const ids = await communityPostIds(replica, communityId, after, BATCH)
 		if (ids.length === 0) break
 		after = ids[ids.length - 1] as string
 		total += ids.length
-		const posts = await loadPosts(sql, communityId, ids)
+		const posts = await loadPosts(replica, communityId, ids)
 		// Every set here is in the community's slot ({c<id>}): one pipeline on a cluster too.
 		const pipeline = redis.pipeline()
 		for (const post of posts)

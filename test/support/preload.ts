@@ -8,6 +8,12 @@ process.env.NODE_ENV = 'test'
 process.env.DATABASE_URL =
 	process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_test'
 process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1'
+// The "replica" is the same database through a role whose transactions are read-only:
+// every test then proves that nothing sent to DATABASE_REPLICA_URL writes.
+const REPLICA_ROLE = 'plaza_test_replica'
+const replicaUrl = new URL(process.env.DATABASE_URL)
+replicaUrl.username = REPLICA_ROLE
+process.env.DATABASE_REPLICA_URL = replicaUrl.toString()
 // TEST_REDIS_CLUSTER_NODES runs the suite on a Redis Cluster (.ci/run starts one); a
 // developer's own REDIS_CLUSTER_NODES is never used (the run flushes it).
 if (process.env.TEST_REDIS_CLUSTER_NODES)
@@ -44,5 +50,13 @@ const { redis } = await import('../../src/lib/redis')
 const { masters } = await import('../../src/lib/redis-slots')
 for (const node of await masters(redis)) await node.flushdb()
 await migrate()
+const { sql } = await import('../../src/lib/db')
+await sql`
+	do $$ begin
+		create role plaza_test_replica login;
+	exception when duplicate_object or unique_violation then null;
+	end $$`
+await sql`alter role plaza_test_replica set default_transaction_read_only = on`
+await sql`grant select on all tables in schema public to plaza_test_replica`
 
 export {}

@@ -44,9 +44,12 @@ export async function spawnPlaza(
 	env: Record<string, string> = {},
 	{ startTimeoutMs = 15_000 } = {},
 ): Promise<Plaza> {
+	const inherited: Record<string, string | undefined> = { ...process.env }
+	// A process given its own database must not read the suite's through the replica.
+	if (env.DATABASE_URL && !env.DATABASE_REPLICA_URL) delete inherited.DATABASE_REPLICA_URL
 	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
 		cwd: root,
-		env: { ...process.env, ROLE: role, PORT: '0', LOG_LEVEL: 'info', ...env },
+		env: { ...inherited, ROLE: role, PORT: '0', LOG_LEVEL: 'info', ...env },
 		stdout: 'pipe',
 		stderr: 'pipe',
 	})

@@ -1,7 +1,7 @@
 // The dashboard overview: what a community manager checks first — how big the
 // community is, whether its webhooks are healthy, and how webhook deliveries and
 // pushes went today.
-import { sql } from '../../lib/db'
+import { replica, sql } from '../../lib/db'
 import { findCommunity } from '../projects/repo'
 import { attemptsByHour, countCommunity, pushesByHour, webhookHealth } from './repo'
 
@@ -27,10 +27,11 @@ export async function overview(communityId: number, now = Date.now()) {
 	const since = Math.floor(now / HOUR) * HOUR - 23 * HOUR
 	const [community, counts, webhooks, attempts, pushes] = await Promise.all([
 		findCommunity(sql, communityId),
-		countCommunity(sql, communityId),
-		webhookHealth(sql, communityId),
-		attemptsByHour(sql, communityId, since),
-		pushesByHour(sql, communityId, since),
+		// counts and charts: a replica's lag of a second does not matter here
+		countCommunity(replica, communityId),
+		webhookHealth(replica, communityId),
+		attemptsByHour(replica, communityId, since),
+		pushesByHour(replica, communityId, since),
 	])
 	return {
 		community: { id: communityId, name: community?.name ?? '' },
