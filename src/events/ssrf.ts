@@ -14,11 +14,21 @@ export function parseAllowList(cidrs: string[]): AllowList {
 	return cidrs.map((cidr) => ipaddr.parseCIDR(cidr))
 }
 
+/** An IPv4-compatible IPv6 address (::/96 but not :: or ::1, deprecated): ::a00:5 is 10.0.0.5. */
+function isIPv4Compatible(address: ipaddr.IPv6): boolean {
+	const [a, b, c, d, e, f, g, h] = address.parts
+	return a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0 && (g !== 0 || (h ?? 0) > 1)
+}
+
 function normalise(address: string): Address {
 	const parsed = ipaddr.parse(address)
-	// ::ffff:10.0.0.5 must be judged as the IPv4 address it carries
-	if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-		return (parsed as ipaddr.IPv6).toIPv4Address()
+	if (parsed.kind() !== 'ipv6') return parsed
+	const v6 = parsed as ipaddr.IPv6
+	// ::ffff:10.0.0.5 and ::a00:5 must be judged as the IPv4 address they carry (the
+	// second was taken for public unicast).
+	if (v6.isIPv4MappedAddress() || isIPv4Compatible(v6)) {
+		const [, , , , , , high = 0, low = 0] = v6.parts
+		return ipaddr.fromByteArray([high >> 8, high & 255, low >> 8, low & 255]) as ipaddr.IPv4
 	}
 	return parsed
 }

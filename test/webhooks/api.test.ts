@@ -87,6 +87,10 @@ describe('POST /webhook', () => {
 			'http://[fd00::1]/hook',
 			'http://[fe80::1]/hook',
 			'http://[::ffff:10.0.0.5]/hook',
+			'http://[::ffff:a00:5]/hook',
+			'http://[::a00:5]/hook', // IPv4-compatible 10.0.0.5
+			'http://[::a9fe:a9fe]/hook', // IPv4-compatible 169.254.169.254
+			'http://[64:ff9b::a9fe:a9fe]/hook', // NAT64 of 169.254.169.254
 			'http://203.0.113.9/hook',
 		]
 		for (const url of refused) {
