@@ -5,6 +5,8 @@ interface ValidationIssue {
 	message: string
 	summary?: string
 	value?: unknown
+	/** the schema that failed; its `error`, when a string, is the message a route chose */
+	schema?: { error?: unknown }
 }
 
 const kinds: Record<string, string> = {
@@ -33,5 +35,8 @@ export function validationMessage(error: { all?: ValidationIssue[] }, type: stri
 	const problem = kind && kinds[kind] ? `must be ${kinds[kind]}` : (first.summary ?? first.message)
 	const shown = ['string', 'number', 'boolean'].includes(typeof first.value)
 	const got = shown ? ` (got ${JSON.stringify(first.value).slice(0, 100)})` : ''
+	// A schema's own `error` names its field and range already ("noti_state must be 1, 2 or 3").
+	const chosen = first.schema?.error
+	if (typeof chosen === 'string') return `Invalid ${where}: ${chosen}${got}`
 	return `Invalid ${where}: ${field ? `${field} ` : ''}${problem}${got}`
 }

@@ -99,6 +99,19 @@ describe('access-token lifetime', () => {
 		expect(short.exp - short.iat).toBe(600)
 	})
 
+	test('token_expiry_beta out of range or not whole is a 400 that says the range', async () => {
+		for (const value of [43_201, 0, 1.5, 'ten']) {
+			const reply = await api('POST', '/sdk/initiate', {
+				apiKey: community.apiKey,
+				body: { user_unique_id: `range-${counter++}`, token_expiry_beta: value },
+			})
+			expect(reply.status, String(value)).toBe(400)
+			expect(reply.body.error_message, String(value)).toContain(
+				'token_expiry_beta must be a whole number of minutes from 1 to 43200',
+			)
+		}
+	})
+
 	test('a token signed for longer than a day, or without expiry, is refused', async () => {
 		const { user } = await login()
 		const claims = { sub: user.uuid, uid: user.id, cid: community.communityId, role: 'member' }

@@ -12,7 +12,14 @@ export const InitiateBody = t.Object({
 	user_name: t.Optional(t.String({ maxLength: 200 })),
 	image_url: t.Optional(t.String({ maxLength: 2000 })),
 	is_guest: t.Optional(t.Boolean()),
-	token_expiry_beta: t.Optional(t.Integer({ minimum: 1, maximum: 60 * 24 * 30 })),
+	/** minutes; tokens live 24 h at most whatever this says (docs/auth.md) */
+	token_expiry_beta: t.Optional(
+		t.Integer({
+			minimum: 1,
+			maximum: 60 * 24 * 30,
+			error: 'token_expiry_beta must be a whole number of minutes from 1 to 43200',
+		}),
+	),
 	/** the API key when no x-api-key header is sent */
 	apikey: t.Optional(t.String()),
 })
