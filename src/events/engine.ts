@@ -14,6 +14,7 @@ import {
 	nextDueAt,
 	reapExpired,
 	release,
+	renewLeases,
 	requeue,
 	unschedule,
 } from './queue'
@@ -42,6 +43,8 @@ export interface EngineOptions {
 	reapMs: number
 	reconcileMs: number
 	reconcileGraceMs: number
+	/** how long a claim lasts unless renewed (renewed every third of it while held) */
+	leaseMs: number
 }
 
 export const defaultEngineOptions = (): EngineOptions => ({
@@ -54,13 +57,17 @@ export const defaultEngineOptions = (): EngineOptions => ({
 	reapMs: 1000,
 	reconcileMs: 5000,
 	reconcileGraceMs: 2000,
+	leaseMs: 6000,
 })
 
 export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Promise<void> {
 	const o = { ...defaultEngineOptions(), ...overrides }
 	const allow = parseAllowList(o.allowedCidrs)
-	// The lease outlives the longest attempt, so a live worker never loses its claim.
-	const leaseMs = o.timeoutMs + Math.max(1000, o.timeoutMs / 4)
+	// Short leases, renewed every third of one while this worker holds the claim: a
+	// live worker keeps it through an attempt of any length, a killed one (kill -9)
+	// gives its deliveries back within a lease instead of after the whole timeout.
+	const leaseMs = Math.min(o.leaseMs, o.timeoutMs + Math.max(1000, o.timeoutMs / 4))
+	const held = new Set<string>()
 	const perWebhook = new Map<string, number>()
 	const attempts = new Set<Promise<void>>()
 	const record = createRecorder()
@@ -135,6 +142,7 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 	}
 
 	function start(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number) {
+		held.add(claimed.member)
 		perWebhook.set(claimed.webhookId, (perWebhook.get(claimed.webhookId) ?? 0) + 1)
 		let slotHeld = true
 		const freeSlot = () => {
@@ -153,6 +161,7 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 				),
 			)
 			.finally(() => {
+				held.delete(claimed.member)
 				freeSlot()
 				attempts.delete(task)
 				nudge()
@@ -206,6 +215,13 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 
 	const stopRelay = startRelay(nudge)
 	const reaper = setInterval(() => void reapExpired(Date.now()).catch(() => {}), o.reapMs)
+	const renewer = setInterval(
+		() =>
+			void renewLeases([...held], Date.now() + leaseMs).catch((error) =>
+				log.error({ err: error }, 'webhook lease renewal failed'),
+			),
+		leaseMs / 3,
+	)
 	const reconciler = setInterval(
 		() =>
 			void reconcileOnce(o.reconcileGraceMs).then(
@@ -225,5 +241,6 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		await looping
 		// Claimed attempts finish (each is bounded by the timeout) before the process exits.
 		await Promise.all([...attempts])
+		clearInterval(renewer) // held until here, so no other worker takes them meanwhile
 	}
 }

@@ -130,6 +130,14 @@ export const reapExpired = (now: number, limit = 1000) =>
 export const requeue = (memberValue: string, dueAt: number) =>
 	client.webhookRequeue(due, inflight, memberValue, dueAt)
 
+/** Moves the lease deadline of members still in flight (XX: one the reaper took back stays taken). */
+export async function renewLeases(members: string[], leaseUntil: number): Promise<void> {
+	if (members.length === 0) return
+	const args: (string | number)[] = []
+	for (const m of members) args.push(leaseUntil, m)
+	await client.zadd(inflight, 'XX', ...args)
+}
+
 export async function release(members: string[]): Promise<void> {
 	if (members.length > 0) await client.zrem(inflight, ...members)
 }

@@ -89,6 +89,38 @@ describe('worker processes', () => {
 		await second.stop()
 	}, 60_000)
 
+	test('a claim lasts a short lease renewed while held: an attempt longer than the lease is sent once, a killed worker gives its claims back within a lease', async () => {
+		const s = await setup('wh-lease')
+		const long = { WEBHOOK_TIMEOUT_MS: '60000' } // the old lease: 75 s
+		// Held 8 s by the receiver, longer than the 6 s lease: renewal keeps the claim.
+		slow.set('/lease-long', 8000)
+		await register(s, at('/lease-long'))
+		const first = await spawn('worker', long)
+		await newProfile(s)
+		await waitFor(() => receiptsAt('/lease-long').length === 1)
+		await Bun.sleep(9000)
+		expect(receiptsAt('/lease-long').length).toBe(1)
+
+		// Killed while holding claims (the receiver keeps them 30 s): they are due again
+		// within a lease, not after the 75 s the whole timeout once needed.
+		slow.delete('/lease-long')
+		slow.set('/lease-kill', 30_000)
+		const killHook = await register(s, at('/lease-kill'))
+		await Promise.all(Array.from({ length: 3 }, () => newProfile(s)))
+		await waitFor(() => receiptsAt('/lease-kill').length >= 3)
+		const leases = await redis.zrange(keys.webhookInflight(), 0, -1, 'WITHSCORES')
+		await first.stop('SIGKILL')
+		const deadlines = leases.filter((_, i) => i % 2 === 1).map(Number)
+		expect(deadlines.length).toBeGreaterThan(0)
+		for (const deadline of deadlines) expect(deadline).toBeLessThanOrEqual(Date.now() + 6000)
+		slow.delete('/lease-kill')
+		const second = await spawn('worker', long)
+		await waitFor(async () => (await deliveryStatuses(killHook.id)).delivered === 3, {
+			timeoutMs: 30_000,
+		})
+		await second.stop()
+	}, 60_000)
+
 	test('queue keys deleted with deliveries pending: the reconciler schedules them again', async () => {
 		const s = await setup('wh-flush')
 		failFirst.add('/flush')
