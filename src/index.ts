@@ -8,6 +8,7 @@ import { startMetricsServer } from './lib/metrics-server'
 import { migrate } from './lib/migrate'
 import { redis } from './lib/redis'
 import { ensureDemoProject } from './modules/projects/demo'
+import { flushFeedConfirmations } from './timelines/feed-marks'
 import { startWorker } from './worker'
 
 await ensureDatabase(config.DATABASE_URL)
@@ -45,6 +46,7 @@ async function shutdown(signal: string) {
 	}, config.WEBHOOK_TIMEOUT_MS + 10_000).unref()
 	// API first (stop accepting, finish in-flight requests), then the worker's claimed jobs.
 	for (const stop of stops) await stop()
+	await flushFeedConfirmations()
 	await Promise.all([sql.end({ timeout: 5 }), replica !== sql && replica.end({ timeout: 5 })])
 	redis.disconnect()
 	process.exit(0)

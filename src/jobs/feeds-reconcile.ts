@@ -1,16 +1,19 @@
-// Re-places every post written in the last few minutes in the Redis feeds and cache.
-// Posts reach Redis right after their transaction commits; if that write failed
-// (Redis briefly down), this repairs it within a minute. Idempotent (ZADD/SET).
+// Re-places the posts whose Redis placement was never confirmed (Redis failed after
+// the commit, or the writer died first): their durable marks outlived the grace
+// period (timelines/feed-marks.ts). A pass with no failed writes reads one empty
+// index range and touches no post, so it runs often: a lost write is repaired within
+// about GRACE_MS + 15 s.
 import { log } from '../lib/log'
-import { reconcileRecentPosts } from '../timelines/rebuild'
+import { repairUnconfirmed } from '../timelines/feed-marks'
 
-const WINDOW_MS = 3 * 60_000
+// Longer than a write's commit-to-confirmation path (a confirmation is flushed within 0.5 s).
+const GRACE_MS = 15_000
 
 export const feedsReconcileJob = {
 	name: 'feeds-reconcile',
-	pattern: '* * * * *',
+	pattern: '*/15 * * * * *',
 	async run() {
-		const posts = await reconcileRecentPosts(WINDOW_MS)
-		if (posts > 0) log.debug({ posts }, 'recent posts re-placed in feeds')
+		const posts = await repairUnconfirmed(GRACE_MS)
+		if (posts.length > 0) log.info({ posts: posts.length }, 'unconfirmed posts re-placed in feeds')
 	},
 }

@@ -41,11 +41,16 @@ export function reportRedisError(operation: string, error: unknown): void {
 	)
 }
 
-/** Runs a Redis write that may fail without failing its caller; a failure is reported. */
-export async function quietly(operation: string, work: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs a Redis write that may fail without failing its caller; a failure is reported.
+ * True when the write went through (a caller holding a durable mark confirms it then).
+ */
+export async function quietly(operation: string, work: () => Promise<unknown>): Promise<boolean> {
 	try {
 		await work()
+		return true
 	} catch (error) {
 		reportRedisError(operation, error)
+		return false
 	}
 }

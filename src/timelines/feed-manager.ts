@@ -6,10 +6,12 @@
 //
 // Writes that change a post go through `onPostWritten` inside their transaction and
 // call `afterCommit()` on what it returns; everything else is told after the commit.
-// Nothing here throws on a Redis failure (logged; caches expire and reconcilers repair).
+// Nothing here throws on a Redis failure (logged; caches expire, and a post write's
+// durable mark lets the reconciler re-place what Redis did not take).
 import type { Db } from '../lib/db'
 import { followAuthor, unfollowAuthor } from './connection-feed'
 import { enqueueFanOut, enqueueFanOutRemoval } from './fanout'
+import { confirmFeedMark, markForFeeds } from './feed-marks'
 import {
 	forgetBlocks,
 	forgetPosts,
@@ -57,8 +59,13 @@ async function onPostWritten(
 	former: FormerPost | null = null,
 ): Promise<AfterCommit> {
 	await fanOutFor(tx, post, former)
+	const mark = await markForFeeds(tx, post, former?.topic_ids ?? [], former?.widget_ids ?? [])
 	return {
-		afterCommit: () => placePosts([post], former?.topic_ids ?? [], former?.widget_ids ?? []),
+		async afterCommit() {
+			// The mark carries every former id still unconfirmed, not only this write's.
+			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids))
+				confirmFeedMark(mark)
+		},
 	}
 }
 

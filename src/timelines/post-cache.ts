@@ -170,13 +170,13 @@ export async function setViewerFlag(
 	})
 }
 
-/** Caches these posts as given (just loaded) and re-places them in every feed. */
-export async function placePosts(
+/** Caches these posts as given (just loaded) and re-places them in every feed; true when Redis took it all. */
+export function placePosts(
 	posts: CachedPost[],
 	formerTopicIds: string[] = [],
 	formerWidgetIds: string[] = [],
-): Promise<void> {
-	await quietly('placePosts', async () => {
+): Promise<boolean> {
+	return quietly('placePosts', async () => {
 		await dropPosts(posts)
 		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
 	})

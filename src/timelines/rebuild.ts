@@ -4,13 +4,12 @@
 // rebuilt lazily on the next read), then
 // re-adds every post to the sorted sets in pipelined batches. The post cache fills on
 // read (a value stored here could be older than a like committed meanwhile).
-import { replica, sql } from '../lib/db'
+import { replica } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { setsFor } from './index-post'
-import { refreshPosts } from './post-cache'
-import { communityPostIds, communityUserIds, loadPosts, recentlyWrittenPosts } from './repo'
+import { communityPostIds, communityUserIds, loadPosts } from './repo'
 
 const BATCH = 1000
 
@@ -73,14 +72,4 @@ export async function ensureBuilt(communityId: number): Promise<void> {
 	} finally {
 		await redis.del(keys.feedBuilding(communityId))
 	}
-}
-
-/** Re-places posts written in the last `windowMs` (a reconciler for Redis writes lost after commit). */
-export async function reconcileRecentPosts(windowMs: number): Promise<number> {
-	const rows = await recentlyWrittenPosts(sql, Date.now() - windowMs)
-	const byCommunity = new Map<number, string[]>()
-	for (const row of rows)
-		byCommunity.set(row.community_id, [...(byCommunity.get(row.community_id) ?? []), row.id])
-	for (const [communityId, ids] of byCommunity) await refreshPosts(communityId, ids)
-	return rows.length
 }

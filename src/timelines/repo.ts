@@ -140,15 +140,3 @@ export async function communityIds(db: Db): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`select id from communities order by id`
 	return rows.map((r) => r.id)
 }
-
-/** Posts written (created or changed) since `sinceMs`: ids are time-ordered by insertion. */
-export async function recentlyWrittenPosts(
-	db: Db,
-	sinceMs: number,
-): Promise<{ id: string; community_id: number }[]> {
-	const minId = Math.floor(sinceMs / 1000)
-		.toString(16)
-		.padStart(8, '0')
-	return db<{ id: string; community_id: number }[]>`
-		select id, community_id from posts where id >= ${minId} or updated_at >= ${sinceMs}`
-}

@@ -1,0 +1,51 @@
+// SQL of the durable marks of unconfirmed Redis placements (migrations/0050).
+import type { Db } from '../lib/db'
+
+export interface FeedMark {
+	post_id: string
+	community_id: number
+	mark: string
+	former_topic_ids: string[]
+	former_widget_ids: string[]
+}
+
+/** Marks the post as owed to Redis (in the writing transaction); former ids add to any unconfirmed ones. */
+export async function upsertFeedMark(
+	tx: Db,
+	post: { id: string; community_id: number },
+	formerTopicIds: string[],
+	formerWidgetIds: string[],
+): Promise<FeedMark> {
+	const [row] = await tx<FeedMark[]>`
+		insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
+		values (${post.id}, ${post.community_id}, ${formerTopicIds}::text[], ${formerWidgetIds}::text[])
+		on conflict (post_id) do update set
+			mark = nextval('feed_mark_seq'),
+			former_topic_ids = feed_marks.former_topic_ids || excluded.former_topic_ids,
+			former_widget_ids = feed_marks.former_widget_ids || excluded.former_widget_ids
+		returning post_id, community_id, mark::text, former_topic_ids, former_widget_ids`
+	return row as FeedMark
+}
+
+/** Deletes each mark that is still the one confirmed (a newer write keeps its own). */
+export async function deleteFeedMarks(
+	db: Db,
+	marks: Pick<FeedMark, 'post_id' | 'mark'>[],
+): Promise<void> {
+	if (marks.length === 0) return
+	await db`
+		delete from feed_marks m
+		using unnest(${marks.map((m) => m.post_id)}::text[], ${marks.map((m) => m.mark)}::bigint[])
+			as c(post_id, mark)
+		where m.post_id = c.post_id and m.mark = c.mark`
+}
+
+/** The oldest marks left unconfirmed for longer than `graceMs`. */
+export function staleFeedMarks(db: Db, graceMs: number, limit: number): Promise<FeedMark[]> {
+	return db<FeedMark[]>`
+		select post_id, community_id, mark::text, former_topic_ids, former_widget_ids
+		from feed_marks
+		where marked_at < now() - make_interval(secs => ${graceMs / 1000})
+		order by marked_at
+		limit ${limit}`
+}
