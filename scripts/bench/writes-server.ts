@@ -1,0 +1,13 @@
+// The write benchmark's server: the real app and worker in one process (ROLE=all, as
+// `npm start` runs) plus a bare constant route (the machine's ceiling). Prints
+// `listening <port>` when ready.
+import { Elysia } from 'elysia'
+import { app } from '../../src/app'
+import { startWorker } from '../../src/worker'
+
+await startWorker()
+const server = new Elysia()
+	.get('/bench/bare', () => 'ok')
+	.use(app)
+	.listen({ port: 0 })
+console.log(`listening ${server.server?.port}`)
