@@ -30,6 +30,9 @@ export const keys = {
 	topicFeed: (communityId: number, topicId: string) => `feed:{c${communityId}}:topic:${topicId}`,
 	widgetFeed: (communityId: number, widgetId: string) =>
 		`feed:{c${communityId}}:widget:${widgetId}`,
+	// a stream of the posts placed in the universal feed, in the order placed (with what
+	// ranking needs); personalised reads fold it in from where each viewer left off
+	placements: (communityId: number) => `feed:{c${communityId}}:placed`,
 	// set once the community's sets were built from Postgres; missing → rebuilt on read
 	feedBuilt: (communityId: number) => `feed:{c${communityId}}:built`,
 	feedBuilding: (communityId: number) => `feed:{c${communityId}}:building`,

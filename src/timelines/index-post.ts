@@ -19,15 +19,27 @@ type Placed = Pick<
 	'community_id' | 'visibility' | 'is_deleted' | 'hidden' | 'topic_ids' | 'widget_ids'
 >
 
+// The placement stream keeps about this many entries (a personalised read folds in at
+// most FRESH_LIMIT of them; older ones are in the viewer's stored ranking or beyond it).
+const PLACEMENTS_KEPT = 5000
+
+/** What the personalised engine needs of a placed post to rank it without loading it. */
+export function placementEntry(
+	post: Pick<CachedPost, 'id' | 'user_id' | 'is_pinned' | 'created_at' | 'topic_ids'>,
+): string {
+	return `${post.id} ${post.user_id} ${post.is_pinned ? 1 : 0} ${post.created_at} ${post.topic_ids.join(',')}`
+}
+
+const listed = (post: Placed) => post.visibility === 'public' && !post.is_deleted
+const inUniversal = (post: Placed) => listed(post) && !post.hidden
+
 /** Every community set the post names (universal, its topics, its widgets) and whether it belongs there. */
 export function setsFor(post: Placed): SetPlace[] {
 	const c = post.community_id
-	const listed = post.visibility === 'public' && !post.is_deleted
-	const inUniversal = listed && !post.hidden
 	return [
-		{ key: keys.universalFeed(c), member: inUniversal },
-		...post.topic_ids.map((id) => ({ key: keys.topicFeed(c, id), member: listed })),
-		...post.widget_ids.map((id) => ({ key: keys.widgetFeed(c, id), member: inUniversal })),
+		{ key: keys.universalFeed(c), member: inUniversal(post) },
+		...post.topic_ids.map((id) => ({ key: keys.topicFeed(c, id), member: listed(post) })),
+		...post.widget_ids.map((id) => ({ key: keys.widgetFeed(c, id), member: inUniversal(post) })),
 	]
 }
 
@@ -51,5 +63,16 @@ export async function indexPost(
 			member ? redis.zadd(key, post.created_at, post.id) : redis.zrem(key, post.id),
 		),
 		...left.map((key) => redis.zrem(key, post.id)),
+		// Every (re)placement in the universal feed, in order: new posts reach personalised feeds from here.
+		inUniversal(post) &&
+			redis.xadd(
+				keys.placements(c),
+				'MAXLEN',
+				'~',
+				PLACEMENTS_KEPT,
+				'*',
+				'e',
+				placementEntry(post),
+			),
 	])
 }

@@ -1,7 +1,12 @@
-// The personalised feed engine: `feed:{u<id>}:pers` holds up to 500 candidates
-// scored by rankPost at the last recompute (`feed:{u<id>}:pers:meta` keeps that time
-// and the viewer's affinities). A read merges in the posts created since then,
-// scored at read time with the same function, so the feed is never stale.
+// The personalised feed engine: `feed:{u<id>}:pers` holds the candidates scored by
+// rankPost at the last recompute (`feed:{u<id>}:pers:meta` keeps that time, the
+// viewer's affinities and `stream_id`: how far into the community's placement stream
+// the stored ranking reaches). A read merges in what was placed since — ranked from the
+// stream entries themselves, no post loaded — and the fresh posts of the viewer's
+// connection feed, so the feed is never stale. Once a read finds more than FOLD_AT
+// placements past the viewer's position it folds them into the stored ranking and
+// moves the position on: a read's work stays about one page window however many posts
+// were written since the recompute (issue 17).
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
@@ -22,15 +27,54 @@ import { renderSelection, selectPage } from './render'
 export const PERS_SIZE = 500
 const CANDIDATE_LIMIT = 1000
 const FRESH_LIMIT = 500
+const CONN_FRESH_LIMIT = 100
+const FOLD_AT = 20
+// Folded posts join the stored ranking; it keeps at most this many (lowest first out).
+const STORED_MAX = PERS_SIZE + FRESH_LIMIT
 const WINDOW_MS = 30 * 86_400_000
 const AFFINITY_WINDOW_MS = 90 * 86_400_000
 const KEEP_SECONDS = 7 * 86_400
 
 interface Meta {
+	/** As stored (the fold compares it to be sure no recompute came in between). */
+	computedAtRaw: string
 	computedAt: number
+	streamId: string
+}
+
+interface Affinities {
 	authors: Record<string, number>
 	topics: Record<string, number>
 }
+
+// Folds scored placements into the stored ranking unless a recompute replaced it
+// meanwhile; the stream position only moves forward. Keys of one user ({u<id>}).
+redis.defineCommand('persFold', {
+	numberOfKeys: 2,
+	lua: `if redis.call('hget', KEYS[2], 'computed_at') ~= ARGV[1] then return 0 end
+local function after(a, b)
+  local am, as = string.match(a, '(%d+)-(%d+)')
+  local bm, bs = string.match(b, '(%d+)-(%d+)')
+  if tonumber(am) ~= tonumber(bm) then return tonumber(am) > tonumber(bm) end
+  return tonumber(as) > tonumber(bs)
+end
+if after(ARGV[2], redis.call('hget', KEYS[2], 'stream_id') or '0-0') then redis.call('hset', KEYS[2], 'stream_id', ARGV[2]) end
+if #ARGV > 4 then redis.call('zadd', KEYS[1], unpack(ARGV, 5)) end
+local keep = tonumber(ARGV[3])
+if redis.call('zcard', KEYS[1]) > keep then redis.call('zremrangebyrank', KEYS[1], 0, -keep - 1) end
+redis.call('expire', KEYS[1], ARGV[4])
+return 1`,
+})
+
+type FoldCommand = (
+	feed: string,
+	meta: string,
+	computedAt: string,
+	streamId: string,
+	keep: number,
+	ttl: number,
+	...scoresAndIds: (string | number)[]
+) => Promise<number>
 
 /** Re-ranks the user's candidates from Postgres and stores the top PERS_SIZE. */
 export async function recomputePersonalised(
@@ -42,6 +86,8 @@ export async function recomputePersonalised(
 		authorAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
 		topicAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
 	])
+	// Read before the candidates: a post placed meanwhile is then in both (merged by id), never in neither.
+	const streamId = await lastPlacement(communityId)
 	const favourites = Object.entries(topics)
 		.sort((a, b) => b[1] - a[1])
 		.slice(0, 5)
@@ -87,6 +133,8 @@ export async function recomputePersonalised(
 		JSON.stringify(authors),
 		'topics',
 		JSON.stringify(topics),
+		'stream_id',
+		streamId,
 	).expire(meta, KEEP_SECONDS)
 	await tx.exec()
 	await recordRecompute(sql, userId, communityId, now)
@@ -98,16 +146,36 @@ export async function queueRecompute(userId: number, communityId: number): Promi
 	await redis.sadd(keys.recomputeQueue(), `${communityId}:${userId}`)
 }
 
-/** When the stored ranking was computed (null: never, or expired). */
-async function computedAtOf(userId: number): Promise<number | null> {
-	const raw = await redis.hget(keys.persMeta(userId), 'computed_at')
-	return raw === null ? null : Number(raw)
+/** The id of the community's newest placement ('0-0' when none). */
+async function lastPlacement(communityId: number): Promise<string> {
+	const [newest] = await redis.xrevrange(keys.placements(communityId), '+', '-', 'COUNT', 1)
+	return newest?.[0] ?? '0-0'
 }
 
-/** The affinities stored at the last recompute (read only when fresh posts need scoring). */
-async function readMeta(userId: number, computedAt: number): Promise<Meta> {
+/** When the stored ranking was computed and how far it reaches (null: never, or expired). */
+async function metaOf(userId: number): Promise<Meta | null> {
+	const [computedAt, streamId] = await redis.hmget(
+		keys.persMeta(userId),
+		'computed_at',
+		'stream_id',
+	)
+	if (computedAt === null) return null
+	return { computedAtRaw: computedAt, computedAt: Number(computedAt), streamId: streamId ?? '0-0' }
+}
+
+// Parsed affinities by (user, recompute time): read and parsed once per recompute, not per read.
+const affinityCache = new Map<string, Affinities>()
+const AFFINITY_CACHE_MAX = 20_000
+
+async function affinitiesOf(userId: number, meta: Meta): Promise<Affinities> {
+	const cacheKey = `${userId}:${meta.computedAtRaw}`
+	const cached = affinityCache.get(cacheKey)
+	if (cached) return cached
 	const [authors, topics] = await redis.hmget(keys.persMeta(userId), 'authors', 'topics')
-	return { computedAt, authors: JSON.parse(authors ?? '{}'), topics: JSON.parse(topics ?? '{}') }
+	const parsed = { authors: JSON.parse(authors ?? '{}'), topics: JSON.parse(topics ?? '{}') }
+	if (affinityCache.size >= AFFINITY_CACHE_MAX) affinityCache.clear()
+	affinityCache.set(cacheKey, parsed)
+	return parsed
 }
 
 function pairs(raw: string[]): { id: string; score: number }[] {
@@ -117,44 +185,113 @@ function pairs(raw: string[]): { id: string; score: number }[] {
 	return out
 }
 
-/** Posts created since the last recompute, scored now with the stored affinities. */
-async function freshEntries(viewer: Viewer, computedAt: number, known: Set<string>) {
-	const since = `(${computedAt}`
-	const [publicIds, connectionIds] = await Promise.all([
-		redis.zrevrangebyscore(
-			keys.universalFeed(viewer.communityId),
-			'+inf',
-			since,
-			'LIMIT',
-			0,
-			FRESH_LIMIT,
-		),
-		redis.zrevrangebyscore(keys.connFeed(viewer.userId), '+inf', since, 'LIMIT', 0, FRESH_LIMIT),
-	])
-	const followed = new Set(connectionIds)
-	const ids = [...new Set([...publicIds, ...connectionIds])].filter((id) => !known.has(id))
-	if (ids.length === 0) return []
-	const [meta, posts] = await Promise.all([
-		readMeta(viewer.userId, computedAt),
-		getPosts(viewer.communityId, ids),
-	])
-	return [...posts.values()].map((p) => ({
-		id: p.id,
+interface Scored {
+	id: string
+	score: number
+}
+
+/** A placement entry ranked for the viewer (engagement counts as at placement: none yet for a new post). */
+function rankPlacement(entry: string, followed: Set<string>, meta: Meta, affinities: Affinities) {
+	const [id = '', userId = '', pinned, createdAt, topicIds = ''] = entry.split(' ')
+	return {
+		id,
 		score: rankPost(
 			{
-				createdAt: p.created_at,
-				likes: p.likes_count,
-				comments: p.comments_count,
-				shares: p.post_shared_count,
-				reach: p.reach_count,
-				isPinned: p.is_pinned,
-				isConnection: followed.has(p.id),
-				authorAffinity: meta.authors[String(p.user_id)] ?? 0,
-				topicAffinity: topicAffinityOf(p.topic_ids, meta.topics),
+				createdAt: Number(createdAt),
+				likes: 0,
+				comments: 0,
+				shares: 0,
+				reach: 0,
+				isPinned: pinned === '1',
+				isConnection: followed.has(id),
+				authorAffinity: affinities.authors[userId] ?? 0,
+				topicAffinity: topicAffinityOf(
+					topicIds === '' ? [] : topicIds.split(','),
+					affinities.topics,
+				),
 			},
 			meta.computedAt,
 		),
-	}))
+	}
+}
+
+/**
+ * Posts placed since the stored ranking's position (newest FRESH_LIMIT), and fresh
+ * connection-feed posts, scored with the stored affinities. More than FOLD_AT placements
+ * are folded into the stored ranking, so the next read starts past them.
+ */
+async function freshEntries(viewer: Viewer, meta: Meta, known: Set<string>): Promise<Scored[]> {
+	const u = viewer.userId
+	const [placed, connectionIds] = await Promise.all([
+		redis.xrevrange(
+			keys.placements(viewer.communityId),
+			'+',
+			`(${meta.streamId}`,
+			'COUNT',
+			FRESH_LIMIT,
+		),
+		redis.zrevrangebyscore(
+			keys.connFeed(u),
+			'+inf',
+			`(${meta.computedAt}`,
+			'LIMIT',
+			0,
+			CONN_FRESH_LIMIT,
+		),
+	])
+	const followed = new Set(connectionIds)
+	const affinities =
+		placed.length > 0 || connectionIds.length > 0 ? await affinitiesOf(u, meta) : null
+	const fromStream = new Map<string, Scored>()
+	// Newest first: a post placed again (edited) keeps its newest entry.
+	for (const [, fields] of placed) {
+		const scored = rankPlacement(fields[1] ?? '', followed, meta, affinities as Affinities)
+		if (!fromStream.has(scored.id)) fromStream.set(scored.id, scored)
+	}
+	if (placed.length > FOLD_AT)
+		await fold(u, meta, placed[0]?.[0] as string, [...fromStream.values()])
+	const fresh = [...fromStream.values()].filter((e) => !known.has(e.id))
+	// Connection posts the stream does not carry (connections-only visibility, or older than its window).
+	const others = connectionIds.filter((id) => !fromStream.has(id) && !known.has(id))
+	if (others.length === 0) return fresh
+	const posts = await getPosts(viewer.communityId, others)
+	for (const p of posts.values())
+		fresh.push({
+			id: p.id,
+			score: rankPost(
+				{
+					createdAt: p.created_at,
+					likes: p.likes_count,
+					comments: p.comments_count,
+					shares: p.post_shared_count,
+					reach: p.reach_count,
+					isPinned: p.is_pinned,
+					isConnection: true,
+					authorAffinity: affinities?.authors[String(p.user_id)] ?? 0,
+					topicAffinity: topicAffinityOf(p.topic_ids, affinities?.topics ?? {}),
+				},
+				meta.computedAt,
+			),
+		})
+	return fresh
+}
+
+/** Adds scored placements to the stored ranking and moves its stream position to `streamId`. */
+async function fold(
+	userId: number,
+	meta: Meta,
+	streamId: string,
+	entries: Scored[],
+): Promise<void> {
+	await (redis as unknown as { persFold: FoldCommand }).persFold(
+		keys.persFeed(userId),
+		keys.persMeta(userId),
+		meta.computedAtRaw,
+		streamId,
+		STORED_MAX,
+		KEEP_SECONDS,
+		...entries.flatMap((e) => [e.score, e.id]),
+	)
 }
 
 export interface PersonalisedQuery {
@@ -185,13 +322,13 @@ export async function readPersonalisedJson(
 	const feed = keys.persFeed(u)
 	const top = async (n: number) =>
 		pairs(await redis.zrevrange(feed, 0, filtered ? -1 : n - 1, 'WITHSCORES'))
-	const read = () => Promise.all([computedAtOf(u), top(offset + query.pageSize), redis.zcard(feed)])
-	let [[computedAt, stored, storedCount], blocked] = await Promise.all([read(), viewerBlocks(u)])
-	if (computedAt === null) {
+	const read = () => Promise.all([metaOf(u), top(offset + query.pageSize), redis.zcard(feed)])
+	let [[meta, stored, storedCount], blocked] = await Promise.all([read(), viewerBlocks(u)])
+	if (meta === null) {
 		await recomputePersonalised(u, viewer.communityId)
-		;[computedAt, stored, storedCount] = await read()
+		;[meta, stored, storedCount] = await read()
 	}
-	const fresh = await freshEntries(viewer, computedAt ?? 0, new Set(stored.map((e) => e.id)))
+	const fresh = meta ? await freshEntries(viewer, meta, new Set(stored.map((e) => e.id))) : []
 	const merge = (entries: { id: string; score: number }[]) => {
 		if (fresh.length === 0) return entries
 		// A post dated ahead (created_at may be up to 5 min in the future) can be in both.

@@ -197,3 +197,47 @@ describe('GET /feed/personalised', () => {
 		}
 	})
 })
+
+describe('GET /feed/personalised under sustained writing', () => {
+	test('after 2,000 new posts a read folds them in, and a post created, liked, deleted or blocked shows in the very next read', async () => {
+		const { community, viewer } = await setup()
+		const [busy, author, other] = await Promise.all([1, 2, 3].map(() => newUser(community)))
+		await newPost(author, { created_at: hoursAgo(2) })
+		await read(viewer) // the recompute: the stored ranking starts here
+		const posted: string[] = []
+		for (let batch = 0; batch < 100; batch++) {
+			posted.push(...(await Promise.all(Array.from({ length: 20 }, () => newPost(busy)))))
+			// Reads now and then, as people do: each folds what was placed since the last one.
+			if (batch % 25 === 24) expect((await order(viewer)).length).toBe(20)
+		}
+		const newest = posted.slice(-20)
+		expect(new Set(await order(viewer))).toEqual(new Set(newest))
+		// The stored ranking reaches the newest placement: the next read starts past it.
+		const [last] = await redis.xrevrange(
+			keys.placements(community.communityId),
+			'+',
+			'-',
+			'COUNT',
+			1,
+		)
+		expect(await redis.hget(keys.persMeta(viewer.id), 'stream_id')).toBe(last?.[0] as string)
+
+		const created = await newPost(author)
+		expect((await order(viewer))[0]).toBe(created)
+		const liked = await api('PUT', `/feed/post/${created}/like`, { token: viewer.token })
+		expect(liked.status).toBe(200)
+		expect((await read(viewer)).posts[0]).toMatchObject({ _id: created, is_liked: true })
+		expect((await api('DELETE', `/feed/post/${created}`, { token: author.token })).status).toBe(200)
+		expect(await order(viewer)).not.toContain(created)
+
+		const theirs = await newPost(other)
+		expect((await order(viewer))[0]).toBe(theirs)
+		const blocked = await api('PUT', `/user/${viewer.uuid}/block`, {
+			token: viewer.token,
+			body: { uuid: other.uuid, shouldBlock: true },
+		})
+		expect(blocked.status).toBe(200)
+		expect(await order(viewer)).not.toContain(theirs)
+		expect(await order(viewer)).toHaveLength(20)
+	}, 120_000)
+})
