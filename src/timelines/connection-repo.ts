@@ -93,11 +93,13 @@ export async function insertFanOutJob(
 	db: Db,
 	job: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>,
 ): Promise<void> {
+	// The notification is delivered at commit, so the worker wakes only for jobs it can see.
 	await db`
-		insert into fanout_jobs (community_id, kind, post_id, author_id, score)
-		values (${job.community_id}, ${job.kind}, ${job.post_id}, ${job.author_id}, ${job.score})`
-	// Delivered at commit, so the worker wakes only for jobs it can see.
-	await db`select pg_notify('fanout', '')`
+		with job as (
+			insert into fanout_jobs (community_id, kind, post_id, author_id, score)
+			values (${job.community_id}, ${job.kind}, ${job.post_id}, ${job.author_id}, ${job.score})
+			returning 1)
+		select pg_notify('fanout', '') from job`
 }
 
 /** Claims the oldest due job with a lease; a crashed worker's job is due again when its lease ends. */

@@ -58,8 +58,11 @@ async function onPostWritten(
 	post: CachedPost,
 	former: FormerPost | null = null,
 ): Promise<AfterCommit> {
-	await fanOutFor(tx, post, former)
-	const mark = await markForFeeds(tx, post, former?.topic_ids ?? [], former?.widget_ids ?? [])
+	// Both sent at once (one round trip when the caller's transaction pipelines).
+	const [, mark] = await Promise.all([
+		fanOutFor(tx, post, former),
+		markForFeeds(tx, post, former?.topic_ids ?? [], former?.widget_ids ?? []),
+	])
 	return {
 		async afterCommit() {
 			// The mark carries every former id still unconfirmed, not only this write's.
@@ -79,8 +82,10 @@ export const feedManager = {
 	onSeen: (communityId: number, counts: SeenCounts[]) => setSeenCounts(communityId, counts),
 
 	async onLike(communityId: number, userId: number, postId: string, liked: boolean) {
-		await forgetPosts(communityId, [postId])
-		await setViewerFlag(userId, postId, 'liked', liked)
+		await Promise.all([
+			forgetPosts(communityId, [postId]),
+			setViewerFlag(userId, postId, 'liked', liked),
+		])
 	},
 
 	onSave: (userId: number, postId: string, saved: boolean) =>

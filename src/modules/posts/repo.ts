@@ -101,6 +101,22 @@ export async function replaceWidgets(db: Db, postId: string, widgetIds: string[]
 	await db`insert into post_widgets ${db(widgetIds.map((widget_id) => ({ post_id: postId, widget_id })))} on conflict do nothing`
 }
 
+/** Links a new post to its widgets (an edit replaces them with replaceWidgets). */
+export async function insertWidgetLinks(
+	db: Db,
+	postId: string,
+	widgetIds: string[],
+): Promise<void> {
+	if (widgetIds.length === 0) return
+	await db`insert into post_widgets ${db(widgetIds.map((widget_id) => ({ post_id: postId, widget_id })))} on conflict do nothing`
+}
+
+/** Tags users in a new post (an edit replaces them with replaceTags). */
+export async function insertTags(db: Db, postId: string, userIds: number[]): Promise<void> {
+	if (userIds.length === 0) return
+	await db`insert into post_tags ${db(userIds.map((user_id) => ({ post_id: postId, user_id })))} on conflict do nothing`
+}
+
 /** Replaces the tagged users; returns the ones newly tagged. */
 export async function replaceTags(db: Db, postId: string, userIds: number[]): Promise<number[]> {
 	const before = await db<

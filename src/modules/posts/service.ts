@@ -26,7 +26,7 @@ import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
+import { findUserById, findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
 import { resolveAttachments } from './attachments'
@@ -36,7 +36,10 @@ import { loadPost, loadPostContext, type PostContext, presentPostEvent } from '.
 import {
 	findPost,
 	insertPost,
+	insertTags,
+	insertWidgetLinks,
 	linkTopics,
+	type NewPost,
 	type PostRow,
 	replaceTags,
 	replaceWidgets,
@@ -107,9 +110,44 @@ async function loadWritten(
 	return { post, context }
 }
 
+/** A new post as its transaction writes it (nothing else can have touched it yet). */
+function newCachedPost(
+	row: NewPost,
+	authorUuid: string,
+	topicIds: string[],
+	widgetIds: string[],
+	taggedIds: number[],
+): CachedPost {
+	return {
+		...row,
+		author_uuid: authorUuid,
+		attachments: row.attachments,
+		is_pinned: false,
+		is_edited: false,
+		is_deleted: false,
+		likes_count: 0,
+		comments_count: 0,
+		post_shared_count: 0,
+		impressions_count: 0,
+		reach_count: 0,
+		topic_ids: [...topicIds].sort(),
+		widget_ids: [...widgetIds].sort(),
+		tagged_user_ids: [...taggedIds].sort((a, b) => a - b),
+		// Every topic of a new post is enabled (checked below), so none hides it.
+		hidden: false,
+	}
+}
+
+/**
+ * Writes a post in three round trips to Postgres: BEGIN plus one pipeline of the
+ * post, its links and the rows its answer needs; one pipeline of its events, fan-out
+ * job and feed mark; COMMIT. The answer and the cache are built from what was
+ * written, never read back (issue 17).
+ */
 export async function createPost(session: Session, input: CreatePostInput) {
 	const now = Date.now()
 	const text = input.text ?? ''
+	const heading = input.heading ?? ''
 	const inputs = input.attachments ?? []
 	assertNotEmpty(text, inputs)
 	const createdAt = writtenAt(input.created_at, now)
@@ -119,38 +157,64 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const id = newId()
 	const written = await sql.begin(async (tx) => {
 		const { attachments, widgets } = await resolveAttachments(tx, c, id, session.userId, inputs)
-		await insertPost(tx, {
+		const widgetIds = widgets.map((w) => w.id)
+		const row: NewPost = {
 			id,
 			community_id: c,
 			user_id: session.userId,
-			heading: input.heading ?? '',
+			heading,
 			text,
 			attachments,
 			visibility: input.visibility ?? 'public',
 			created_at: createdAt,
 			updated_at: createdAt,
-		})
-		// Only this community's topics are linked; the one read of the topics (with the
-		// counts this link just changed) then finds any unknown or disabled one.
-		await linkTopics(tx, id, topicIds, c)
-		await replaceWidgets(
-			tx,
-			id,
-			widgets.map((w) => w.id),
+		}
+		// Sent together: Postgres runs them in order, so the topics are read with the
+		// counts this link just changed, and the first failure aborts the rest.
+		const [, , , tagged, topics, creator] = await Promise.all([
+			insertPost(tx, row),
+			linkTopics(tx, id, topicIds, c),
+			insertWidgetLinks(tx, id, widgetIds),
+			findUsersByUuids(tx, c, taggedUuids(heading, text)),
+			findTopicsByIds(tx, c, topicIds),
+			findUserById(tx, session.userId),
+		])
+		// Only this community's topics were linked; an unknown or disabled one fails the post.
+		assertUsable(topicIds, topics)
+		const post = newCachedPost(
+			row,
+			session.uuid,
+			topicIds,
+			widgetIds,
+			tagged.map((u) => u.id),
 		)
-		const tagged = await tagUsers(tx, c, id, [input.heading ?? '', text])
-		await onPostTagged(tx, {
-			communityId: c,
-			postId: id,
-			taggedIds: tagged.map((u) => u.id),
-			actorId: session.userId,
-			history,
-		})
-		// History (a back-dated import) is not news: no post.created or post.tagged.
-		const events = history ? { created: false, tagged: [] } : { created: true, tagged }
-		const loaded = await loadWritten(tx, c, id, events)
-		assertUsable(topicIds, loaded.context.topics)
-		return { ...loaded, feed: await feedManager.onPostWritten(tx, loaded.post) }
+		const context: PostContext = { topics, widgets, creator }
+		const data = presentPostEvent(post, context)
+		const [feed] = await Promise.all([
+			feedManager.onPostWritten(tx, post),
+			insertTags(
+				tx,
+				id,
+				tagged.map((u) => u.id),
+			),
+			onPostTagged(tx, {
+				communityId: c,
+				postId: id,
+				taggedIds: tagged.map((u) => u.id),
+				actorId: session.userId,
+				history,
+			}),
+			// History (a back-dated import) is not news: no post.created or post.tagged.
+			!history && recordEvent(tx, { communityId: c, event: 'post.created', data }),
+			!history &&
+				tagged.length > 0 &&
+				recordEvent(tx, {
+					communityId: c,
+					event: 'post.tagged',
+					data: { ...data, tagged_users: tagged.map(presentUserForWebhook) },
+				}),
+		])
+		return { post, context, feed }
 	})
 	await written.feed.afterCommit()
 	return presentWritten(viewerOf(session), written.post, written.context)
