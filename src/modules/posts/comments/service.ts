@@ -18,7 +18,7 @@ import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo
 import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import type { LikeInput } from '../reactions/model'
-import { commentLikeTarget } from '../reactions/repo'
+import { commentLikeTarget, countLike } from '../reactions/repo'
 import { likeIsNews, likesList, setLike } from '../reactions/service'
 import type { PostRow } from '../repo'
 import { getPost } from '../service'
@@ -297,7 +297,14 @@ export async function toggleCommentLike(
 	return sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const comment = await liveComment(tx, session, post.id, commentId)
-		const { liked, added } = await setLike(tx, commentLikeTarget, comment.id, session.userId, input)
+		const { liked, added, delta } = await setLike(
+			tx,
+			commentLikeTarget,
+			comment.id,
+			session.userId,
+			input,
+		)
+		await countLike(tx, commentLikeTarget, comment.id, delta)
 		if (added || !liked)
 			await onCommentLikeChanged(tx, {
 				communityId: session.communityId,

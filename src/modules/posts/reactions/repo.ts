@@ -17,9 +17,7 @@ export async function addLike(
 	const inserted = await db`
 		insert into ${db(target.table)} (${db(target.column)}, user_id, created_at) values (${targetId}, ${userId}, ${now})
 		on conflict do nothing returning user_id`
-	if (inserted.length === 0) return false
-	await db`update ${db(target.counted)} set likes_count = likes_count + 1 where id = ${targetId}`
-	return true
+	return inserted.length > 0
 }
 
 /** Removes the user's like; false when there was none. */
@@ -31,15 +29,22 @@ export async function removeLike(
 ): Promise<boolean> {
 	const deleted = await db`
 		delete from ${db(target.table)} where ${db(target.column)} = ${targetId} and user_id = ${userId} returning user_id`
-	if (deleted.length === 0) return false
-	await db`update ${db(target.counted)} set likes_count = greatest(likes_count - 1, 0) where id = ${targetId}`
-	return true
+	return deleted.length > 0
 }
 
-export async function postLikesCount(db: Db, postId: string): Promise<number> {
-	const [row] = await db<
-		{ likes_count: number }[]
-	>`select likes_count from posts where id = ${postId}`
+/**
+ * Adds `delta` (+1, -1 or 0) to the likes_count of the post or comment; returns the new
+ * count. The UPDATE takes the row lock that every like of it waits on until commit.
+ */
+export async function countLike(
+	db: Db,
+	target: LikeTarget,
+	targetId: string,
+	delta: number,
+): Promise<number> {
+	const [row] = await db<{ likes_count: number }[]>`
+		update ${db(target.counted)} set likes_count = greatest(likes_count + ${delta}, 0)
+		where id = ${targetId} returning likes_count`
 	return row?.likes_count ?? 0
 }
 

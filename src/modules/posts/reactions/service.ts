@@ -18,9 +18,9 @@ import { postEventData } from '../present'
 import type { LikeInput } from './model'
 import {
 	addLike,
+	countLike,
 	type LikeTarget,
 	likesPage,
-	postLikesCount,
 	postLikeTarget,
 	recordViews,
 	removeLike,
@@ -36,8 +36,10 @@ async function actor(db: Db, session: Session) {
 }
 
 /**
- * Sets the like to `input.value`, or toggles it when no value is given. Returns whether
- * the like is now there and whether this call added it (only then is there news to tell).
+ * Sets the like row to `input.value`, or toggles it when no value is given. Returns
+ * whether the like is now there, whether this call added it (only then is there news
+ * to tell) and the change the counter owes (the caller applies it with countLike, as
+ * late in its transaction as it can: that takes the row lock).
  */
 export async function setLike(
 	tx: Db,
@@ -45,16 +47,16 @@ export async function setLike(
 	targetId: string,
 	userId: number,
 	input: LikeInput,
-): Promise<{ liked: boolean; added: boolean }> {
+): Promise<{ liked: boolean; added: boolean; delta: number }> {
 	const at = writtenAt(input.created_at, Date.now())
 	if (input.value === false) {
-		await removeLike(tx, target, targetId, userId)
-		return { liked: false, added: false }
+		const removed = await removeLike(tx, target, targetId, userId)
+		return { liked: false, added: false, delta: removed ? -1 : 0 }
 	}
 	const added = await addLike(tx, target, targetId, userId, at)
-	if (added || input.value === true) return { liked: true, added }
+	if (added || input.value === true) return { liked: true, added, delta: added ? 1 : 0 }
 	await removeLike(tx, target, targetId, userId)
-	return { liked: false, added: false }
+	return { liked: false, added: false, delta: -1 }
 }
 
 /** True when a like just added is news (not a back-dated one from a migration). */
@@ -62,28 +64,41 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
 	added && !isBackDated(input.created_at ?? Date.now(), Date.now())
 
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
+	const c = session.communityId
 	const result = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
-		const { liked, added } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
-		if (added || !liked)
-			await onPostLikeChanged(tx, {
-				communityId: session.communityId,
-				actorId: session.userId,
-				postId: post.id,
-				postAuthorId: post.user_id,
-				liked,
-				history: added && !likeIsNews(added, input),
-			})
-		if (likeIsNews(added, input)) {
-			const data = {
-				...(await postEventData(tx, session.communityId, post.id)),
-				post_liked_by: await actor(tx, session),
-			}
-			await recordEvent(tx, { communityId: session.communityId, event: 'post.liked', data })
+		const { liked, added, delta } = await setLike(
+			tx,
+			postLikeTarget,
+			post.id,
+			session.userId,
+			input,
+		)
+		const news = likeIsNews(added, input)
+		// Sent together (one round trip), before the counter: a popular post's row lock
+		// is held only from the counter's UPDATE to the commit, not through all this.
+		const [, event, likedBy] = await Promise.all([
+			(added || !liked) &&
+				onPostLikeChanged(tx, {
+					communityId: c,
+					actorId: session.userId,
+					postId: post.id,
+					postAuthorId: post.user_id,
+					liked,
+					history: added && !news,
+				}),
+			news && postEventData(tx, c, post.id),
+			news && actor(tx, session),
+		])
+		const likes_count = await countLike(tx, postLikeTarget, post.id, delta)
+		if (event) {
+			// The post as this like leaves it: read before the counter moved.
+			const data = { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy }
+			await recordEvent(tx, { communityId: c, event: 'post.liked', data })
 		}
-		return { is_liked: liked, likes_count: await postLikesCount(tx, post.id) }
+		return { is_liked: liked, likes_count }
 	})
-	await feedManager.onLike(session.communityId, session.userId, postId, result.is_liked)
+	await feedManager.onLike(c, session.userId, postId, result.is_liked)
 	return result
 }
 
