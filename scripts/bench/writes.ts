@@ -263,6 +263,8 @@ try {
 	const started = performance.now()
 	await createPosts(NEW_POSTS, 16)
 	log(`${NEW_POSTS} more posts in ${Math.round(performance.now() - started)} ms`)
+	// Let the worker finish their events and fan-out first: this row measures the read.
+	await Bun.sleep(5000)
 	const afterPosts = await load(`personalised page 1, +${NEW_POSTS} posts`, {
 		path: personalised,
 		headers: viewer,

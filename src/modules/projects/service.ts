@@ -60,10 +60,22 @@ export async function createProject(input: {
 	})
 }
 
+// Every app launch (POST /sdk/initiate) names its API key: the project it belongs to
+// is kept in process memory for a minute (a key is never re-assigned to another
+// project; unknown keys are not kept, so a new project's key works at once).
+const KEY_CACHE_MS = 60_000
+const KEY_CACHE_MAX = 10_000
+const communityByKeyHash = new Map<string, { community: CommunityRow; until: number }>()
+
 export async function communityForApiKey(apiKey: string | undefined | null): Promise<CommunityRow> {
 	if (!apiKey) throw unauthorized('Missing x-api-key')
-	const community = await findCommunityByApiKeyHash(sql, sha256(apiKey))
+	const hash = sha256(apiKey)
+	const cached = communityByKeyHash.get(hash)
+	if (cached && cached.until > Date.now()) return cached.community
+	const community = await findCommunityByApiKeyHash(sql, hash)
 	if (!community) throw unauthorized('Unknown API key')
+	if (communityByKeyHash.size >= KEY_CACHE_MAX) communityByKeyHash.clear()
+	communityByKeyHash.set(hash, { community, until: Date.now() + KEY_CACHE_MS })
 	return community
 }
 
