@@ -66,7 +66,8 @@ async function onPostWritten(
 	return {
 		async afterCommit() {
 			// The mark carries every former id still unconfirmed, not only this write's.
-			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids))
+			const created = former === null
+			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids, created))
 				confirmFeedMark(mark)
 		},
 	}

@@ -170,14 +170,18 @@ export async function setViewerFlag(
 	})
 }
 
-/** Caches these posts as given (just loaded) and re-places them in every feed; true when Redis took it all. */
+/**
+ * Re-places these posts (as just written) in every feed and drops their cached copies;
+ * a post just `created` is cached instead (see fillCreated). True when Redis took it all.
+ */
 export function placePosts(
 	posts: CachedPost[],
 	formerTopicIds: string[] = [],
 	formerWidgetIds: string[] = [],
+	created = false,
 ): Promise<boolean> {
 	return quietly('placePosts', async () => {
-		await dropPosts(posts)
+		await (created ? fillCreated(posts) : dropPosts(posts))
 		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
 	})
 }
@@ -287,6 +291,25 @@ async function dropPosts(posts: CachedPost[]): Promise<void> {
 		const generation = keys.cacheGeneration(keyOf(post))
 		pipeline.incr(generation).expire(generation, POST_TTL_SECONDS).del(keyOf(post))
 	})
+}
+
+/**
+ * Caches posts their writer just created, so the first feed reads after a post need no
+ * Postgres. Safe where a writer's copy otherwise is not (dropPosts): nothing could
+ * change a post before its creating commit, and any writer after it bumps the
+ * generation, which makes this fill a no-op (cacheFill with no generation seen).
+ */
+async function fillCreated(posts: CachedPost[]): Promise<void> {
+	const keyOf = (post: CachedPost) => keys.postCache(post.community_id, post.id)
+	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) =>
+		(pipeline as unknown as { cacheFill: CacheFill }).cacheFill(
+			keyOf(post),
+			keys.cacheGeneration(keyOf(post)),
+			'',
+			encodePost(post),
+			POST_TTL_SECONDS,
+		),
+	)
 }
 
 /**

@@ -44,3 +44,25 @@ test('a fill that loaded before a like committed is refused; the next read shows
 	expect((await redis.getBuffer(key))?.toString()).toContain('"likes_count":0')
 	await redis.del(key)
 })
+
+test('a created post is cached by its writer, and the same fill after a like is refused', async () => {
+	const community = await newCommunity('cache-fill-created')
+	const author = await newUser(community)
+	const liker = await newUser(community)
+	const postId = await newPost(author, { text: 'cached at once' })
+	const key = keys.postCache(community.communityId, postId)
+	const generationKey = keys.cacheGeneration(key)
+	// No read yet: the writer's own copy is there, as a reader would have cached it.
+	const written = (await redis.getBuffer(key)) as Buffer
+	expect(written.toString()).toContain('"likes_count":0')
+	await redis.del(key)
+	await feed(liker)
+	expect(((await redis.getBuffer(key)) as Buffer).toString()).toBe(written.toString())
+
+	const liked = await api('PUT', `/feed/post/${postId}/like`, { token: liker.token })
+	expect(liked.body.data.likes_count).toBe(1)
+	// A creator's fill landing after the like (no generation seen) changes nothing.
+	expect(await cacheFill(key, generationKey, '', written, 600)).toBe(0)
+	const post = (await feed(liker)).posts.find((p: { _id: string }) => p._id === postId)
+	expect(post.likes_count).toBe(1)
+})

@@ -69,6 +69,29 @@ describe('PUT /feed/post/:post_id/like', () => {
 		expect(fromApi.body.data.post.likes_count).toBe(50)
 	})
 
+	test('parallel toggles by the same users keep likes_count equal to the likes stored', async () => {
+		const postId = await newPost(author)
+		const users = await Promise.all(
+			Array.from({ length: 5 }, (_, i) => newUser(community, { name: `T${i}` })),
+		)
+		// Each user's toggles race each other: two unlikes may both find the like and
+		// only one removes it; the other must not count a removal.
+		for (let round = 0; round < 3; round++)
+			await Promise.all(
+				users.flatMap((u) =>
+					Array.from({ length: 8 }, () =>
+						api('PUT', `/feed/post/${postId}/like`, { token: u.token }).then((r) =>
+							expect(r.status).toBe(200),
+						),
+					),
+				),
+			)
+		const [row] = await sql`
+			select likes_count, (select count(*)::int from post_likes where post_id = ${postId}) as stored
+			from posts where id = ${postId}`
+		expect(row!.likes_count).toBe(row!.stored)
+	})
+
 	test('unknown, foreign and deleted posts are 404; no token is 401', async () => {
 		expect(
 			(await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status,

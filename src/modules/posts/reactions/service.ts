@@ -55,8 +55,9 @@ export async function setLike(
 	}
 	const added = await addLike(tx, target, targetId, userId, at)
 	if (added || input.value === true) return { liked: true, added, delta: added ? 1 : 0 }
-	await removeLike(tx, target, targetId, userId)
-	return { liked: false, added: false, delta: -1 }
+	// A concurrent unlike by the same user may have removed it first: count only our own.
+	const removed = await removeLike(tx, target, targetId, userId)
+	return { liked: false, added: false, delta: removed ? -1 : 0 }
 }
 
 /** True when a like just added is news (not a back-dated one from a migration). */
