@@ -7,6 +7,7 @@ import {
 	assertCleanParams,
 	assertCleanQuery,
 	assertDeclaredLength,
+	assertHeaderSize,
 	parseBody,
 } from './lib/input-limits'
 import { log } from './lib/log'
@@ -45,7 +46,9 @@ const startedAt = new WeakMap<Request, number>()
 export const app = new Elysia()
 	.onRequest(async ({ request, server }) => {
 		startedAt.set(request, performance.now())
-		const pathname = new URL(request.url).pathname
+		const url = new URL(request.url)
+		const pathname = url.pathname
+		assertHeaderSize(request, url)
 		assertDeclaredLength(request, pathname)
 		assertSupportedVersion(readClientInfo(request.headers))
 		if (!pathname.match(/^\/(health|ready|metrics)$/)) await limitIp(clientIp(request, server))

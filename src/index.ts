@@ -1,8 +1,9 @@
 // Process entry: prepare the database, then serve HTTP and/or run the worker
 // (ROLE=api|worker|all), and shut down gracefully on SIGTERM/SIGINT.
+import http from 'node:http'
 import { config } from './config'
 import { ensureDatabase, replica, sql } from './lib/db'
-import { SERVER_MAX_BODY_BYTES } from './lib/input-limits'
+import { SERVER_MAX_BODY_BYTES, SERVER_MAX_HEADER_BYTES } from './lib/input-limits'
 import { log } from './lib/log'
 import { startMetricsServer } from './lib/metrics-server'
 import { migrate } from './lib/migrate'
@@ -21,9 +22,15 @@ const stops: (() => Promise<void>)[] = []
 
 if (config.ROLE !== 'worker') {
 	const { app } = await import('./app')
-	app.listen({ port: config.PORT, maxRequestBodySize: SERVER_MAX_BODY_BYTES })
+	// Bun's header limit is process-wide, read when a server starts (no Bun.serve option).
+	Object.assign(http, { maxHeaderSize: SERVER_MAX_HEADER_BYTES })
+	app.listen({
+		hostname: config.host,
+		port: config.PORT,
+		maxRequestBodySize: SERVER_MAX_BODY_BYTES,
+	})
 	// PORT=0 picks a free port; log the real one.
-	log.info({ port: app.server?.port ?? config.PORT }, 'api listening')
+	log.info({ host: config.host, port: app.server?.port ?? config.PORT }, 'api listening')
 	stops.push(async () => {
 		await app.stop()
 	})
