@@ -12,6 +12,8 @@ const Schema = T.Object({
 		default: 'development',
 	}),
 	PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+	// the address the API listens on; unset: 0.0.0.0 in production, else 127.0.0.1
+	HOST: T.Optional(T.String({ minLength: 1 })),
 	// a second listener with /metrics, /health, /ready (workers serve no HTTP otherwise)
 	METRICS_PORT: T.Optional(T.Integer({ minimum: 0, maximum: 65535 })),
 	DATABASE_URL: T.String({
@@ -127,6 +129,9 @@ const env = readEnv()
 export const config = {
 	...env,
 	isProduction: env.NODE_ENV === 'production',
+	// A development start listens on loopback only unless told otherwise: the demo
+	// project (fixed owner OTP) is created only for a loopback listener.
+	host: env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
 	JWT_SECRET: secret(env, 'JWT_SECRET'),
 	SECRET_KEY: secret(env, 'SECRET_KEY'),
 	otpTestNumbers: parsePairs(env.OTP_TEST_NUMBERS),
