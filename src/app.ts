@@ -14,6 +14,7 @@ import { log } from './lib/log'
 import { requestDuration } from './lib/metrics'
 import { openapiDocs } from './lib/openapi'
 import { limitIp } from './lib/rate-limit'
+import { isRedisUnavailable } from './lib/redis-errors'
 import { validationMessage } from './lib/validation-message'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
 import { chatroomsModule } from './modules/chatrooms'
@@ -98,6 +99,12 @@ export const app = new Elysia()
 		if (typeof status === 'number' && status >= 400 && status < 500) {
 			set.status = status
 			return { success: false, error_message: (error as Error).message || 'Bad request' }
+		}
+		if (isRedisUnavailable(error)) {
+			log.warn({ err: (error as Error).message, url: request.url }, 'redis unavailable')
+			set.status = 503
+			set.headers['retry-after'] = '5'
+			return { success: false, error_message: 'Service temporarily unavailable, retry shortly' }
 		}
 		log.error({ err: error, url: request.url }, 'unhandled error')
 		set.status = 500

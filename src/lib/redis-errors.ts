@@ -24,6 +24,20 @@ export function isCrossSlot(error: unknown): boolean {
 	return /CROSSSLOT|same slot|slots allocation group/i.test(message)
 }
 
+/**
+ * True when Redis could not be reached for a command (lib/redis.ts gives up after
+ * riding out a few seconds of reconnection): an outage, answered 503, not a defect.
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+	if (!(error instanceof Error)) return false
+	return (
+		error.name === 'MaxRetriesPerRequestError' ||
+		/Reached the max retries per request limit|Connection is closed|ECONNREFUSED|ClusterAllFailedError|None of startup nodes is available/.test(
+			error.message,
+		)
+	)
+}
+
 /** Counts a failed write and logs it unless the same operation and kind was logged lately. */
 export function reportRedisError(operation: string, error: unknown): void {
 	const kind = isCrossSlot(error) ? 'crossslot' : 'other'
