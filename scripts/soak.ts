@@ -371,11 +371,10 @@ for (const [name, p] of [
 	}
 console.log(`error log lines: ${[...errorLines.values()].reduce((a, b) => a + b, 0)}`)
 for (const [what, n] of errorLines) console.log(`  ${n}× ${what}`)
+// NaN: the worker was being replaced at that moment.
+const mb = (value: number) => (Number.isNaN(value) ? '   -' : value.toFixed(0).padStart(4))
 console.log('RSS (MB) every 10 s:')
-for (const s of rss)
-	console.log(
-		`  ${s.at}  api ${s.api.toFixed(0).padStart(4)}  worker ${s.worker.toFixed(0).padStart(4)}`,
-	)
+for (const s of rss) console.log(`  ${s.at}  api ${mb(s.api)}  worker ${mb(s.worker)}`)
 
 await api.stop()
 await worker.stop()
