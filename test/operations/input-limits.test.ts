@@ -112,6 +112,33 @@ describe('body size per route (finding 2)', () => {
 		expect(await response.json()).toMatchObject({ success: false })
 	})
 
+	// Every route with a limit of its own (lib/input-limits.ts, docs/security.md): one
+	// byte over is 413 naming that limit; a body of exactly the limit is not refused for size.
+	const ownLimits: [string, string, number][] = [
+		['POST', '/user/refresh', 4 * 1024],
+		['POST', '/user/logout', 4 * 1024],
+		['PUT', '/sdk/project', 64 * 1024],
+		['PUT', '/community/settings', 64 * 1024],
+		['PUT', '/feed/post/abc/like', 1024],
+		['POST', '/feed/post/seen', 64 * 1024],
+		['POST', '/feed/user/activity', 8 * 1024 * 1024],
+		['POST', '/user/device/push', 8 * 1024],
+	]
+	const padded = (bytes: number) => ({
+		rawBody: `{"pad":"${'a'.repeat(bytes - 10)}"}`,
+		headers: { 'content-length': String(bytes) },
+	})
+	for (const [method, path, limit] of ownLimits)
+		test(`${method} ${path} takes ${limit} bytes: one more is 413, exactly ${limit} is not`, async () => {
+			// A user of its own: the logout at the limit ends its session.
+			const caller = await newUser(community, { role: 'cm' })
+			const over = await api(method, path, { token: caller.token, ...padded(limit + 1) })
+			expectError(over, 413, new RegExp(`larger than ${limit} bytes`))
+			const at = await api(method, path, { token: caller.token, ...padded(limit) })
+			expect(at.status).not.toBe(413)
+			expect(at.status).toBeLessThan(500)
+		})
+
 	test('a post of 300 KB is 413; the default limit is 256 KB', async () => {
 		const reply = await api('POST', '/feed/post', {
 			token: member.token,
