@@ -76,9 +76,14 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 			input,
 		)
 		const news = likeIsNews(added, input)
-		// Sent together (one round trip), before the counter: a popular post's row lock
-		// is held only from the counter's UPDATE to the commit, not through all this.
-		const [, event, likedBy] = await Promise.all([
+		const [event, likedBy] = await Promise.all([
+			news && postEventData(tx, c, post.id),
+			news && actor(tx, session),
+		])
+		// Row locks last, sent together: on a popular post every like waits for the
+		// author's activity group and the post's counter, so they are held only from
+		// here to the commit, not through the reads above.
+		const [, likes_count] = await Promise.all([
 			(added || !liked) &&
 				onPostLikeChanged(tx, {
 					communityId: c,
@@ -88,10 +93,8 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 					liked,
 					history: added && !news,
 				}),
-			news && postEventData(tx, c, post.id),
-			news && actor(tx, session),
+			countLike(tx, postLikeTarget, post.id, delta),
 		])
-		const likes_count = await countLike(tx, postLikeTarget, post.id, delta)
 		if (event) {
 			// The post as this like leaves it: read before the counter moved.
 			const data = { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy }
