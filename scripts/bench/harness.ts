@@ -57,6 +57,40 @@ export async function measure(options: LoadOptions, name: string, path: string):
 	return row
 }
 
+/**
+ * Like measure(), with autocannon request hooks: `setupRequest` may change each
+ * request (another viewer's token), `onResponse` sees each answer's body.
+ */
+export async function measureWith(
+	options: Omit<LoadOptions, 'token'>,
+	name: string,
+	path: string,
+	hooks: {
+		setupRequest?: (request: { headers: Record<string, string> }) => unknown
+		onResponse?: (status: number, body: string) => void
+	},
+): Promise<Row> {
+	const url = `http://127.0.0.1:${options.port}${path}`
+	const run = (duration: number) =>
+		(autocannon as unknown as (o: unknown) => Promise<any>)({
+			url,
+			connections: options.connections,
+			duration,
+			requests: [{ method: 'GET', ...hooks }],
+		})
+	await run(2)
+	const result = await run(options.seconds)
+	const row = {
+		name,
+		rps: Math.round(result.requests.average),
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		errors: result.errors + result.timeouts + result.non2xx,
+	}
+	benchLog(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
+	return row
+}
+
 const pad = (value: string | number, width: number) => String(value).padStart(width)
 
 export const printHeader = () =>

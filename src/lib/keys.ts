@@ -33,6 +33,8 @@ export const keys = {
 	// a stream of the posts placed in the universal feed, in the order placed (with what
 	// ranking needs); personalised reads fold it in from where each viewer left off
 	placements: (communityId: number) => `feed:{c${communityId}}:placed`,
+	// bumped after every change a universal feed page shows (timelines/page-cache.ts)
+	feedVersion: (communityId: number) => `feed:{c${communityId}}:version`,
 	// set once the community's sets were built from Postgres; missing → rebuilt on read
 	feedBuilt: (communityId: number) => `feed:{c${communityId}}:built`,
 	feedBuilding: (communityId: number) => `feed:{c${communityId}}:building`,

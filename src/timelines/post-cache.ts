@@ -33,6 +33,7 @@ import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
 import { pipelineBySlot } from '../lib/redis-slots'
 import { indexPost } from './index-post'
+import { bumpFeedVersion } from './page-cache'
 import { postFromShared, presentFeedUser, presentStablePost, userFromFeed } from './present'
 import {
 	blockedUserIds,
@@ -72,20 +73,24 @@ type CacheFill = (
 	ttl: number,
 ) => unknown
 
-/** Drops cached values (one community's, so one hash tag) and bumps their generations. */
-async function dropCached(cacheKeys: string[], ttl: number): Promise<void> {
+/**
+ * Drops cached values (one community's, so one hash tag), bumps their generations and,
+ * last in the same MULTI, the community's feed version (kept pages show them).
+ */
+async function dropCached(communityId: number, cacheKeys: string[], ttl: number): Promise<void> {
 	const multi = redis.multi()
 	for (const key of cacheKeys) {
 		const generation = keys.cacheGeneration(key)
 		multi.incr(generation).expire(generation, ttl).del(key)
 	}
-	await multi.exec()
+	await multi.incr(keys.feedVersion(communityId)).exec()
 }
 
 export async function forgetPosts(communityId: number, postIds: string[]): Promise<void> {
 	if (postIds.length === 0) return
 	await quietly('forgetPosts', () =>
 		dropCached(
+			communityId,
 			postIds.map((id) => keys.postCache(communityId, id)),
 			POST_TTL_SECONDS,
 		),
@@ -144,6 +149,7 @@ export async function forgetUsers(communityId: number, userIds: number[]): Promi
 	if (userIds.length === 0) return
 	await quietly('forgetUsers', () =>
 		dropCached(
+			communityId,
 			userIds.map((id) => keys.userCache(communityId, id)),
 			USER_TTL_SECONDS,
 		),
@@ -183,6 +189,8 @@ export function placePosts(
 	return quietly('placePosts', async () => {
 		await (created ? fillCreated(posts) : dropPosts(posts))
 		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
+		// After the change is in Redis: a page computed from before it is not kept as current.
+		await Promise.all([...new Set(posts.map((p) => p.community_id))].map(bumpFeedVersion))
 	})
 }
 
@@ -215,6 +223,7 @@ export async function topicsChanged(
 		await refreshPosts(communityId, postIds)
 		// Again: a read racing the change may have re-filled the old state meanwhile.
 		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
+		await bumpFeedVersion(communityId)
 	})
 }
 

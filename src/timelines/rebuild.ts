@@ -9,6 +9,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { setsFor } from './index-post'
+import { bumpFeedVersion } from './page-cache'
 import { communityPostIds, communityUserIds, loadPosts } from './repo'
 
 const BATCH = 1000
@@ -57,6 +58,7 @@ export async function rebuildCommunity(
 		await execOrThrow(pipeline)
 	}
 	await redis.set(keys.feedBuilt(communityId), String(Date.now()))
+	await bumpFeedVersion(communityId)
 	return total
 }
 

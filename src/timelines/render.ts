@@ -96,15 +96,34 @@ export interface RenderOptions {
 	embedUser?: boolean
 }
 
+/** The authors of a selection's posts: id → uuid, and their cached feed forms. */
+export interface PageAuthors {
+	authors: Map<number, string>
+	users: Map<number, Buffer>
+}
+
+export async function loadAuthors(viewer: Viewer, page: Selection['page']): Promise<PageAuthors> {
+	const authors = new Map<number, string>()
+	for (const { view } of page) authors.set(view.header.user_id, view.header.author_uuid)
+	return { authors, users: await getUserViews(viewer.communityId, [...authors.keys()]) }
+}
+
 /** `{"<listKey>":[...],"users":{...}` of a selection — the caller appends its fields and the closing brace. */
 export async function renderSelection(
 	viewer: Viewer,
 	selection: Selection,
 	options: RenderOptions = {},
 ): Promise<Buffer[]> {
-	const authors = new Map<number, string>()
-	for (const { view } of selection.page) authors.set(view.header.user_id, view.header.author_uuid)
-	const users = await getUserViews(viewer.communityId, [...authors.keys()])
+	return [writeSelection(viewer, selection, await loadAuthors(viewer, selection.page), options)]
+}
+
+/** The bytes of a selection whose authors are known (a kept page has them). */
+export function writeSelection(
+	viewer: Viewer,
+	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
+	{ authors, users }: PageAuthors,
+	options: RenderOptions = {},
+): Buffer {
 	const out = new PageWriter()
 	out.str(`{${JSON.stringify(options.listKey ?? 'posts')}:[`)
 	let first = true
@@ -130,7 +149,7 @@ export async function renderSelection(
 		first = false
 	}
 	out.str('}')
-	return [out.done()]
+	return out.done()
 }
 
 /** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */

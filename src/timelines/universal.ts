@@ -8,10 +8,17 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { getPosts, viewerBlocks } from './post-cache'
+import { feedVersion, keepPage, keptPage } from './page-cache'
+import { getPosts, viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
-import { renderPostsJson } from './render'
+import {
+	loadAuthors,
+	type PageAuthors,
+	type Selection,
+	selectVisible,
+	writeSelection,
+} from './render'
 
 export interface FeedQuery {
 	topicIds: string[]
@@ -80,7 +87,11 @@ export interface PagePlan {
 	nextCursor: string | null
 }
 
-export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<PagePlan> {
+export async function planUniversal(
+	viewer: Viewer,
+	query: FeedQuery,
+	knownBlocks?: Set<number>,
+): Promise<PagePlan> {
 	const c = viewer.communityId
 	const bound = query.cursor ? decodeCursor(query.cursor) : null
 	const offset = bound ? 0 : (query.page - 1) * query.pageSize
@@ -101,7 +112,7 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 	// The filters, blocks and the first read of the sets go out together (one round trip).
 	const [filters, blocked, firstLists] = await Promise.all([
 		resolveFilters(c, query.topicIds, query.widgetIds),
-		viewerBlocks(viewer.userId),
+		knownBlocks ?? viewerBlocks(viewer.userId),
 		Promise.all(
 			firstSources.map((key) =>
 				direct ? readTop(key, null, query.pageSize + 1, offset) : readTop(key, bound, want),
@@ -112,7 +123,7 @@ export async function planUniversal(viewer: Viewer, query: FeedQuery): Promise<P
 	// rebuild them from Postgres, then read again.
 	if (firstLists.every((list) => list.length === 0) && !(await redis.exists(keys.feedBuilt(c)))) {
 		await ensureBuilt(c)
-		if (await redis.exists(keys.feedBuilt(c))) return planUniversal(viewer, query)
+		if (await redis.exists(keys.feedBuilt(c))) return planUniversal(viewer, query, blocked)
 	}
 	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0)
 		return { ids: [], blocked, nextCursor: null }
@@ -150,12 +161,60 @@ function planOf(
 	return { ids: page.map((e) => e.id), blocked, nextCursor }
 }
 
-/** The same page serialized as the `data` JSON (UTF-8): the fast path of GET /feed/universal. */
+/**
+ * The same page serialized as the `data` JSON (UTF-8): the fast path of GET /feed/universal.
+ * A viewer without blocks gets the page every such viewer shares (page-cache.ts) when it
+ * is current: one round trip reads the feed version, the blocks and the flags of the
+ * kept page's posts together. Otherwise the page is planned and selected, and kept.
+ */
 export async function readUniversalJson(viewer: Viewer, query: FeedQuery): Promise<Buffer> {
-	const plan = await planUniversal(viewer, query)
-	const parts = await renderPostsJson(viewer, plan.ids, plan.blocked)
-	parts.push(Buffer.from(`,"next_cursor":${JSON.stringify(plan.nextCursor)}}`))
-	return Buffer.concat(parts)
+	const c = viewer.communityId
+	const key = pageKey(c, query)
+	const kept = keptPage(key)
+	const [version, blocked, keptFlags] = await Promise.all([
+		feedVersion(c),
+		viewerBlocks(viewer.userId),
+		kept
+			? viewerFlags(
+					viewer.userId,
+					kept.page.map((p) => p.id),
+				)
+			: null,
+	])
+	const shared = blocked.size === 0
+	if (shared && kept && keptFlags && kept.version === version)
+		return finish(viewer, { ...kept, ...keptFlags }, kept, kept.nextCursor)
+	const plan = await planUniversal(viewer, query, blocked)
+	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
+	const authors = await loadAuthors(viewer, selection.page)
+	if (shared)
+		keepPage(key, {
+			version,
+			keptAt: Date.now(),
+			page: selection.page,
+			...authors,
+			nextCursor: plan.nextCursor,
+		})
+	return finish(viewer, selection, authors, plan.nextCursor)
+}
+
+function finish(
+	viewer: Viewer,
+	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
+	authors: PageAuthors,
+	nextCursor: string | null,
+): Buffer {
+	return Buffer.concat([
+		writeSelection(viewer, selection, authors),
+		Buffer.from(`,"next_cursor":${JSON.stringify(nextCursor)}}`),
+	])
+}
+
+/** What identifies a page of a community's universal feed (the viewer is not part of it). */
+function pageKey(communityId: number, query: FeedQuery): string {
+	const topics = [...query.topicIds].sort().join(',')
+	const widgets = [...query.widgetIds].sort().join(',')
+	return `${communityId}|${topics}|${widgets}|${query.page}|${query.pageSize}|${query.cursor ?? ''}`
 }
 
 async function withoutBlocked(

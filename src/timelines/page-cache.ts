@@ -1,0 +1,64 @@
+// Shared pages of the universal feed (issue 14). Page 1 of a community's feed, or of a
+// topic, is the same for every viewer without blocks except is_liked, is_saved and
+// menu_items, so each process keeps the selected posts of a page (their cached bytes)
+// and its authors, and a hot page costs one Redis round trip — the community's feed
+// version, the viewer's blocks and flags together — and a splice.
+//
+// Never stale: every writer of what a page shows (a placement in the sorted sets, a
+// dropped post or user cache, a topic change, a rebuild) bumps `feed:{c<id>}:version`
+// AFTER its change is in Redis, and a page is kept under the version read BEFORE it was
+// computed; a page whose version is not the current one is computed again. Seen
+// counters (rewritten in place at every impression) do not bump it: a kept page is at
+// most MAX_AGE_MS old, so they lag by at most that.
+import { keys } from '../lib/keys'
+import { redis } from '../lib/redis'
+import type { PostView } from './post-cache'
+
+const MAX_AGE_MS = 1000
+const MAX_PAGES = 2000
+
+export interface SharedPage {
+	version: string
+	keptAt: number
+	page: { id: string; view: PostView }[]
+	/** Author id → uuid and feed form, as the page shows them. */
+	authors: Map<number, string>
+	users: Map<number, Buffer>
+	nextCursor: string | null
+}
+
+const pages = new Map<string, SharedPage>()
+
+/** A kept page, whatever its version (the caller reads the version in the same round trip). */
+export function keptPage(key: string): SharedPage | undefined {
+	const page = pages.get(key)
+	if (page && Date.now() - page.keptAt > MAX_AGE_MS) {
+		pages.delete(key)
+		return undefined
+	}
+	return page
+}
+
+export function keepPage(key: string, page: SharedPage): void {
+	// Oldest first out (Map keeps insertion order).
+	if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value as string)
+	pages.delete(key)
+	pages.set(key, page)
+}
+
+/**
+ * The community's feed version. A missing key (new community, Redis flushed) gets a
+ * random start, so a page kept before a flush can never match a version after it.
+ */
+export async function feedVersion(communityId: number): Promise<string> {
+	const key = keys.feedVersion(communityId)
+	const version = await redis.get(key)
+	if (version !== null) return version
+	await redis.set(key, String(Math.floor(Math.random() * 2 ** 48)), 'NX')
+	return (await redis.get(key)) ?? ''
+}
+
+/** Tells readers of the community's kept pages that a change they show is in Redis now. */
+export async function bumpFeedVersion(communityId: number): Promise<void> {
+	await redis.incr(keys.feedVersion(communityId))
+}

@@ -1,0 +1,101 @@
+// Universal feed pages shared by every viewer without blocks (timelines/page-cache.ts):
+// a kept page is served while the community's feed version stands, and every write a
+// page shows moves the version, so the very next read of every viewer sees it — also
+// with the page warm.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { createTopic, feed, ids, newPost, setTopicEnabled } from '../support/content'
+import { api } from '../support/http'
+
+let community: TestCommunity
+let cm: TestUser
+let author: TestUser
+let alice: TestUser
+let bob: TestUser
+let topic: string
+
+beforeAll(async () => {
+	community = await newCommunity('shared-pages')
+	cm = await newUser(community, { role: 'cm' })
+	author = await newUser(community, { name: 'Author' })
+	alice = await newUser(community, { name: 'Alice' })
+	bob = await newUser(community, { name: 'Bob' })
+	topic = await createTopic(cm, 'Shared')
+	for (let i = 0; i < 3; i++) await newPost(author, { text: `post ${i}`, topic_ids: [topic] })
+})
+
+const page = async (viewer: TestUser, query = '') => (await feed(viewer, query)).posts as any[]
+const warm = async (query = '') => {
+	await page(alice, query)
+	await page(bob, query)
+}
+
+describe('shared universal pages', () => {
+	test('a kept page is served while the feed version stands (the cache is real)', async () => {
+		await warm()
+		const [first] = await page(alice)
+		// Taken out of Redis behind the engine's back (no version bump): the kept page still shows it.
+		await redis.zrem(keys.universalFeed(community.communityId), first._id)
+		expect(ids(await page(bob))[0]).toBe(first._id)
+		await redis.incr(keys.feedVersion(community.communityId))
+		expect(ids(await page(bob))).not.toContain(first._id)
+		await redis.zadd(keys.universalFeed(community.communityId), first.created_at, first._id)
+		await redis.incr(keys.feedVersion(community.communityId))
+		expect(ids(await page(bob))[0]).toBe(first._id)
+	})
+
+	test('created, liked, edited and deleted posts show in the very next read of every viewer', async () => {
+		await warm()
+		const created = await newPost(author, { text: 'fresh', topic_ids: [topic] })
+		expect(ids(await page(alice))[0]).toBe(created)
+		expect(ids(await page(bob, `topic_ids=${topic}`))[0]).toBe(created)
+
+		await warm()
+		expect((await api('PUT', `/feed/post/${created}/like`, { token: alice.token })).status).toBe(
+			200,
+		)
+		expect((await page(alice))[0]).toMatchObject({ _id: created, is_liked: true, likes_count: 1 })
+		expect((await page(bob))[0]).toMatchObject({ _id: created, is_liked: false, likes_count: 1 })
+
+		await warm()
+		const edit = await api('PUT', `/feed/post/${created}`, {
+			token: author.token,
+			body: { text: 'fresh, edited' },
+		})
+		expect(edit.status).toBe(200)
+		expect((await page(bob))[0]).toMatchObject({ _id: created, text: 'fresh, edited' })
+
+		await warm(`topic_ids=${topic}`)
+		expect((await api('DELETE', `/feed/post/${created}`, { token: author.token })).status).toBe(200)
+		expect(ids(await page(alice))).not.toContain(created)
+		expect(ids(await page(bob, `topic_ids=${topic}`))).not.toContain(created)
+	})
+
+	test('a block shows at once for the blocker only; a disabled topic and a renamed author too', async () => {
+		const mine = await newPost(author, { text: 'by the author' })
+		await warm()
+		const blocked = await api('PUT', `/user/${alice.uuid}/block`, {
+			token: alice.token,
+			body: { uuid: author.uuid, shouldBlock: true },
+		})
+		expect(blocked.status).toBe(200)
+		expect(ids(await page(alice))).not.toContain(mine)
+		expect(ids(await page(bob))[0]).toBe(mine)
+
+		await page(bob, `topic_ids=${topic}`)
+		await setTopicEnabled(cm, topic, false)
+		expect(await page(bob, `topic_ids=${topic}`)).toEqual([])
+		await setTopicEnabled(cm, topic, true)
+
+		await warm()
+		const renamed = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: author.uniqueId, user_name: 'Author Renamed' },
+		})
+		expect(renamed.status).toBe(200)
+		const data = await feed(bob)
+		expect(data.users[author.uuid].name).toBe('Author Renamed')
+	})
+})
