@@ -1,6 +1,6 @@
 // What the HTTP benchmarks share: start a bench server script in a child process,
 // measure one path with autocannon (warm-up, then a timed run), print the table.
-import autocannon from 'autocannon'
+import autocannon, { type Result } from 'autocannon'
 
 export interface Row {
 	name: string
@@ -36,6 +36,19 @@ export interface LoadOptions {
 	seconds: number
 }
 
+/** The table row of one autocannon result (logged as it is made). */
+export function rowOf(name: string, result: Result): Row {
+	const row = {
+		name,
+		rps: Math.round(result.requests.average),
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		errors: result.errors + result.timeouts + result.non2xx,
+	}
+	benchLog(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
+	return row
+}
+
 /** Checks the path answers 200, warms up for 2 s, then measures for `seconds`. */
 export async function measure(options: LoadOptions, name: string, path: string): Promise<Row> {
 	const url = `http://127.0.0.1:${options.port}${path}`
@@ -46,15 +59,7 @@ export async function measure(options: LoadOptions, name: string, path: string):
 	const { connections } = options
 	await autocannon({ url, connections, duration: 2, headers })
 	const result = await autocannon({ url, connections, duration: options.seconds, headers })
-	const row = {
-		name,
-		rps: Math.round(result.requests.average),
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx,
-	}
-	benchLog(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
-	return row
+	return rowOf(name, result)
 }
 
 /**
@@ -80,15 +85,7 @@ export async function measureWith(
 		})
 	await run(2)
 	const result = await run(options.seconds)
-	const row = {
-		name,
-		rps: Math.round(result.requests.average),
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx,
-	}
-	benchLog(`${name}: ${row.rps} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
-	return row
+	return rowOf(name, result)
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)

@@ -15,7 +15,7 @@ process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
-const { benchLog: log, startBenchServer } = await import('./harness')
+const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
 const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
@@ -28,13 +28,7 @@ const USERS = 64
 const SEED_POSTS = 1000
 const NEW_POSTS = 3000
 
-interface Row {
-	name: string
-	rps: number
-	p50: number
-	p99: number
-	errors: number
-}
+type Row = import('./harness').Row
 
 // A fresh database and Redis db each run: the rows then compare like with like.
 await ensureDatabase(process.env.DATABASE_URL)
@@ -120,16 +114,7 @@ async function load(
 	})
 	if (onLatency)
 		instance.on('response', (_c: unknown, _s: number, _b: number, ms: number) => onLatency(ms))
-	const result = await instance
-	const row = {
-		name,
-		rps: Math.round(result.requests.average),
-		p50: result.latency.p50,
-		p99: result.latency.p99,
-		errors: result.errors + result.timeouts + result.non2xx,
-	}
-	log(`${name}: ${row.rps}/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors}`)
-	return row
+	return rowOf(name, await instance)
 }
 
 /** The baseline: 16 connections, each a one-row INSERT transaction at a time, for SECONDS. */
