@@ -7,7 +7,7 @@ export { readConnectionFeedJson } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { readPersonalisedJson } from './personalised'
-export { getUsers, type SeenCounts, viewerBlocks } from './post-cache'
+export { getPosts, getUsers, type SeenCounts, viewerBlocks } from './post-cache'
 export {
 	type FeedPost,
 	type FeedUser,

@@ -7,14 +7,14 @@ import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { feedManager, hydratePosts } from '../../../timelines'
+import { feedManager, getPosts, hydratePosts } from '../../../timelines'
 import { isCm, type Session, viewerOf } from '../../auth/session'
 import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
 import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
-import { postEventData } from '../present'
+import { loadPostContext, postEventData, presentPostEvent } from '../present'
 import type { LikeInput } from './model'
 import {
 	addLike,
@@ -66,20 +66,21 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
 
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
+	// The post.liked payload is built from the post's cached form and its context rows,
+	// read in the same round trip as the like row: a like costs no read-back of the post.
+	// Read before the transaction: a cache miss loads from the pool, and a transaction
+	// waiting on the pool while holding a connection could starve it.
+	const cached = await getPosts(c, [postId])
 	const result = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
-		const { liked, added, delta } = await setLike(
-			tx,
-			postLikeTarget,
-			post.id,
-			session.userId,
-			input,
-		)
-		const news = likeIsNews(added, input)
-		const [event, likedBy] = await Promise.all([
-			news && postEventData(tx, c, post.id),
-			news && actor(tx, session),
+		const shown = cached.get(post.id)
+		const [{ liked, added, delta }, context, likedBy] = await Promise.all([
+			setLike(tx, postLikeTarget, post.id, session.userId, input),
+			shown && loadPostContext(tx, shown),
+			actor(tx, session),
 		])
+		const news = likeIsNews(added, input)
+		const event = news && shown && context && presentPostEvent(shown, context)
 		// Row locks last, sent together: on a popular post every like waits for the
 		// author's activity group and the post's counter, so they are held only from
 		// here to the commit, not through the reads above.
