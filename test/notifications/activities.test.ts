@@ -214,6 +214,27 @@ describe('connections', () => {
 		const [accepted] = ofEntity(await feed(a), b.uuid, 101)
 		expect(accepted.activity_text).toContain('accepted your connection request')
 	})
+
+	test('an auto-accepted request notifies the requester (101) as a manual accept does', async () => {
+		await enableConnections(community)
+		const a = await newUser(community, { name: 'Eager' })
+		const b = await newUser(community, { name: 'Open' })
+		const asked = await api('POST', `/community/member/${b.uuid}/connection`, {
+			token: a.token,
+			body: { connection_type: 'one_way', connection_request_auto_accepted: true },
+		})
+		expect(asked.status).toBe(200)
+		expect(asked.body.data.status).toBe('accepted')
+		const [accepted] = ofEntity(await feed(a), b.uuid, 101)
+		expect(accepted.action_by).toEqual([b.uuid])
+		expect(accepted.activity_entity_data.uuid).toBe(b.uuid)
+		expect(accepted.activity_text).toBe(
+			`<<Open|route://user_profile/${b.uuid}>> accepted your connection request`,
+		)
+		expect(await unread(a)).toBe(1)
+		// no pending request was ever shown to the target
+		expect(ofEntity(await feed(b), a.uuid, 100)).toHaveLength(0)
+	})
 })
 
 describe('routes', () => {

@@ -68,6 +68,15 @@ export async function requestConnection(
 		}
 		if (autoAccept) {
 			await insertConnections(tx, session.communityId, pairs, type, now)
+			// The target accepted in advance: the requester is told as after a manual
+			// accept (101, the target as actor), or an auto-accepted connection goes unseen.
+			await onConnectionChanged(tx, {
+				communityId: session.communityId,
+				actorId: target.id,
+				actorUuid: target.uuid,
+				recipientId: session.userId,
+				accepted: true,
+			})
 			return 'accepted' as const
 		}
 		if (!(await insertRequest(tx, session.communityId, session.userId, target.id, type, now))) {
