@@ -8,11 +8,7 @@
 // schedule, and also sweeps for rows whose notification it missed.
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
-import {
-	type FeedNotification,
-	feedNotificationsFor,
-	recordFeedNotificationWith,
-} from './notifications'
+import { type FeedNotification, recordFeedNotificationWith } from './notifications'
 import { insertEventWithDeliveries } from './repo'
 
 export type EventSource = 'feed' | 'chat'
@@ -26,19 +22,10 @@ export interface NewEvent {
 
 export const deliveriesChannel = 'webhook_deliveries'
 
-/**
- * Writes the event and its deliveries inside `tx`, plus the `notifications.feed`
- * events it implies (a like on someone's post notifies them); returns the event id.
- */
-export async function recordEvent(tx: Db, input: NewEvent): Promise<string> {
-	const id = await insertEvent(tx, input)
-	for (const notification of feedNotificationsFor(input.communityId, input.event, input.data)) {
-		await recordFeedNotification(tx, notification)
-	}
-	return id
-}
+/** Writes the event and its deliveries inside `tx`; returns the event id. */
+export const recordEvent = (tx: Db, input: NewEvent): Promise<string> => insertEvent(tx, input)
 
-/** `notifications.feed` for the given recipients, 1,000 uuids per page (one event each). */
+/** `notifications.feed` for the given recipients, 1,000 customer ids per page (one event each). */
 export const recordFeedNotification = (tx: Db, input: FeedNotification) =>
 	recordFeedNotificationWith(insertEvent, tx, input)
 

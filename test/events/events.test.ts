@@ -1,11 +1,13 @@
 // Feed events reach webhooks through the API that causes them, with the data keys of
-// the spec's table; notifications.feed follows likes, comments, replies and tags and
-// is paged 1,000 uuids at a time.
+// the spec's table; notifications.feed follows the activities (likes, comments, replies,
+// tags, connection requests), carries the push's data and customer ids, and is paged
+// 1,000 at a time.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startDelivery } from '../../src/events/engine'
 import { recordFeedNotification } from '../../src/events/outbox'
 import { sql } from '../../src/lib/db'
 import { newUser, type TestUser } from '../support/community'
+import { block as blockUser, enableConnections } from '../support/connections'
 import { eventsFor, newPost } from '../support/content'
 import { api } from '../support/http'
 import { type Receiver, startReceiver } from '../support/receiver'
@@ -78,8 +80,8 @@ describe('feed events', () => {
 		await waitFor(() => bodiesAt('/notifications.feed').some(isMarker('after self-like')))
 		await Bun.sleep(200)
 		expect(bodiesAt('/notifications.feed').filter((b) => !isMarker()(b))).toHaveLength(2)
-		const recorded = (await eventsFor(s.community, 'notifications.feed')).filter(
-			(d) => d.notification_payload.entity_id === postId,
+		const recorded = (await eventsFor(s.community, 'notifications.feed')).filter((d) =>
+			d.notification_payload.route?.includes(postId),
 		)
 		expect(recorded).toHaveLength(2)
 
@@ -106,22 +108,61 @@ describe('feed events', () => {
 		const notices = bodiesAt('/notifications.feed')
 			.filter((b) => !isMarker()(b))
 			.map((b) => b.data)
+		// Recipients by customer id; the payload is the push's data (DESIGN section 9).
 		for (const n of notices) {
-			expect(n).toMatchObject({ current_page: 1, total_pages: 1, uuids: [author.uuid] })
-			expect(n.notification_payload).toMatchObject({
-				entity_type: 'post',
-				entity_id: postId,
-				action_by: fan.uuid,
-			})
+			expect(n).toMatchObject({ current_page: 1, total_pages: 1, uuids: [author.uniqueId] })
+			expect(n.notification_payload.route).toStartWith(`route://post_detail?post_id=${postId}`)
+			expect(n.notification_payload.community_id).toBe(String(s.community.communityId))
+			expect(n.notification_payload.sub_title).toBe('')
+			expect(Object.keys(n.notification_payload).sort()).toEqual([
+				'category',
+				'community_id',
+				'route',
+				'sub_title',
+				'title',
+			])
 		}
-		expect(notices.map((n) => n.notification_payload.action).sort()).toEqual([
-			'comment.added',
-			'post.liked',
+		const byCategory = Object.fromEntries(
+			notices.map((n) => [n.notification_payload.category, n.notification_payload.title]),
+		)
+		expect(byCategory).toEqual({
+			like_on_your_post: 'Bo liked your post',
+			comment_on_your_post: 'Bo commented on your post',
+		})
+	})
+
+	test('notifications.feed follows activities: a blocked liker tells no webhook, a connection request does', async () => {
+		await register(s, at('/follows'), 'notifications.feed')
+		const stranger = await newUser(s.community, { name: 'Cy' })
+		const postId = await newPost(author)
+		await blockUser(s.community, author, stranger)
+		expect((await api('PUT', `/feed/post/${postId}/like`, { token: stranger.token })).status).toBe(
+			200,
+		)
+		await enableConnections(s.community)
+		const asked = await api('POST', `/community/member/${author.uuid}/connection`, {
+			token: fan.token,
+			body: { connection_type: 'two_way' },
+		})
+		expect(asked.status).toBe(200)
+		await waitFor(() =>
+			bodiesAt('/follows').some(
+				(b) => b.data.notification_payload.category === 'connection_request',
+			),
+		)
+		const request = bodiesAt('/follows').find(
+			(b) => b.data.notification_payload.category === 'connection_request',
+		)
+		expect(request.data.uuids).toEqual([author.uniqueId])
+		expect(request.data.notification_payload.route).toBe(`route://user_profile/${fan.uuid}`)
+		// The blocked like was written before the request: had it notified, it would be here.
+		const recorded = (await eventsFor(s.community, 'notifications.feed')).filter((d) =>
+			d.notification_payload.route?.includes(postId),
+		)
+		expect(recorded).toHaveLength(0)
+		expect(bodiesAt('/follows').map((b) => b.data.notification_payload.category)).toEqual([
+			'connection_request',
 		])
-		expect(
-			notices.find((n) => n.notification_payload.action === 'post.liked').notification_payload
-				.activity_text,
-		).toBe('Bo liked your post')
 	})
 
 	test('notifications.feed pages recipients 1,000 uuids at a time', async () => {

@@ -38,12 +38,19 @@ export interface NewActivities {
 	now: number
 }
 
+export interface TouchedActivity {
+	id: string
+	recipient_id: number
+	/** the recipient's customer id (user_unique_id; the service uuid for an owner, who has none) */
+	customer_id: string
+}
+
 /**
  * Adds the actor to each recipient's unread group (or starts one), leaving out the
  * actor and anyone in a block with the actor either way. Returns the groups touched.
  */
 export function upsertActivities(db: Db, a: NewActivities) {
-	return db<{ id: string; recipient_id: number }[]>`
+	return db<TouchedActivity[]>`
 		with eligible as (
 			select plaza_new_id() as id, r as recipient_id
 			from unnest(${db.array(a.recipientIds)}::int[]) r
@@ -51,8 +58,8 @@ export function upsertActivities(db: Db, a: NewActivities) {
 				select 1 from blocks b
 				where (b.blocker_id = r and b.blocked_id = ${a.actorId})
 					or (b.blocker_id = ${a.actorId} and b.blocked_id = r))
-		)
-		insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
+		), touched as (
+			insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
 			post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
 		select e.id, ${a.communityId}, e.recipient_id, ${a.action}, ${a.entityType}, ${a.entityId},
 			case when ${a.grouped} then ${a.entityId} else e.id end,
@@ -61,7 +68,10 @@ export function upsertActivities(db: Db, a: NewActivities) {
 		on conflict (recipient_id, action, group_key) where not is_read do update set
 			actor_ids = array_append(array_remove(activities.actor_ids, ${a.actorId}), ${a.actorId}),
 			comment_id = excluded.comment_id, updated_at = excluded.updated_at
-		returning id, recipient_id`
+		returning id, recipient_id
+		)
+		select t.id, t.recipient_id, coalesce(u.user_unique_id, u.uuid::text) as customer_id
+		from touched t join users u on u.id = t.recipient_id`
 }
 
 /** Takes the actor out of every group of (action, group_key); groups left empty are deleted. */

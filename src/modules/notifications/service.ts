@@ -2,7 +2,10 @@
 // comment, reply, tag, connection request or accept) calls one function here inside
 // its own transaction, so the activity and its push deliveries commit with it, or not
 // at all. Nobody is notified of their own action, by someone in a block with them, or
-// of back-dated (imported) content.
+// of back-dated (imported) content. The `notifications.feed` webhook pages are recorded
+// here too, for the same recipients, so a webhook never tells of an activity that was
+// not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
+import { recordFeedNotification } from '../../events/outbox'
 import type { Db } from '../../lib/db'
 import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
 import { findUserById } from '../users/repo'
@@ -30,14 +33,22 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 		grouped: a.grouped ?? true,
 		now,
 	})
-	if (touched.length > 0)
-		await enqueueActivityPushes(tx, {
-			communityId: a.communityId,
-			actorId: a.actorId,
-			activities: touched,
-			payload: await pushPayload(tx, a),
-			now,
-		})
+	if (touched.length === 0) return 0
+	const payload = await pushPayload(tx, a)
+	await enqueueActivityPushes(tx, {
+		communityId: a.communityId,
+		actorId: a.actorId,
+		activities: touched,
+		payload,
+		now,
+	})
+	// The webhook is told exactly what the recipients are (blocks, self and history
+	// already left out): the push's data and their customer ids (DESIGN section 9).
+	await recordFeedNotification(tx, {
+		communityId: a.communityId,
+		payload: { ...payload, community_id: String(a.communityId) },
+		uuids: touched.map((t) => t.customer_id),
+	})
 	return touched.length
 }
 

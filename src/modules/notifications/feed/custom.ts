@@ -1,8 +1,7 @@
 // Custom activities (POST /feed/user/activity, CM only): one activity per recipient,
-// each pushed, plus the `notifications.feed` webhook pages. Recipients and the actor
+// each pushed and told to `notifications.feed` webhooks (by recordActivities). Recipients and the actor
 // are named by service uuid or customer id; any unknown recipient refuses the whole
 // request, so nothing is half created.
-import { recordFeedNotification } from '../../../events/outbox'
 import { type Db, sql } from '../../../lib/db'
 import { badRequest } from '../../../lib/errors'
 import { isId } from '../../../lib/ids'
@@ -11,7 +10,6 @@ import { findCommentsByIds } from '../../posts/comments/repo'
 import { findPost } from '../../posts/repo'
 import { findUsersByRefs, type UserRow } from '../../users/repo'
 import { Action, actionNames, type CustomActivityInput, EntityType } from '../model'
-import { ctaOf, plainText } from '../present'
 import { recordActivities } from '../service'
 
 const entityTypes = { post: EntityType.post, comment: EntityType.comment, user: EntityType.user }
@@ -79,23 +77,6 @@ export async function createCustomActivity(session: Session, body: CustomActivit
 			recipientIds: recipients.map((r) => r.id),
 			grouped: false,
 			customText: text,
-		})
-		const payload = {
-			title: plainText(text),
-			sub_title: '',
-			route: ctaOf({
-				entity_type: type,
-				entity_id: entity.entityId,
-				post_id: entity.postId,
-				comment_id: entity.commentId,
-			}),
-			community_id: String(session.communityId),
-			category: actionNames[Action.custom],
-		}
-		await recordFeedNotification(tx, {
-			communityId: session.communityId,
-			payload,
-			uuids: recipients.map((r) => r.user_unique_id ?? r.uuid),
 		})
 	})
 	return { count: recipients.length }
