@@ -12,6 +12,31 @@ export const sql = postgres(config.DATABASE_URL, {
 
 export type Db = postgres.Sql | postgres.TransactionSql
 
+type Hook = () => Promise<void>
+const commitHooks = new WeakMap<object, Hook[]>()
+
+/**
+ * `sql.begin(work)`, then what `work` registered with `afterCommit`, in order, once the
+ * transaction has committed (never after a rollback). For derived copies in Redis that
+ * must not show what Postgres may still roll back; hooks handle their own errors.
+ */
+export async function transaction<T>(work: (tx: postgres.TransactionSql) => Promise<T>) {
+	const hooks: Hook[] = []
+	const result = await sql.begin((tx) => {
+		commitHooks.set(tx, hooks)
+		return work(tx)
+	})
+	for (const hook of hooks) await hook()
+	return result
+}
+
+/** Runs `hook` after `tx` commits; `tx` must come from `transaction()` (else it throws). */
+export function afterCommit(tx: Db, hook: Hook): void {
+	const hooks = commitHooks.get(tx)
+	if (!hooks) throw new Error('afterCommit needs a transaction opened with transaction()')
+	hooks.push(hook)
+}
+
 /**
  * Reads that tolerate replication lag go to DATABASE_REPLICA_URL when it is set (else
  * to `sql`): the id and row scans of a feed rebuild (a post deleted meanwhile is still

@@ -2,8 +2,8 @@
 // {u<user>}, {p<post>}, ...) so the same code runs on a Redis Cluster: a command
 // only ever touches keys of one tag. What may share one command, MULTI or Lua script
 // (same tag by construction): a community's feed sets, post and user caches and
-// catalog ({c<id>}); a user's connection feed and its live marker, and the personalised
-// feed and its meta ({u<id>}); the two webhook schedule sets ({wh}). Batches over many
+// catalog ({c<id>}); a user's connection feed and its live marker, the personalised
+// feed and its meta, and the notification feed copy ({u<id>}); the two webhook schedule sets ({wh}). Batches over many
 // users' keys (fan-out) differ in tag and go through lib/redis-slots.ts pipelineBySlot.
 export const keys = {
 	// rate limits and OTPs
@@ -61,6 +61,16 @@ export const keys = {
 	// (bumped by every conversation write), so a reader never gets an outdated page
 	chatNewest: (chatroomId: string, version: string, limit: number) =>
 		`chat:{r${chatroomId}}:newest:${version}:${limit}`,
+	// a user's notification feed copy (modules/notifications/store.ts), one tag per user so
+	// one script reads or changes it: group ids by updated_at (capped), their rows as JSON,
+	// unread ids (all of them), versions, recent tombstones, and the meta hash whose
+	// absence means "rebuild from Postgres"
+	activityMeta: (userId: number) => `act:{u${userId}}:meta`,
+	activityFeed: (userId: number) => `act:{u${userId}}:feed`,
+	activityRows: (userId: number) => `act:{u${userId}}:rows`,
+	activityUnread: (userId: number) => `act:{u${userId}}:unread`,
+	activityVersions: (userId: number) => `act:{u${userId}}:versions`,
+	activityGone: (userId: number) => `act:{u${userId}}:gone`,
 	// push delivery schedule, the same two sets for pushes (members `<community>:<id>`)
 	pushDue: () => 'push:{push}:due',
 	pushInflight: () => 'push:{push}:inflight',

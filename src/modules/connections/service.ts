@@ -1,7 +1,7 @@
 // Connection rules (SPEC "States and transitions", DESIGN section 7): requests,
 // accept/reject by the receiver, two_way (two rows) and one_way (one row: the
 // requester follows the target), auto-accept, and the connection feed kept in step.
-import { sql } from '../../lib/db'
+import { sql, transaction } from '../../lib/db'
 import { AppError, badRequest, conflict, forbidden, Messages, notFound } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import { feedManager } from '../../timelines'
@@ -57,7 +57,7 @@ export async function requestConnection(
 	if (target.id === session.userId) throw badRequest('You cannot connect with yourself')
 	const now = Date.now()
 	const pairs = pairsFor(type, session.userId, target.id)
-	const status = await sql.begin(async (tx) => {
+	const status = await transaction(async (tx) => {
 		await lockPair(tx, session.userId, target.id)
 		if (await isBlockedBetween(tx, session.userId, target.id))
 			throw forbidden('You cannot connect with this member')
@@ -109,7 +109,7 @@ export async function answerConnection(
 
 async function accept(session: Session, requester: UserRow) {
 	const now = Date.now()
-	const type = await sql.begin(async (tx) => {
+	const type = await transaction(async (tx) => {
 		const request = await findRequest(tx, requester.id, session.userId)
 		if (!request) {
 			if (await findRequest(tx, session.userId, requester.id)) {

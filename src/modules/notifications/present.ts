@@ -44,8 +44,9 @@ export interface ActivityContext {
 	v1: boolean
 }
 
+/** `row.actor_ids` holds the last ACTION_BY_SHOWN actors (repo.ts cuts them). */
 export function presentActivity(row: ActivityRow, ctx: ActivityContext) {
-	const actors = row.actor_ids.slice(-ACTION_BY_SHOWN).flatMap((id) => {
+	const actors = row.actor_ids.flatMap((id) => {
 		const user = ctx.users.get(id)
 		return user ? [user.uuid] : []
 	})
@@ -59,7 +60,7 @@ export function presentActivity(row: ActivityRow, ctx: ActivityContext) {
 		entity_owner_id: ctx.entityOwnerUuid,
 		action_by: actors,
 		action_on: [ctx.recipientUuid],
-		activity_text: row.custom_text ?? activityText(row.action, latest, row.actor_ids.length),
+		activity_text: row.custom_text ?? activityText(row.action, latest, row.actor_count),
 		activity_entity_data: ctx.entityData,
 		cta: ctaOf(row),
 		is_read: row.is_read,

@@ -6,19 +6,21 @@
 // here too, for the same recipients, so a webhook never tells of an activity that was
 // not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
 import { recordFeedNotification } from '../../events/outbox'
-import type { Db } from '../../lib/db'
+import { afterCommit, type Db } from '../../lib/db'
 import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
 import { findUserById } from '../users/repo'
-import { Action, actionNames, EntityType } from './model'
+import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
 import {
 	commentersOf,
 	deleteActivitiesOfComment,
 	deleteActivitiesOfPost,
 	type NewActivities,
+	type Removed,
 	removeActor,
 	upsertActivities,
 } from './repo'
+import { applyChanges, type Change, rowChange } from './store'
 
 type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
 
@@ -34,6 +36,7 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 		now,
 	})
 	if (touched.length === 0) return 0
+	afterCommit(tx, () => applyChanges(touched.map(({ customer_id: _, ...row }) => rowChange(row))))
 	const payload = await pushPayload(tx, a)
 	await enqueueActivityPushes(tx, {
 		communityId: a.communityId,
@@ -69,6 +72,16 @@ async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
 	}
 }
 
+const deletions = (removed: Removed[]): Change[] =>
+	removed.map((r) => ({ userId: r.recipient_id, op: 'del', id: r.id, version: 0 }))
+
+/** Unlike: the actor leaves its groups (emptied ones go), in Postgres then in the copies. */
+async function removeActorOf(tx: Db, action: ActionCode, groupKey: string, actorId: number) {
+	const { changed, deleted } = await removeActor(tx, action, groupKey, actorId)
+	if (changed.length + deleted.length > 0)
+		afterCommit(tx, () => applyChanges([...changed.map(rowChange), ...deletions(deleted)]))
+}
+
 interface Write {
 	communityId: number
 	actorId: number
@@ -81,7 +94,7 @@ export async function onPostLikeChanged(
 	e: Write & { postId: string; postAuthorId: number; liked: boolean },
 ): Promise<void> {
 	if (!e.liked) {
-		await removeActor(tx, Action.likeOnPost, e.postId, e.actorId)
+		await removeActorOf(tx, Action.likeOnPost, e.postId, e.actorId)
 		return
 	}
 	if (e.history) return
@@ -102,7 +115,7 @@ export async function onCommentLikeChanged(
 	e: Write & { postId: string; commentId: string; commentAuthorId: number; liked: boolean },
 ): Promise<void> {
 	if (!e.liked) {
-		await removeActor(tx, Action.likeOnComment, e.commentId, e.actorId)
+		await removeActorOf(tx, Action.likeOnComment, e.commentId, e.actorId)
 		return
 	}
 	if (e.history) return
@@ -227,6 +240,9 @@ export async function onContentDeleted(
 	tx: Db,
 	e: { postId: string } | { commentId: string },
 ): Promise<void> {
-	if ('postId' in e) await deleteActivitiesOfPost(tx, e.postId)
-	else await deleteActivitiesOfComment(tx, e.commentId)
+	const removed =
+		'postId' in e
+			? await deleteActivitiesOfPost(tx, e.postId)
+			: await deleteActivitiesOfComment(tx, e.commentId)
+	if (removed.length > 0) afterCommit(tx, () => applyChanges(deletions(removed)))
 }

@@ -3,7 +3,7 @@
 // by loading the post ONCE; that row serves the events, the feed engine (after the
 // commit, so a reader sees the whole post or nothing) and the reply.
 import { recordEvent } from '../../events/outbox'
-import { type Db, sql } from '../../lib/db'
+import { type Db, sql, transaction } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
@@ -155,7 +155,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const topicIds = [...new Set(input.topic_ids ?? [])]
 	const c = session.communityId
 	const id = newId()
-	const written = await sql.begin(async (tx) => {
+	const written = await transaction(async (tx) => {
 		const { attachments, widgets } = await resolveAttachments(tx, c, id, session.userId, inputs)
 		const widgetIds = widgets.map((w) => w.id)
 		const row: NewPost = {
@@ -282,7 +282,7 @@ export async function getPost(session: Session, postId: string) {
 
 export async function editPost(session: Session, postId: string, input: EditPostInput) {
 	const c = session.communityId
-	const written = await sql.begin(async (tx) => {
+	const written = await transaction(async (tx) => {
 		const row = await livePost(c, postId, true, tx)
 		if (row.user_id !== session.userId) throw forbidden()
 		const former: FormerPost = {
@@ -345,7 +345,7 @@ export async function editPost(session: Session, postId: string, input: EditPost
 
 export async function deletePost(session: Session, postId: string, reason: string | null) {
 	const c = session.communityId
-	const feed = await sql.begin(async (tx) => {
+	const feed = await transaction(async (tx) => {
 		const row = await livePost(c, postId, true, tx)
 		if (row.user_id !== session.userId && !isCm(session)) throw forbidden()
 		const former: FormerPost = {

@@ -2,7 +2,7 @@
 // each pushed and told to `notifications.feed` webhooks (by recordActivities). Recipients and the actor
 // are named by service uuid or customer id; any unknown recipient refuses the whole
 // request, so nothing is half created.
-import { type Db, sql } from '../../../lib/db'
+import { type Db, sql, transaction } from '../../../lib/db'
 import { badRequest } from '../../../lib/errors'
 import { isId } from '../../../lib/ids'
 import type { Session } from '../../auth/plugin'
@@ -66,7 +66,7 @@ export async function createCustomActivity(session: Session, body: CustomActivit
 		: null
 	if (body.action_by && !actor) throw badRequest(`Unknown user ${body.action_by} in action_by`)
 	const actorId = actor?.id ?? session.userId
-	await sql.begin(async (tx) => {
+	await transaction(async (tx) => {
 		const entity = await resolveEntity(tx, session.communityId, type, body.entity_id)
 		await recordActivities(tx, {
 			communityId: session.communityId,

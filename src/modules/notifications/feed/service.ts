@@ -6,6 +6,7 @@
 import { sql } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import { isId } from '../../../lib/ids'
+import { log } from '../../../lib/log'
 import { paging } from '../../../lib/paging'
 import {
 	type CachedUser,
@@ -23,30 +24,59 @@ import { findUsersByUuids } from '../../users/repo'
 import { presentWidget } from '../../widgets/present'
 import { findWidgetsByIds } from '../../widgets/repo'
 import { EntityType } from '../model'
-import { ACTION_BY_SHOWN, presentActivity } from '../present'
-import { type ActivityRow, activityPage, markAllRead, markRead, unreadCount } from '../repo'
+import { presentActivity } from '../present'
+import {
+	type ActivityRow,
+	activityPage,
+	markAllRead,
+	markRead,
+	type ReadMark,
+	unreadCount,
+} from '../repo'
+import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
 
 const idsOf = (rows: ActivityRow[], type: number) => [
 	...new Set(rows.filter((r) => r.entity_type === type).map((r) => r.entity_id)),
 ]
 
-/** Entities of a page: posts as the viewer sees them, comments, and user entities. */
+/** Entities of a page: posts as the viewer sees them (feed engine caches) and comments. */
 async function loadEntities(session: Session, rows: ActivityRow[]) {
-	const viewer = viewerOf(session)
-	const [hydrated, comments, entityUsers] = await Promise.all([
-		hydratePosts(viewer, idsOf(rows, EntityType.post), {
-			visibilities: ['public', 'connections'],
-			keepHidden: true,
-		}),
-		findCommentsByIds(sql, idsOf(rows, EntityType.comment)),
-		findUsersByUuids(sql, session.communityId, idsOf(rows, EntityType.user)),
+	const postIds = idsOf(rows, EntityType.post)
+	const commentIds = idsOf(rows, EntityType.comment)
+	const [hydrated, comments] = await Promise.all([
+		postIds.length > 0
+			? hydratePosts(viewerOf(session), postIds, {
+					visibilities: ['public', 'connections'],
+					keepHidden: true,
+				})
+			: { posts: [], users: {} },
+		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
 	])
 	return {
 		posts: new Map(hydrated.posts.map((p) => [p._id, p])),
 		postUsers: hydrated.users,
 		comments: new Map(comments.filter((c) => !c.is_deleted).map((c) => [c.id, c])),
-		users: new Map(entityUsers.map((u) => [u.uuid, u])),
+		users: new Map<string, CachedUser>(),
 	}
+}
+
+/**
+ * The page's rows and the total: from the user's Redis copy (one script call), rebuilt
+ * from Postgres when missing; from Postgres when the page lies past a capped copy, or
+ * when Redis fails (the copy is derived, the feed must still answer).
+ */
+async function pageRows(userId: number, offset: number, limit: number) {
+	try {
+		let cached = await readPage(userId, offset, limit)
+		if (!cached && (await rebuild(userId))) cached = await readPage(userId, offset, limit)
+		if (cached && (cached.complete || offset + limit <= cached.cached)) {
+			const total = cached.complete ? cached.cached : (await activityPage(sql, userId, 0, 0)).total
+			return { rows: cached.rows, total }
+		}
+	} catch (error) {
+		log.warn({ err: error, userId }, 'activity copy unreadable; reading Postgres')
+	}
+	return activityPage(sql, userId, limit, offset)
 }
 
 export async function activityFeed(
@@ -56,14 +86,26 @@ export async function activityFeed(
 	v1: boolean,
 ) {
 	const p = paging(page, pageSize, 20)
-	const { rows, total } = await activityPage(sql, session.userId, p.pageSize, p.offset)
-	const entities = await loadEntities(session, rows)
-	const people = new Set<number>(rows.flatMap((r) => r.actor_ids.slice(-ACTION_BY_SHOWN)))
-	for (const c of entities.comments.values()) people.add(c.user_id)
-	const users = await getUsers(session.communityId, [...people])
+	const { rows, total } = await pageRows(session.userId, p.offset, p.pageSize)
+	const people = new Set<number>(rows.flatMap((r) => r.actor_ids))
+	const [entities, users] = await Promise.all([
+		loadEntities(session, rows),
+		getUsers(session.communityId, [...people]),
+	])
+	const commentAuthors = [...entities.comments.values()]
+		.map((c) => c.user_id)
+		.filter((id) => !users.has(id))
+	if (commentAuthors.length > 0)
+		for (const [id, user] of await getUsers(session.communityId, commentAuthors))
+			users.set(id, user)
+	// A user entity (100, 101) is its actor, already loaded; others are looked up.
+	for (const user of users.values()) entities.users.set(user.uuid, user)
+	const missing = idsOf(rows, EntityType.user).filter((uuid) => !entities.users.has(uuid))
+	if (missing.length > 0)
+		for (const user of await findUsersByUuids(sql, session.communityId, missing))
+			entities.users.set(user.uuid, user)
 	const map: Record<string, ReturnType<typeof presentFeedUser>> = { ...entities.postUsers }
-	for (const user of [...users.values(), ...entities.users.values()])
-		map[user.uuid] = presentFeedUser(user)
+	for (const user of entities.users.values()) map[user.uuid] = presentFeedUser(user)
 	const activities = rows.flatMap((row) => {
 		const entity = entityOf(row, entities)
 		if (!entity) return []
@@ -115,15 +157,31 @@ async function topicsAndWidgets(communityId: number, posts: FeedPost[]) {
 	}
 }
 
-export const unreadActivities = async (session: Session) => ({
-	count: await unreadCount(sql, session.userId),
-})
+/** The exact number of unread groups: SCARD of the copy's unread set, Postgres without one. */
+export async function unreadActivities(session: Session) {
+	try {
+		let count = await readUnread(session.userId)
+		if (count === null && (await rebuild(session.userId))) count = await readUnread(session.userId)
+		if (count !== null) return { count }
+	} catch (error) {
+		log.warn({ err: error, userId: session.userId }, 'activity copy unreadable; reading Postgres')
+	}
+	return { count: await unreadCount(sql, session.userId) }
+}
 
 export async function markActivityRead(session: Session, activityId: string): Promise<void> {
-	if (!isId(activityId) || !(await markRead(sql, session.userId, activityId)))
-		throw notFound('Activity')
+	const marked = isId(activityId) ? await markRead(sql, session.userId, activityId) : []
+	if (marked.length === 0) throw notFound('Activity')
+	await applyChanges(marked.map(readChange))
 }
 
 export async function markAllActivitiesRead(session: Session): Promise<void> {
-	await markAllRead(sql, session.userId)
+	await applyChanges((await markAllRead(sql, session.userId)).map(readChange))
 }
+
+const readChange = (m: ReadMark): Change => ({
+	userId: m.recipient_id,
+	op: 'read',
+	id: m.id,
+	version: m.version,
+})

@@ -1,6 +1,6 @@
 // Comments: create, reply, read with replies, edit, soft delete, like toggle and
 // likes list. Counters, tags and events commit together with the comment.
-import { type Db, sql } from '../../../lib/db'
+import { type Db, sql, transaction } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid, newId } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
@@ -110,7 +110,7 @@ export async function addComment(
 	const text = commentText(input.text)
 	const now = Date.now()
 	const createdAt = writtenAt(input.created_at, now)
-	const { post, comment, parent } = await sql.begin(async (tx) => {
+	const { post, comment, parent } = await transaction(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const parent = parentId ? await liveComment(tx, session, post.id, parentId, true) : null
 		const id = newId()
@@ -243,7 +243,7 @@ export async function editComment(
 	input: CommentInput,
 ) {
 	const text = commentText(input.text)
-	const { post, comment } = await sql.begin(async (tx) => {
+	const { post, comment } = await transaction(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const current = await liveComment(tx, session, post.id, commentId, true)
 		if (current.user_id !== session.userId) throw forbidden()
@@ -273,7 +273,7 @@ export async function deleteComment(
 	commentId: string,
 	reason: string | undefined,
 ) {
-	const { post, comment } = await sql.begin(async (tx) => {
+	const { post, comment } = await transaction(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const current = await liveComment(tx, session, post.id, commentId, true)
 		const allowed =
@@ -294,7 +294,7 @@ export async function toggleCommentLike(
 	commentId: string,
 	input: LikeInput = {},
 ) {
-	return sql.begin(async (tx) => {
+	return transaction(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const comment = await liveComment(tx, session, post.id, commentId)
 		const { liked, added, delta } = await setLike(

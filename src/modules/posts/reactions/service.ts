@@ -3,7 +3,7 @@
 // event commit together; the feed caches are told after the commit.
 
 import { recordEvent } from '../../../events/outbox'
-import { type Db, sql } from '../../../lib/db'
+import { type Db, sql, transaction } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
@@ -71,7 +71,7 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 	// Read before the transaction: a cache miss loads from the pool, and a transaction
 	// waiting on the pool while holding a connection could starve it.
 	const cached = await getPosts(c, [postId])
-	const result = await sql.begin(async (tx) => {
+	const result = await transaction(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const shown = cached.get(post.id)
 		const [{ liked, added, delta }, context, likedBy] = await Promise.all([

@@ -1,0 +1,278 @@
+// The notification feed's Redis copy, per user (keys.activity*, one hash tag): the
+// newest ACTIVITY_CACHE_MAX groups by updated_at with their rows as JSON, every unread
+// group id (so the unread count is SCARD: exact), and the version of each. Postgres
+// stays the truth: a missing copy is rebuilt from it on the next read.
+//
+// Writers change it after their transaction commits (lib/db.ts afterCommit), from the
+// rows their statements returned. Commits and their after-commit writes can finish in
+// either order, so every change carries the row's version and the script keeps the
+// highest; a deleted group leaves a tombstone for 10 minutes so that a late write cannot
+// bring it back. A rebuild marks the copy "building" (writers write into it), reads
+// Postgres, then fills with its token: a fill overtaken by another rebuild is dropped.
+import { randomUUID } from 'node:crypto'
+import { sql } from '../../lib/db'
+import { keys } from '../../lib/keys'
+import { log } from '../../lib/log'
+import { redis } from '../../lib/redis'
+import { pipelineBySlot } from '../../lib/redis-slots'
+import { type ActivityRow, activitySnapshot } from './repo'
+
+export const ACTIVITY_CACHE_MAX = 500
+const LIFE_MS = 7 * 86_400_000
+const TOMBSTONE_MS = 600_000
+
+const keysOf = (userId: number) => [
+	keys.activityMeta(userId),
+	keys.activityFeed(userId),
+	keys.activityRows(userId),
+	keys.activityUnread(userId),
+	keys.activityVersions(userId),
+	keys.activityGone(userId),
+]
+
+// KEYS: meta feed rows unread versions gone. ARGV: cap, now, token ('' for a writer),
+// complete ('1'/'0' ends a fill), then (op, id, version, score, json) per change.
+redis.defineCommand('activityApply', {
+	numberOfKeys: 6,
+	lua: `local meta, feed, rows, unread, versions, gone = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local cap, now, token = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+if redis.call('exists', meta) == 0 then return 0 end
+if token ~= '' and redis.call('hget', meta, 'build') ~= token then return 0 end
+redis.call('zremrangebyscore', gone, '-inf', now - ${TOMBSTONE_MS})
+for i = 5, #ARGV, 5 do
+  local op, id, version = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  if not redis.call('zscore', gone, id) then
+    local current = redis.call('hget', versions, id)
+    current = current and tonumber(current) or 0
+    if op == 'del' then
+      redis.call('zrem', feed, id)
+      redis.call('hdel', rows, id)
+      redis.call('srem', unread, id)
+      redis.call('hdel', versions, id)
+      redis.call('zadd', gone, now, id)
+    elseif version > current then
+      if op == 'read' then
+        redis.call('srem', unread, id)
+        if redis.call('zscore', feed, id) then
+          redis.call('hset', versions, id, version)
+        else
+          redis.call('hdel', versions, id)
+          redis.call('zadd', gone, now, id)
+        end
+      elseif op == 'unread' then
+        redis.call('sadd', unread, id)
+        redis.call('hset', versions, id, version)
+      else
+        local lowest = redis.call('zrange', feed, 0, 0, 'withscores')
+        local outside = token == '' and redis.call('hget', meta, 'complete') == '0' and lowest[2]
+          and tonumber(ARGV[i + 3]) < tonumber(lowest[2])
+        if outside then
+          -- older than everything a capped copy holds: only its unread state matters
+          if op == 'set' then
+            redis.call('sadd', unread, id)
+            redis.call('hset', versions, id, version)
+          else
+            redis.call('srem', unread, id)
+            redis.call('hdel', versions, id)
+          end
+        else
+          redis.call('hset', versions, id, version)
+          redis.call('zadd', feed, ARGV[i + 3], id)
+          redis.call('hset', rows, id, ARGV[i + 4])
+          if op == 'set' then redis.call('sadd', unread, id) else redis.call('srem', unread, id) end
+        end
+      end
+    end
+  end
+end
+local n = redis.call('zcard', feed)
+if n > cap then
+  local out = redis.call('zrange', feed, 0, n - cap - 1)
+  redis.call('zremrangebyrank', feed, 0, n - cap - 1)
+  for _, id in ipairs(out) do
+    redis.call('hdel', rows, id)
+    if redis.call('sismember', unread, id) == 0 then redis.call('hdel', versions, id) end
+  end
+  redis.call('hset', meta, 'complete', '0')
+end
+if ARGV[4] ~= '' then
+  redis.call('hset', meta, 'ready', '1')
+  if ARGV[4] == '0' then redis.call('hset', meta, 'complete', '0') end
+end
+local life = redis.call('pttl', meta)
+if life > 0 then
+  for k = 2, 5 do redis.call('pexpire', KEYS[k], life) end
+  redis.call('pexpire', gone, ${TOMBSTONE_MS})
+end
+return 1`,
+})
+
+// KEYS: meta feed rows unread versions. ARGV: start, stop, life ms. Nil until built;
+// else {zcard, complete, scard, json1, unread1, json2, unread2, ...}, newest first.
+redis.defineCommand('activityPage', {
+	numberOfKeys: 5,
+	lua: `if redis.call('hget', KEYS[1], 'ready') ~= '1' then return nil end
+local ids = redis.call('zrevrange', KEYS[2], ARGV[1], ARGV[2])
+local out = { redis.call('zcard', KEYS[2]), redis.call('hget', KEYS[1], 'complete'), redis.call('scard', KEYS[4]) }
+if #ids > 0 then
+  local jsons = redis.call('hmget', KEYS[3], unpack(ids))
+  for i, id in ipairs(ids) do
+    if jsons[i] then
+      out[#out + 1] = jsons[i]
+      out[#out + 1] = redis.call('sismember', KEYS[4], id)
+    end
+  end
+end
+for k = 1, 5 do redis.call('pexpire', KEYS[k], ARGV[3]) end
+return out`,
+})
+
+// KEYS: meta unread. Nil until built; else the number of unread groups.
+redis.defineCommand('activityUnread', {
+	numberOfKeys: 2,
+	lua: `if redis.call('hget', KEYS[1], 'ready') ~= '1' then return nil end
+return redis.call('scard', KEYS[2])`,
+})
+
+type Op = 'set' | 'setread' | 'read' | 'unread' | 'del'
+export interface Change {
+	userId: number
+	op: Op
+	id: string
+	version: number
+	row?: ActivityRow
+}
+
+interface Commands {
+	activityApply(...args: (string | number)[]): Promise<number>
+	activityPage(...args: (string | number)[]): Promise<(string | number | null)[] | null>
+	activityUnread(meta: string, unread: string): Promise<number | null>
+}
+const commands = redis as unknown as Commands
+
+const argsOf = (c: Change) => [
+	c.op,
+	c.id,
+	c.version,
+	c.row?.updated_at ?? 0,
+	c.row ? JSON.stringify(c.row) : '',
+]
+
+/** A changed row as the copy takes it. */
+export const rowChange = (row: ActivityRow): Change => ({
+	userId: row.recipient_id,
+	op: row.is_read ? 'setread' : 'set',
+	id: row.id,
+	version: row.version,
+	row,
+})
+
+/**
+ * Applies committed changes to the copies that exist (one script per user, pipelined
+ * per slot). On failure the users' copies are dropped: the next read rebuilds them.
+ */
+export async function applyChanges(changes: Change[]): Promise<void> {
+	if (changes.length === 0) return
+	const byUser = new Map<number, Change[]>()
+	for (const c of changes) byUser.set(c.userId, [...(byUser.get(c.userId) ?? []), c])
+	const now = Date.now()
+	try {
+		await pipelineBySlot(
+			redis,
+			[...byUser],
+			([userId]) => keys.activityMeta(userId),
+			(pipeline, [userId, list]) => {
+				;(pipeline as unknown as Commands).activityApply(
+					...keysOf(userId),
+					ACTIVITY_CACHE_MAX,
+					now,
+					'',
+					'',
+					...list.flatMap(argsOf),
+				)
+			},
+		)
+	} catch (error) {
+		log.error({ err: error, users: byUser.size }, 'activity copy update failed')
+		await Promise.all([...byUser.keys()].map((userId) => forget(userId)))
+	}
+}
+
+const forget = (userId: number) => redis.del(keys.activityMeta(userId)).catch(() => undefined)
+
+/** Rebuilds the user's copy from Postgres; false when another rebuild overtook this one. */
+export async function rebuild(userId: number): Promise<boolean> {
+	const token = randomUUID()
+	const [meta, ...data] = keysOf(userId)
+	await redis
+		.multi()
+		.del(meta, ...data)
+		.hset(meta, 'build', token, 'complete', '1')
+		.pexpire(meta, LIFE_MS)
+		.exec()
+	const { rows, unread } = await activitySnapshot(sql, userId, ACTIVITY_CACHE_MAX + 1)
+	const shown = rows.slice(0, ACTIVITY_CACHE_MAX)
+	const inFeed = new Set(shown.map((r) => r.id))
+	const changes: Change[] = [
+		...shown.map(rowChange),
+		...unread
+			.filter((u) => !inFeed.has(u.id))
+			.map((u) => ({ userId, op: 'unread' as const, id: u.id, version: u.version })),
+	]
+	const applied = await commands.activityApply(
+		meta,
+		...data,
+		ACTIVITY_CACHE_MAX,
+		Date.now(),
+		token,
+		rows.length > ACTIVITY_CACHE_MAX ? '0' : '1',
+		...changes.flatMap(argsOf),
+	)
+	return applied === 1
+}
+
+export interface CachedPage {
+	rows: ActivityRow[]
+	/** groups in the copy, and whether that is all of them */
+	cached: number
+	complete: boolean
+	unread: number
+}
+
+/** Rows offset … offset + limit - 1 of the copy, newest first; null until it is built. */
+export async function readPage(
+	userId: number,
+	offset: number,
+	limit: number,
+): Promise<CachedPage | null> {
+	const [meta, feed, rows, unread, versions] = keysOf(userId)
+	const answer = await commands.activityPage(
+		meta,
+		feed,
+		rows,
+		unread,
+		versions,
+		offset,
+		offset + limit - 1,
+		LIFE_MS,
+	)
+	if (!answer) return null
+	const [cached, complete, unreadCount, ...pairs] = answer
+	const page: ActivityRow[] = []
+	for (let i = 0; i < pairs.length; i += 2) {
+		const row = JSON.parse(String(pairs[i])) as ActivityRow
+		row.is_read = pairs[i + 1] === 0
+		page.push(row)
+	}
+	return {
+		rows: page,
+		cached: Number(cached),
+		complete: complete === '1',
+		unread: Number(unreadCount),
+	}
+}
+
+/** The number of unread groups from the copy; null until it is built. */
+export function readUnread(userId: number): Promise<number | null> {
+	return commands.activityUnread(keys.activityMeta(userId), keys.activityUnread(userId))
+}

@@ -1,0 +1,176 @@
+// The notification feed read from its per-user Redis copy: exact under concurrent
+// likes and unlikes (the copy, written after commit in whatever order commits finish,
+// equals a rebuild from Postgres), rebuilt when lost, kept in step by mark_read and
+// deletes, and correct past its cap (pages and total_count from Postgres there).
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
+import { ACTIVITY_CACHE_MAX } from '../../src/modules/notifications/store'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { newPost } from '../support/content'
+import { api } from '../support/http'
+
+let community: TestCommunity
+let cm: TestUser
+
+beforeAll(async () => {
+	community = await newCommunity('activity-copy')
+	cm = await newUser(community, { role: 'cm', name: 'Manager' })
+})
+
+const page = async (user: TestUser, n = 1, size = 100) => {
+	const reply = await api('GET', `/feed/user/activity?page=${n}&page_size=${size}`, {
+		token: user.token,
+	})
+	expect(reply.status).toBe(200)
+	return reply.body.data
+}
+const unread = async (user: TestUser) =>
+	(await api('GET', '/feed/user/activity/unread_count', { token: user.token })).body.data.count
+const like = (user: TestUser, postId: string) =>
+	api('PUT', `/feed/post/${postId}/like`, { token: user.token })
+/** Drops the user's copy: the next read rebuilds it from Postgres. */
+const dropCopy = (user: TestUser) => redis.del(keys.activityMeta(user.id))
+const copyExists = async (user: TestUser) => (await redis.exists(keys.activityMeta(user.id))) === 1
+const shape = (data: { activities: any[]; total_count: number }) => ({
+	total: data.total_count,
+	groups: data.activities.map((a) => [a._id, a.action_by, a.activity_text, a.is_read]),
+})
+
+describe('the Redis copy', () => {
+	test('50 parallel likes: unread exact, and the copy equals a rebuild from Postgres', async () => {
+		const author = await newUser(community, { name: 'Author' })
+		const fans = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => newUser(community, { name: `Fan${i}` })),
+		)
+		const posts = await Promise.all(Array.from({ length: 5 }, () => newPost(author)))
+		await page(author) // the copy exists before the likes arrive
+		expect(await copyExists(author)).toBe(true)
+		const replies = await Promise.all(
+			fans.flatMap((fan) => posts.map((postId) => like(fan, postId))),
+		)
+		expect(replies.every((r) => r.status === 200)).toBe(true)
+		expect(await unread(author)).toBe(5)
+		const fromCopy = await page(author)
+		expect(fromCopy.activities).toHaveLength(5)
+		for (const group of fromCopy.activities) expect(group.action_by).toHaveLength(10)
+		expect(fromCopy.activities[0].activity_text).toContain('and 9 others liked your post')
+		await dropCopy(author)
+		expect(shape(await page(author))).toEqual(shape(fromCopy))
+		expect(await unread(author)).toBe(5)
+	})
+
+	test('parallel likes and unlikes: the copy keeps the newest version of each group', async () => {
+		const author = await newUser(community, { name: 'Owner' })
+		const fans = await Promise.all(
+			Array.from({ length: 12 }, (_, i) => newUser(community, { name: `Toggler${i}` })),
+		)
+		const postId = await newPost(author)
+		await page(author)
+		// Every fan likes; half unlike at once with the others' likes still arriving.
+		await Promise.all(fans.map((fan) => like(fan, postId)))
+		await Promise.all(fans.filter((_, i) => i % 2 === 0).map((fan) => like(fan, postId)))
+		const fromCopy = await page(author)
+		const [group] = fromCopy.activities
+		expect([...group.action_by].sort()).toEqual(
+			fans
+				.filter((_, i) => i % 2 === 1)
+				.map((f) => f.uuid)
+				.sort(),
+		)
+		await dropCopy(author)
+		expect(shape(await page(author))).toEqual(shape(fromCopy))
+		// All unlike: the group is gone from the copy and from Postgres.
+		await Promise.all(fans.filter((_, i) => i % 2 === 1).map((fan) => like(fan, postId)))
+		expect((await page(author)).activities).toHaveLength(0)
+		expect(await unread(author)).toBe(0)
+		await dropCopy(author)
+		expect((await page(author)).activities).toHaveLength(0)
+	})
+
+	test('a lost copy is rebuilt; mark_read and a deleted post change the copy', async () => {
+		const author = await newUser(community, { name: 'Reader' })
+		const fan = await newUser(community, { name: 'Liker' })
+		const [first, second] = [await newPost(author), await newPost(author)]
+		await like(fan, first)
+		await like(fan, second)
+		await dropCopy(author)
+		expect(await unread(author)).toBe(2) // rebuilt here
+		expect(await copyExists(author)).toBe(true)
+		const [newest] = (await page(author)).activities
+		expect(newest.entity_id).toBe(second)
+		const marked = await api('POST', `/feed/user/activity/${newest._id}/mark_read`, {
+			token: author.token,
+		})
+		expect(marked.status).toBe(200)
+		expect(await unread(author)).toBe(1)
+		expect((await page(author)).activities.map((a: any) => a.is_read)).toEqual([true, false])
+		const deleted = await api('DELETE', `/feed/post/${first}`, {
+			token: author.token,
+			body: { reason: 'gone' },
+		})
+		expect(deleted.status).toBe(200)
+		expect(await unread(author)).toBe(0)
+		const after = await page(author)
+		expect(after.activities.map((a: any) => a.entity_id)).toEqual([second])
+		expect(after.total_count).toBe(1)
+	})
+
+	test('the page is read from the copy: a change behind its back shows only after a rebuild', async () => {
+		const member = await newUser(community, { name: 'Cached' })
+		const postId = await newPost(cm)
+		const body = {
+			action: 'custom_activity',
+			action_on: [member.uuid],
+			entity_type: 'post',
+			entity_id: postId,
+			activity_text: 'before',
+		}
+		expect((await api('POST', '/feed/user/activity', { token: cm.token, body })).status).toBe(200)
+		const [activity] = (await page(member)).activities
+		expect(activity.activity_text).toBe('before')
+		await sql`update activities set custom_text = 'behind its back' where id = ${activity._id}`
+		expect((await page(member)).activities[0].activity_text).toBe('before')
+		await dropCopy(member)
+		expect((await page(member)).activities[0].activity_text).toBe('behind its back')
+	})
+
+	test('past the cap: pages and total_count come out right, unread stays exact', async () => {
+		const member = await newUser(community, { name: 'Popular' })
+		const postId = await newPost(cm)
+		await page(member)
+		const count = ACTIVITY_CACHE_MAX + 25
+		for (let i = 0; i < count; i += 25)
+			await Promise.all(
+				Array.from({ length: Math.min(25, count - i) }, (_, j) =>
+					api('POST', '/feed/user/activity', {
+						token: cm.token,
+						body: {
+							action: 'custom_activity',
+							action_on: [member.uuid],
+							entity_type: 'post',
+							entity_id: postId,
+							activity_text: `notice ${i + j}`,
+						},
+					}).then((r) => expect(r.status).toBe(200)),
+				),
+			)
+		expect(await unread(member)).toBe(count)
+		const first = await page(member, 1, 100)
+		expect(first.total_count).toBe(count)
+		expect(first.activities).toHaveLength(100)
+		const last = await page(member, Math.ceil(count / 100), 100)
+		expect(last.activities).toHaveLength(count % 100)
+		const seen = new Set<string>()
+		for (let n = 1; n <= Math.ceil(count / 100); n++)
+			for (const a of (await page(member, n, 100)).activities) seen.add(a._id)
+		expect(seen.size).toBe(count)
+		await dropCopy(member)
+		expect(shape(await page(member, 1, 100))).toEqual(shape(first))
+		expect(await unread(member)).toBe(count)
+		const all = await api('POST', '/feed/user/activity/mark_read', { token: member.token })
+		expect(all.status).toBe(200)
+		expect(await unread(member)).toBe(0)
+	}, 60_000)
+})
