@@ -1,32 +1,34 @@
-// The delivery engine (one per worker process): claims due deliveries from Redis,
-// attempts them with bounded concurrency overall and per webhook, records every
-// attempt in Postgres, and schedules retries. With it run the relay (fresh rows into
-// Redis), the reaper (expired leases back to due) and the reconciler (rows Redis lost).
+// The webhook delivery engine (one per worker process) on the shared outbox engine
+// (lib/outbox/engine.ts: claims with leases renewed while held, bounded concurrency
+// overall and per webhook, batched settling, relay, reaper, reconciler). What is
+// webhook-specific lives here: an attempt is one signed POST, recorded in Postgres
+// (batched), retried by the schedule, and a webhook that keeps failing is deactivated.
 import { config } from '../config'
 import { sql } from '../lib/db'
 import { log } from '../lib/log'
+import {
+	type Handler,
+	type Job,
+	leftAlone,
+	type OutboxOptions,
+	released,
+	type Settle,
+	startOutboxEngine,
+} from '../lib/outbox/engine'
+import type { Claimed } from '../lib/outbox/queue'
 import { send } from './deliver'
 import { webhookAttemptDuration, webhookAttempts, webhookLateness } from './metrics'
-import {
-	type Claimed,
-	claimDue,
-	member,
-	nextDueAt,
-	reapExpired,
-	release,
-	renewLeases,
-	requeue,
-	unschedule,
-} from './queue'
-import { reconcileOnce } from './reconcile'
+import { deliveriesChannel } from './outbox'
+import { member, unschedule, webhookSchedule } from './queue'
 import { createRecorder } from './recorder'
-import { startRelay } from './relay'
 import {
 	type AttemptRow,
 	discardDelivery,
 	loadForAttempt,
 	type Outcome,
+	queuedPendingPage,
 	recordExhausted,
+	takeUnqueued,
 } from './repo'
 import { parseAllowList } from './ssrf'
 
@@ -60,44 +62,21 @@ export const defaultEngineOptions = (): EngineOptions => ({
 	leaseMs: 6000,
 })
 
-export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Promise<void> {
-	const o = { ...defaultEngineOptions(), ...overrides }
+function webhookHandler(o: EngineOptions): Handler {
 	const allow = parseAllowList(o.allowedCidrs)
-	// Short leases, renewed every third of one while this worker holds the claim: a
-	// live worker keeps it through an attempt of any length, a killed one (kill -9)
-	// gives its deliveries back within a lease instead of after the whole timeout.
-	const leaseMs = Math.min(o.leaseMs, o.timeoutMs + Math.max(1000, o.timeoutMs / 4))
-	const held = new Set<string>()
-	const perWebhook = new Map<string, number>()
-	const attempts = new Set<Promise<void>>()
 	const record = createRecorder()
-	let running = true
-	let wake: (() => void) | null = null
-
-	const nudge = () => wake?.()
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
-			const timer = setTimeout(done, ms)
-			wake = done
-			function done() {
-				clearTimeout(timer)
-				wake = null
-				resolve()
-			}
-		})
 
 	/** `receiverDone` frees the webhook's slot once the receiver answered: recording needs no slot there. */
-	async function attemptOne(
+	async function attempt(
 		claimed: Claimed,
-		row: AttemptRow | undefined,
+		row: AttemptRow,
 		claimedAt: number,
 		receiverDone: () => void,
-	) {
-		if (!row || row.status !== 'pending') return release([claimed.member])
+	): Promise<Settle> {
 		if (!row.is_active) {
 			await discardDelivery(sql, row.id)
 			webhookAttempts.inc({ outcome: 'discarded' })
-			return release([claimed.member])
+			return released
 		}
 		webhookLateness.observe(
 			{ kind: row.attempt === 0 ? 'first' : 'retry' },
@@ -118,20 +97,19 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 		if (result.ok) {
 			await record({ outcome, retryAt: null })
 			webhookAttempts.inc({ outcome: 'delivered' })
-			return release([claimed.member])
+			return released
 		}
 		if (attempt <= o.retryScheduleMs.length) {
 			const retryAt = Date.now() + o.retryScheduleMs[attempt - 1]
 			const status = await record({ outcome, retryAt })
 			webhookAttempts.inc({ outcome: 'retry' })
-			if (status === 'pending') await requeue(claimed.member, retryAt)
-			else if (status) await release([claimed.member])
-			return
+			if (status === 'pending') return { dueAt: retryAt }
+			// Another worker recorded it first (null): that worker owns the member now.
+			return status ? released : leftAlone
 		}
 		const reason = `Delivery failed ${attempt} times (last: ${result.error})`
 		const discarded = await recordExhausted(sql, outcome, reason)
 		webhookAttempts.inc({ outcome: 'exhausted' })
-		await release([claimed.member])
 		if (discarded) {
 			log.warn(
 				{ webhookId: row.webhook_id, reason, discarded: discarded.length },
@@ -139,108 +117,68 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 			)
 			await unschedule(discarded.map((id) => member(row.webhook_id, id)))
 		}
+		return released
 	}
 
-	function start(claimed: Claimed, row: AttemptRow | undefined, claimedAt: number) {
-		held.add(claimed.member)
-		perWebhook.set(claimed.webhookId, (perWebhook.get(claimed.webhookId) ?? 0) + 1)
-		let slotHeld = true
-		const freeSlot = () => {
-			if (!slotHeld) return
-			slotHeld = false
-			const left = (perWebhook.get(claimed.webhookId) ?? 1) - 1
-			if (left === 0) perWebhook.delete(claimed.webhookId)
-			else perWebhook.set(claimed.webhookId, left)
-			nudge()
-		}
-		const task = attemptOne(claimed, row, claimedAt, freeSlot)
-			.catch((error) =>
-				log.error(
-					{ err: error, deliveryId: claimed.deliveryId },
-					'webhook attempt failed to record',
-				),
+	return {
+		async prepare(claimed, now) {
+			const rows = new Map(
+				(
+					await loadForAttempt(
+						sql,
+						claimed.map((c) => c.id),
+					)
+				).map((r) => [r.id, r]),
 			)
-			.finally(() => {
-				held.delete(claimed.member)
-				freeSlot()
-				attempts.delete(task)
-				nudge()
-			})
-		attempts.add(task)
-	}
-
-	async function dispatch(claimed: Claimed[], claimedAt: number) {
-		const rows = new Map(
-			(
-				await loadForAttempt(
-					sql,
-					claimed.map((c) => c.deliveryId),
-				)
-			).map((r) => [r.id, r]),
-		)
-		for (const c of claimed) start(c, rows.get(c.deliveryId), claimedAt)
-	}
-
-	async function loop() {
-		while (running) {
-			try {
-				const free = o.concurrency - attempts.size
-				if (free <= 0) {
-					await sleep(o.pollMs)
-					continue
-				}
-				const now = Date.now()
-				const claimed = await claimDue(
-					now,
-					now + leaseMs,
-					Math.min(free, 500),
-					o.perEndpoint,
-					perWebhook,
-				)
-				if (claimed.length > 0) {
-					await dispatch(claimed, now)
-					continue
-				}
-				// Nothing claimable: sleep until the next due time, or (when what is due
-				// belongs to saturated webhooks) until an attempt ends and frees a slot.
-				const next = await nextDueAt()
-				const wait = next === null || next <= now ? o.pollMs : Math.min(o.pollMs, next - Date.now())
-				await sleep(Math.max(1, wait))
-			} catch (error) {
-				log.error({ err: error }, 'webhook delivery loop error')
-				await sleep(500)
+			const jobs: Job[] = []
+			const settled: [Claimed, Settle][] = []
+			for (const c of claimed) {
+				const row = rows.get(c.id)
+				if (!row || row.status !== 'pending') settled.push([c, released])
+				else jobs.push({ claimed: c, run: (done) => attempt(c, row, now, done) })
 			}
-		}
+			return { jobs, settled }
+		},
 	}
+}
 
-	const stopRelay = startRelay(nudge)
-	const reaper = setInterval(() => void reapExpired(Date.now()).catch(() => {}), o.reapMs)
-	const renewer = setInterval(
-		() =>
-			void renewLeases([...held], Date.now() + leaseMs).catch((error) =>
-				log.error({ err: error }, 'webhook lease renewal failed'),
-			),
-		leaseMs / 3,
-	)
-	const reconciler = setInterval(
-		() =>
-			void reconcileOnce(o.reconcileGraceMs).then(
-				(n) => n > 0 && nudge(),
-				(error) => log.error({ err: error }, 'webhook reconcile failed'),
-			),
-		o.reconcileMs,
-	)
-	const looping = loop()
-
-	return async () => {
-		running = false
-		clearInterval(reaper)
-		clearInterval(reconciler)
-		nudge()
-		await stopRelay()
-		await looping
-		// Claimed attempts finish (each is bounded by the timeout) before the process exits.
-		await Promise.all([...attempts])
-		clearInterval(renewer) // held until here, so no other worker takes them meanwhile
+export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Promise<void> {
+	const o = { ...defaultEngineOptions(), ...overrides }
+	// Short leases, renewed every third of one while this worker holds the claim: a
+	// live worker keeps it through an attempt of any length, a killed one (kill -9)
+	// gives its deliveries back within a lease instead of after the whole timeout.
+	const options: OutboxOptions = {
+		concurrency: o.concurrency,
+		perGroup: o.perEndpoint,
+		claimBatch: 500,
+		leaseMs: Math.min(o.leaseMs, o.timeoutMs + Math.max(1000, o.timeoutMs / 4)),
+		pollMs: o.pollMs,
+		reapMs: o.reapMs,
+		reconcileMs: o.reconcileMs,
+		reconcileGraceMs: o.reconcileGraceMs,
 	}
+	return startOutboxEngine(
+		{
+			name: 'webhook',
+			schedule: webhookSchedule,
+			relay: {
+				name: 'webhook',
+				channel: deliveriesChannel,
+				batch: 1000,
+				take: async (limit) =>
+					(await takeUnqueued(sql, limit)).map((r) => ({
+						member: member(r.webhook_id, r.id),
+						dueAt: r.due_at,
+					})),
+			},
+			reconcile: async (afterId, limit) =>
+				(await queuedPendingPage(sql, afterId, limit)).map((r) => ({
+					id: r.id,
+					updatedAt: r.updated_at,
+					entry: { member: member(r.webhook_id, r.id), dueAt: r.due_at },
+				})),
+			handler: webhookHandler(o),
+		},
+		options,
+	)
 }

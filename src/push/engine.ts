@@ -1,9 +1,10 @@
-// The push engine (one per worker process), the webhook engine's twin: claims due
-// deliveries from Redis with a lease, claims them again in Postgres (`sending`, only
-// from `pending`) right before handing each to the provider, sends with bounded
-// concurrency overall and per project, and records outcomes in batches. With it run
-// the relay (fresh rows into Redis), the reaper (expired leases back to due) and the
-// reconciler (rows Redis lost).
+// The push engine (one per worker process) on the shared outbox engine
+// (lib/outbox/engine.ts: batched claims with a 6 s lease renewed every 2 s while held,
+// bounded concurrency overall and per project, batched settling, relay, reaper,
+// reconciler). What is push-specific lives here: a claimed batch is loaded in one
+// query and claimed again in Postgres (`sending`, only from `pending`) in one update
+// right before its sends; each send is one FCM request over kept-alive connections
+// with the cached OAuth token (fcm.ts); outcomes are recorded in batches.
 //
 // At most once per delivery: a row is sent only by the worker whose update moved it
 // from pending to sending. A worker killed mid-send leaves `sending` rows; whoever
@@ -13,6 +14,14 @@ import { decrypt } from '../lib/crypto'
 import { sql } from '../lib/db'
 import { log } from '../lib/log'
 import {
+	type Handler,
+	type Job,
+	released,
+	type Settle,
+	startOutboxEngine,
+} from '../lib/outbox/engine'
+import type { Claimed } from '../lib/outbox/queue'
+import {
 	RefusedHostError,
 	type SendOutcome,
 	type ServiceAccount,
@@ -20,17 +29,18 @@ import {
 	TokenError,
 } from './fcm'
 import { pushSent } from './metrics'
-import { type Claimed, claimDue, nextDueAt, reapExpired, release, requeue } from './queue'
-import { reconcilePushes } from './reconcile'
-import { startPushRelay } from './relay'
+import { pushChannel } from './outbox'
+import { member, pushSchedule } from './queue'
 import {
 	deleteToken,
 	loadForSend,
 	markCredentialsFailing,
 	markSending,
+	openPage,
 	type PushOutcome,
 	recordOutcomes,
 	type SendRow,
+	takeUnqueued,
 } from './repo'
 
 export interface PushEngineOptions {
@@ -44,6 +54,8 @@ export interface PushEngineOptions {
 	reapMs: number
 	reconcileMs: number
 	reconcileGraceMs: number
+	/** how long a claim lasts unless renewed (renewed every third of it while held) */
+	leaseMs: number
 }
 
 export const defaultPushOptions = (): PushEngineOptions => ({
@@ -55,6 +67,7 @@ export const defaultPushOptions = (): PushEngineOptions => ({
 	reapMs: 1000,
 	reconcileMs: 5000,
 	reconcileGraceMs: 2000,
+	leaseMs: 6000,
 })
 
 // Decrypting a service account on every send is wasted work; the sealed text is the key.
@@ -109,28 +122,9 @@ function retryDelay(schedule: number[], attempt: number, retryAfterMs: number | 
 	return Math.round(base * (0.5 + Math.random()))
 }
 
-export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Promise<void> {
-	const o = { ...defaultPushOptions(), ...overrides }
+function pushHandler(o: PushEngineOptions): Handler {
 	const maxTries = o.retryScheduleMs.length + 1
-	// A send may take a token exchange and two tries; the lease outlives all three.
-	const leaseMs = o.timeoutMs * 3 + 5000
-	const perProject = new Map<string, number>()
-	const sends = new Set<Promise<void>>()
 	const record = createRecorder()
-	let running = true
-	let wake: (() => void) | null = null
-
-	const nudge = () => wake?.()
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
-			const timer = setTimeout(done, ms)
-			wake = done
-			function done() {
-				clearTimeout(timer)
-				wake = null
-				resolve()
-			}
-		})
 
 	async function attempt(row: SendRow): Promise<SendOutcome> {
 		if (!row.sealed_file) return { kind: 'failed', error: 'no push credentials stored' }
@@ -148,7 +142,7 @@ export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Pro
 		}
 	}
 
-	async function sendOne(claimed: Claimed, row: SendRow) {
+	async function sendOne(row: SendRow): Promise<Settle> {
 		const outcome = await attempt(row)
 		const tries = row.attempt + 1
 		const failed = (error: string): PushOutcome => ({
@@ -161,154 +155,128 @@ export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Pro
 			case 'sent':
 				await record({ id: row.id, status: 'sent', dueAt: null, error: null })
 				pushSent.inc({ outcome: 'sent' })
-				return release([claimed.member])
+				return released
 			case 'retry': {
 				if (tries >= maxTries) {
 					await record(failed(`gave up after ${tries} tries: ${outcome.error}`))
 					pushSent.inc({ outcome: 'failed' })
-					return release([claimed.member])
+					return released
 				}
 				const dueAt = Date.now() + retryDelay(o.retryScheduleMs, tries, outcome.retryAfterMs)
 				await record({ id: row.id, status: 'pending', dueAt, error: outcome.error })
 				pushSent.inc({ outcome: 'retry' })
-				await requeue(claimed.member, dueAt)
-				return
+				return { dueAt }
 			}
 			case 'token_invalid':
 				await deleteToken(sql, row.community_id, row.device_id, row.token as string)
 				await record(failed(outcome.error))
 				pushSent.inc({ outcome: 'token_removed' })
-				return release([claimed.member])
+				return released
 			case 'auth_failing':
 			case 'unauthorized':
 				await markCredentialsFailing(sql, row.project_id, outcome.error)
 				log.warn({ projectId: row.project_id, error: outcome.error }, 'push credentials refused')
 				await record(failed(outcome.error))
 				pushSent.inc({ outcome: 'auth_failing' })
-				return release([claimed.member])
+				return released
 			default:
 				await record(failed(outcome.error))
 				pushSent.inc({ outcome: 'failed' })
-				return release([claimed.member])
+				return released
 		}
 	}
 
-	function start(claimed: Claimed, row: SendRow) {
-		perProject.set(claimed.communityId, (perProject.get(claimed.communityId) ?? 0) + 1)
-		const task = sendOne(claimed, row)
-			.catch((error) => log.error({ err: error, deliveryId: row.id }, 'push failed to record'))
-			.finally(() => {
-				const left = (perProject.get(claimed.communityId) ?? 1) - 1
-				if (left === 0) perProject.delete(claimed.communityId)
-				else perProject.set(claimed.communityId, left)
-				sends.delete(task)
-				nudge()
-			})
-		sends.add(task)
-	}
-
-	/** Rows that must not be sent now are settled here; the rest are returned to send. */
-	async function settle(claimed: Claimed[], rows: Map<string, SendRow>, now: number) {
-		const ready: [Claimed, SendRow][] = []
-		const done: string[] = []
-		const waits: Promise<unknown>[] = []
-		for (const c of claimed) {
-			const row = rows.get(c.deliveryId)
-			if (row?.status === 'sending') {
-				// Its worker died after handing it over (or while): never sent twice.
-				waits.push(
-					record({ id: row.id, status: 'unknown', dueAt: null, error: 'worker lost mid-send' }),
-				)
-				pushSent.inc({ outcome: 'unknown' })
-				done.push(c.member)
-			} else if (row?.status !== 'pending') {
-				done.push(c.member)
-			} else if (row.due_at > now) {
-				waits.push(requeue(c.member, row.due_at))
-			} else if (!row.token) {
-				waits.push(
-					record({ id: row.id, status: 'discarded', dueAt: null, error: 'device gone' }, 'pending'),
-				)
-				pushSent.inc({ outcome: 'discarded' })
-				done.push(c.member)
-			} else ready.push([c, row])
-		}
-		await Promise.all(waits)
-		await release(done)
-		return ready
-	}
-
-	async function dispatch(claimed: Claimed[], now: number) {
-		const rows = new Map(
-			(
-				await loadForSend(
-					sql,
-					claimed.map((c) => c.deliveryId),
-				)
-			).map((r) => [r.id, r]),
-		)
-		const ready = await settle(claimed, rows, now)
-		const mine = await markSending(
-			sql,
-			ready.map(([, row]) => row.id),
-		)
-		const lost: string[] = []
-		for (const [c, row] of ready) {
-			if (mine.has(row.id)) start(c, row)
-			else lost.push(c.member)
-		}
-		await release(lost)
-	}
-
-	async function loop() {
-		while (running) {
-			try {
-				const free = o.concurrency - sends.size
-				if (free <= 0) {
-					await sleep(o.pollMs)
-					continue
-				}
-				const now = Date.now()
-				const claimed = await claimDue(
-					now,
-					now + leaseMs,
-					Math.min(free, 1000),
-					o.perProject,
-					perProject,
-				)
-				if (claimed.length > 0) {
-					await dispatch(claimed, now)
-					continue
-				}
-				const next = await nextDueAt()
-				const wait = next === null || next <= now ? o.pollMs : Math.min(o.pollMs, next - Date.now())
-				await sleep(Math.max(1, wait))
-			} catch (error) {
-				log.error({ err: error }, 'push loop error')
-				await sleep(500)
+	return {
+		/** Rows that must not be sent now are settled here; the rest become sends. */
+		async prepare(claimed, now) {
+			const rows = new Map(
+				(
+					await loadForSend(
+						sql,
+						claimed.map((c) => c.id),
+					)
+				).map((r) => [r.id, r]),
+			)
+			const ready: [Claimed, SendRow][] = []
+			const settled: [Claimed, Settle][] = []
+			const waits: Promise<unknown>[] = []
+			for (const c of claimed) {
+				const row = rows.get(c.id)
+				if (row?.status === 'sending') {
+					// Its worker died after handing it over (or while): never sent twice.
+					waits.push(
+						record({ id: row.id, status: 'unknown', dueAt: null, error: 'worker lost mid-send' }),
+					)
+					pushSent.inc({ outcome: 'unknown' })
+					settled.push([c, released])
+				} else if (row?.status !== 'pending') {
+					settled.push([c, released])
+				} else if (row.due_at > now) {
+					settled.push([c, { dueAt: row.due_at }])
+				} else if (!row.token) {
+					waits.push(
+						record(
+							{ id: row.id, status: 'discarded', dueAt: null, error: 'device gone' },
+							'pending',
+						),
+					)
+					pushSent.inc({ outcome: 'discarded' })
+					settled.push([c, released])
+				} else ready.push([c, row])
 			}
-		}
+			await Promise.all(waits)
+			const mine = await markSending(
+				sql,
+				ready.map(([, row]) => row.id),
+			)
+			const jobs: Job[] = []
+			for (const [c, row] of ready) {
+				if (mine.has(row.id)) jobs.push({ claimed: c, run: () => sendOne(row) })
+				else settled.push([c, released])
+			}
+			return { jobs, settled }
+		},
 	}
+}
 
-	const stopRelay = startPushRelay(nudge)
-	const reaper = setInterval(() => void reapExpired(Date.now()).catch(() => {}), o.reapMs)
-	const reconciler = setInterval(
-		() =>
-			void reconcilePushes(o.reconcileGraceMs).then(
-				(n) => n > 0 && nudge(),
-				(error) => log.error({ err: error }, 'push reconcile failed'),
-			),
-		o.reconcileMs,
+export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Promise<void> {
+	const o = { ...defaultPushOptions(), ...overrides }
+	return startOutboxEngine(
+		{
+			name: 'push',
+			schedule: pushSchedule,
+			relay: {
+				name: 'push',
+				channel: pushChannel,
+				batch: 5000,
+				take: async (limit) =>
+					(await takeUnqueued(sql, limit)).map((r) => ({
+						member: member(r.community_id, r.id),
+						dueAt: r.due_at,
+					})),
+			},
+			// A `sending` row Redis lost is due at once: a worker claims it and records it
+			// `unknown` (it may have reached the provider: never sent twice).
+			reconcile: async (afterId, limit) =>
+				(await openPage(sql, afterId, limit)).map((r) => ({
+					id: r.id,
+					updatedAt: r.updated_at,
+					entry: {
+						member: member(r.community_id, r.id),
+						dueAt: r.status === 'sending' ? 0 : r.due_at,
+					},
+				})),
+			handler: pushHandler(o),
+		},
+		{
+			concurrency: o.concurrency,
+			perGroup: o.perProject,
+			claimBatch: 1000,
+			leaseMs: o.leaseMs,
+			pollMs: o.pollMs,
+			reapMs: o.reapMs,
+			reconcileMs: o.reconcileMs,
+			reconcileGraceMs: o.reconcileGraceMs,
+		},
 	)
-	const looping = loop()
-
-	return async () => {
-		running = false
-		clearInterval(reaper)
-		clearInterval(reconciler)
-		nudge()
-		await stopRelay()
-		await looping
-		await Promise.all([...sends])
-	}
 }
