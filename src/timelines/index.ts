@@ -16,5 +16,6 @@ export {
 	type Viewer,
 } from './present'
 export { rebuildCommunity } from './rebuild'
+export { type EmbeddedPost, renderPostsById } from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export { type FeedQuery, readUniversalJson } from './universal'

@@ -108,6 +108,61 @@ export async function loadAuthors(viewer: Viewer, page: Selection['page']): Prom
 	return { authors, users: await getUserViews(viewer.communityId, [...authors.keys()]) }
 }
 
+export interface EmbeddedPost {
+	/** the post as a feed shows it to the viewer (same bytes as in a feed page) */
+	json: Buffer
+	authorUuid: string
+	topicIds: string[]
+	widgetIds: string[]
+}
+
+// The stable fragment holds `"topics":[...],"widget_ids":[...]` (present.ts
+// presentStablePost); a quote inside a text value is escaped, so these keys, preceded
+// by a comma, are only ever the post's own. Found in the bytes, only the list parsed.
+const TOPICS = Buffer.from(',"topics":[')
+const WIDGETS = Buffer.from(',"widget_ids":[')
+const CLOSE = 93 // ]
+function idsIn(fragment: Buffer, key: Buffer): string[] {
+	const at = fragment.indexOf(key)
+	if (at < 0) return []
+	const start = at + key.length - 1
+	const end = fragment.indexOf(CLOSE, start)
+	return end < 0 ? [] : (JSON.parse(fragment.toString('utf8', start, end + 1)) as string[])
+}
+
+/**
+ * The visible posts of `ids` one by one (for a page that embeds posts among other
+ * things: the notification feed), each as the bytes a feed page holds, and their
+ * authors' feed JSON by uuid: two round trips, nothing parsed but the topic ids.
+ */
+export async function renderPostsById(
+	viewer: Viewer,
+	ids: string[],
+	blocked: Set<number>,
+	rules: VisibilityRules = {},
+): Promise<{ posts: Map<string, EmbeddedPost>; users: Map<string, Buffer> }> {
+	const selection = await selectVisible(viewer, ids, blocked, rules)
+	const { authors, users: views } = await loadAuthors(viewer, selection.page)
+	const posts = new Map<string, EmbeddedPost>()
+	for (const { id, view } of selection.page) {
+		const out = new PageWriter()
+		out.str('{')
+		out.buf(view.fragment)
+		out.str(
+			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`,
+		)
+		posts.set(id, {
+			json: out.done(),
+			authorUuid: view.header.author_uuid,
+			topicIds: idsIn(view.fragment, TOPICS),
+			widgetIds: idsIn(view.fragment, WIDGETS),
+		})
+	}
+	const users = new Map<string, Buffer>()
+	for (const [userId, json] of views) users.set(authors.get(userId) as string, json)
+	return { posts, users }
+}
+
 /** `{"<listKey>":[...],"users":{...}` of a selection — the caller appends its fields and the closing brace. */
 export async function renderSelection(
 	viewer: Viewer,

@@ -8,7 +8,7 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { ACTIVITY_CACHE_MAX } from '../../src/modules/notifications/store'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { newPost } from '../support/content'
+import { createTopic, newPost } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -134,6 +134,29 @@ describe('the Redis copy', () => {
 		expect((await page(member)).activities[0].activity_text).toBe('before')
 		await dropCopy(member)
 		expect((await page(member)).activities[0].activity_text).toBe('behind its back')
+	})
+
+	test('the page embeds the post as the feeds show it, with its topics, author and actors', async () => {
+		const author = await newUser(community, { name: 'Topical' })
+		const fan = await newUser(community, { name: 'Fan' })
+		const topicId = await createTopic(cm, `topic-${Date.now()}`)
+		const postId = await newPost(author, { text: 'with a topic', topic_ids: [topicId] })
+		await like(fan, postId)
+		const data = await page(author)
+		const [activity] = data.activities
+		const post = activity.activity_entity_data
+		expect(post._id).toBe(postId)
+		expect(post.topics).toEqual([topicId])
+		expect(post.is_liked).toBe(false)
+		expect(Array.isArray(post.menu_items)).toBe(true)
+		expect(data.topics[topicId].id).toBe(topicId)
+		expect(data.widgets).toEqual({})
+		expect(data.users[author.uuid].name).toBe('Topical')
+		expect(data.users[fan.uuid].name).toBe('Fan')
+		// The same post as the universal feed shows it to the same viewer.
+		const universal = await api('GET', '/feed/universal?page_size=50', { token: author.token })
+		const inFeed = universal.body.data.posts.find((p: any) => p._id === postId)
+		expect(post).toEqual(inFeed)
 	})
 
 	test('past the cap: pages and total_count come out right, unread stays exact', async () => {

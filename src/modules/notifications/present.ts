@@ -39,12 +39,14 @@ export function ctaOf(
 export interface ActivityContext {
 	users: Map<number, CachedUser>
 	recipientUuid: string
-	entityData: unknown
 	entityOwnerUuid: string
 	v1: boolean
 }
 
-/** `row.actor_ids` holds the last ACTION_BY_SHOWN actors (repo.ts cuts them). */
+/**
+ * The activity without its `activity_entity_data`, which the page splices in as the
+ * bytes the entity already is. `row.actor_ids` holds the last ACTION_BY_SHOWN actors.
+ */
 export function presentActivity(row: ActivityRow, ctx: ActivityContext) {
 	const actors = row.actor_ids.flatMap((id) => {
 		const user = ctx.users.get(id)
@@ -61,7 +63,6 @@ export function presentActivity(row: ActivityRow, ctx: ActivityContext) {
 		action_by: actors,
 		action_on: [ctx.recipientUuid],
 		activity_text: row.custom_text ?? activityText(row.action, latest, row.actor_count),
-		activity_entity_data: ctx.entityData,
 		cta: ctaOf(row),
 		is_read: row.is_read,
 		created_at: row.created_at,

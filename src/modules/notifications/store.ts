@@ -107,26 +107,6 @@ end
 return 1`,
 })
 
-// KEYS: meta feed rows unread versions. ARGV: start, stop, life ms. Nil until built;
-// else {zcard, complete, scard, json1, unread1, json2, unread2, ...}, newest first.
-redis.defineCommand('activityPage', {
-	numberOfKeys: 5,
-	lua: `if redis.call('hget', KEYS[1], 'ready') ~= '1' then return nil end
-local ids = redis.call('zrevrange', KEYS[2], ARGV[1], ARGV[2])
-local out = { redis.call('zcard', KEYS[2]), redis.call('hget', KEYS[1], 'complete'), redis.call('scard', KEYS[4]) }
-if #ids > 0 then
-  local jsons = redis.call('hmget', KEYS[3], unpack(ids))
-  for i, id in ipairs(ids) do
-    if jsons[i] then
-      out[#out + 1] = jsons[i]
-      out[#out + 1] = redis.call('sismember', KEYS[4], id)
-    end
-  end
-end
-for k = 1, 5 do redis.call('pexpire', KEYS[k], ARGV[3]) end
-return out`,
-})
-
 // KEYS: meta unread. Nil until built; else the number of unread groups.
 redis.defineCommand('activityUnread', {
 	numberOfKeys: 2,
@@ -145,7 +125,6 @@ export interface Change {
 
 interface Commands {
 	activityApply(...args: (string | number)[]): Promise<number>
-	activityPage(...args: (string | number)[]): Promise<(string | number | null)[] | null>
 	activityUnread(meta: string, unread: string): Promise<number | null>
 }
 const commands = redis as unknown as Commands
@@ -239,37 +218,47 @@ export interface CachedPage {
 	unread: number
 }
 
-/** Rows offset … offset + limit - 1 of the copy, newest first; null until it is built. */
+/**
+ * Rows offset … offset + limit - 1 of the copy, newest first; null until it is built.
+ * Two round trips of plain commands (a Lua script doing the same cost Redis several
+ * times as much): the ids and sizes, then their rows and unread flags. A group
+ * deleted in between is simply left out.
+ */
 export async function readPage(
 	userId: number,
 	offset: number,
 	limit: number,
 ): Promise<CachedPage | null> {
-	const [meta, feed, rows, unread, versions] = keysOf(userId)
-	const answer = await commands.activityPage(
-		meta,
-		feed,
-		rows,
-		unread,
-		versions,
-		offset,
-		offset + limit - 1,
-		LIFE_MS,
-	)
-	if (!answer) return null
-	const [cached, complete, unreadCount, ...pairs] = answer
+	const [meta, feed, rows, unread] = keysOf(userId)
+	const [[ready, complete], ids, cached, unreadCount, life] = await Promise.all([
+		redis.hmget(meta, 'ready', 'complete'),
+		redis.zrevrange(feed, offset, offset + limit - 1),
+		redis.zcard(feed),
+		redis.scard(unread),
+		redis.pttl(meta),
+	])
+	if (ready !== '1') return null
+	// Read copies live 7 days from their last read; refreshed once a day short of that.
+	if (life < LIFE_MS - 86_400_000) void refreshLife(userId)
+	const [jsons, flags] =
+		ids.length > 0
+			? await Promise.all([redis.hmget(rows, ...ids), redis.smismember(unread, ...ids)])
+			: [[], []]
 	const page: ActivityRow[] = []
-	for (let i = 0; i < pairs.length; i += 2) {
-		const row = JSON.parse(String(pairs[i])) as ActivityRow
-		row.is_read = pairs[i + 1] === 0
+	jsons.forEach((json, i) => {
+		if (json === null) return
+		const row = JSON.parse(json) as ActivityRow
+		row.is_read = flags[i] !== 1
 		page.push(row)
-	}
-	return {
-		rows: page,
-		cached: Number(cached),
-		complete: complete === '1',
-		unread: Number(unreadCount),
-	}
+	})
+	return { rows: page, cached, complete: complete === '1', unread: unreadCount }
+}
+
+function refreshLife(userId: number): Promise<unknown> {
+	const [meta, ...data] = keysOf(userId)
+	const multi = redis.multi().pexpire(meta, LIFE_MS)
+	for (const key of data.slice(0, 4)) multi.pexpire(key, LIFE_MS)
+	return multi.exec().catch((error) => log.warn({ err: error, userId }, 'activity copy life'))
 }
 
 /** The number of unread groups from the copy; null until it is built. */

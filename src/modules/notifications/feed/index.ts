@@ -2,10 +2,16 @@
 // (one or all; bodies may be form-urlencoded) and custom activities by a CM.
 import { Elysia, t } from 'elysia'
 import { ok } from '../../../lib/envelope'
+import { okJson } from '../../../lib/raw-json'
 import { authPlugin } from '../../auth/plugin'
 import { ActivityQuery, CustomActivityBody, MarkReadBody } from '../model'
 import { createCustomActivity } from './custom'
-import { activityFeed, markActivityRead, markAllActivitiesRead, unreadActivities } from './service'
+import {
+	activityFeedJson,
+	markActivityRead,
+	markAllActivitiesRead,
+	unreadActivities,
+} from './service'
 
 const tags = ['notifications']
 const done = { success: true as const, error_message: null }
@@ -15,8 +21,8 @@ export const notificationsModule = new Elysia({ name: 'notifications' })
 	.get(
 		'/feed/user/activity',
 		async ({ session, query, headers }) =>
-			ok(
-				await activityFeed(
+			okJson(
+				await activityFeedJson(
 					session,
 					query.page,
 					query.page_size,

@@ -10,10 +10,11 @@ import { log } from '../../../lib/log'
 import { paging } from '../../../lib/paging'
 import {
 	type CachedUser,
-	type FeedPost,
+	type EmbeddedPost,
 	getUsers,
-	hydratePosts,
 	presentFeedUser,
+	renderPostsById,
+	viewerBlocks,
 } from '../../../timelines'
 import { type Session, viewerOf } from '../../auth/session'
 import { presentComment } from '../../posts/comments/present'
@@ -39,24 +40,55 @@ const idsOf = (rows: ActivityRow[], type: number) => [
 	...new Set(rows.filter((r) => r.entity_type === type).map((r) => r.entity_id)),
 ]
 
-/** Entities of a page: posts as the viewer sees them (feed engine caches) and comments. */
-async function loadEntities(session: Session, rows: ActivityRow[]) {
+/** An entity as the page embeds it: its JSON and its owner's uuid. */
+interface Entity {
+	json: Buffer | string
+	ownerUuid: string
+}
+
+/**
+ * Entities of a page: posts as the viewer sees them, as the bytes the feed engine
+ * caches (with their authors' bytes and topic ids), comments (Postgres, only when the
+ * page has any), and the users the page names (actors, comment authors, user entities).
+ */
+async function loadEntities(session: Session, rows: ActivityRow[], blocked: Set<number>) {
 	const postIds = idsOf(rows, EntityType.post)
 	const commentIds = idsOf(rows, EntityType.comment)
-	const [hydrated, comments] = await Promise.all([
+	const actorIds = new Set<number>(rows.flatMap((r) => r.actor_ids))
+	const [rendered, comments, actors] = await Promise.all([
 		postIds.length > 0
-			? hydratePosts(viewerOf(session), postIds, {
+			? renderPostsById(viewerOf(session), postIds, blocked, {
 					visibilities: ['public', 'connections'],
 					keepHidden: true,
 				})
-			: { posts: [], users: {} },
+			: { posts: new Map<string, EmbeddedPost>(), users: new Map<string, Buffer>() },
 		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
+		getUsers(session.communityId, [...actorIds]),
 	])
+	const liveComments = comments.filter((c) => !c.is_deleted)
+	const authorIds = liveComments.map((c) => c.user_id).filter((id) => !actors.has(id))
+	if (authorIds.length > 0)
+		for (const [id, user] of await getUsers(session.communityId, authorIds)) actors.set(id, user)
+	const people = new Map<string, CachedUser>()
+	for (const user of actors.values()) people.set(user.uuid, user)
+	// A user entity (100, 101) is its actor, already loaded; others are looked up.
+	const strangers = idsOf(rows, EntityType.user).filter((uuid) => !people.has(uuid))
+	if (strangers.length > 0)
+		for (const user of await findUsersByUuids(sql, session.communityId, strangers))
+			people.set(user.uuid, user)
+	const entities = new Map<string, Entity>()
+	for (const [id, post] of rendered.posts)
+		entities.set(id, { json: post.json, ownerUuid: post.authorUuid })
+	for (const c of liveComments)
+		entities.set(c.id, { json: JSON.stringify(presentComment(c, null)), ownerUuid: c.uuid })
+	for (const user of people.values())
+		entities.set(user.uuid, { json: JSON.stringify(presentFeedUser(user)), ownerUuid: user.uuid })
 	return {
-		posts: new Map(hydrated.posts.map((p) => [p._id, p])),
-		postUsers: hydrated.users,
-		comments: new Map(comments.filter((c) => !c.is_deleted).map((c) => [c.id, c])),
-		users: new Map<string, CachedUser>(),
+		entities,
+		posts: [...rendered.posts.values()],
+		postAuthors: rendered.users,
+		actors,
+		people,
 	}
 }
 
@@ -79,74 +111,79 @@ async function pageRows(userId: number, offset: number, limit: number) {
 	return activityPage(sql, userId, limit, offset)
 }
 
-export async function activityFeed(
+/**
+ * A page of the notification feed as the `data` JSON, `{activities, users, topics,
+ * widgets, total_count}`: rows from the Redis copy and the viewer's blocks in one round
+ * trip, then posts (cached bytes, spliced, not re-serialized) with actors, then their
+ * authors; Postgres only for comments, topics and widgets when the page has any.
+ */
+export async function activityFeedJson(
 	session: Session,
 	page: number | undefined,
 	pageSize: number | undefined,
 	v1: boolean,
-) {
+): Promise<Buffer> {
 	const p = paging(page, pageSize, 20)
-	const { rows, total } = await pageRows(session.userId, p.offset, p.pageSize)
-	const people = new Set<number>(rows.flatMap((r) => r.actor_ids))
-	const [entities, users] = await Promise.all([
-		loadEntities(session, rows),
-		getUsers(session.communityId, [...people]),
+	const [{ rows, total }, blocked] = await Promise.all([
+		pageRows(session.userId, p.offset, p.pageSize),
+		viewerBlocks(session.userId),
 	])
-	const commentAuthors = [...entities.comments.values()]
-		.map((c) => c.user_id)
-		.filter((id) => !users.has(id))
-	if (commentAuthors.length > 0)
-		for (const [id, user] of await getUsers(session.communityId, commentAuthors))
-			users.set(id, user)
-	// A user entity (100, 101) is its actor, already loaded; others are looked up.
-	for (const user of users.values()) entities.users.set(user.uuid, user)
-	const missing = idsOf(rows, EntityType.user).filter((uuid) => !entities.users.has(uuid))
-	if (missing.length > 0)
-		for (const user of await findUsersByUuids(sql, session.communityId, missing))
-			entities.users.set(user.uuid, user)
-	const map: Record<string, ReturnType<typeof presentFeedUser>> = { ...entities.postUsers }
-	for (const user of entities.users.values()) map[user.uuid] = presentFeedUser(user)
-	const activities = rows.flatMap((row) => {
-		const entity = entityOf(row, entities)
-		if (!entity) return []
-		return [
-			presentActivity(row, {
-				users,
-				recipientUuid: session.uuid,
-				entityData: entity.data,
-				entityOwnerUuid: entity.ownerUuid,
-				v1,
-			}),
-		]
-	})
-	const posts = [...entities.posts.values()]
-	return {
-		activities,
-		users: map,
-		...(await topicsAndWidgets(session.communityId, posts)),
-		total_count: total,
+	const loaded = await loadEntities(session, rows, blocked)
+	const out: (Buffer | string)[] = ['{"activities":[']
+	let first = true
+	for (const row of rows) {
+		const entity = loaded.entities.get(row.entity_id)
+		if (!entity) continue
+		const activity = presentActivity(row, {
+			users: loaded.actors,
+			recipientUuid: session.uuid,
+			entityOwnerUuid: entity.ownerUuid,
+			v1,
+		})
+		// The entity goes in as the bytes it already is.
+		out.push(first ? '' : ',', JSON.stringify(activity).slice(0, -1), ',"activity_entity_data":')
+		out.push(entity.json, '}')
+		first = false
 	}
+	out.push('],"users":{')
+	first = true
+	const named = new Set<string>()
+	for (const [uuid, json] of loaded.postAuthors) {
+		out.push(`${first ? '' : ','}${JSON.stringify(uuid)}:`, json)
+		named.add(uuid)
+		first = false
+	}
+	for (const [uuid, user] of loaded.people) {
+		if (named.has(uuid)) continue
+		out.push(`${first ? '' : ','}${JSON.stringify(uuid)}:${JSON.stringify(presentFeedUser(user))}`)
+		first = false
+	}
+	const { topics, widgets } = await topicsAndWidgets(session.communityId, loaded.posts)
+	out.push(
+		`},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${total}}`,
+	)
+	return concat(out)
 }
 
-function entityOf(
-	row: ActivityRow,
-	e: Awaited<ReturnType<typeof loadEntities>>,
-): { data: unknown; ownerUuid: string } | null {
-	if (row.entity_type === EntityType.post) {
-		const post = e.posts.get(row.entity_id)
-		return post ? { data: post, ownerUuid: post.user_id } : null
+/** Bytes of the parts; runs of strings are encoded together (a Buffer per piece costs more). */
+function concat(parts: (Buffer | string)[]): Buffer {
+	const buffers: Buffer[] = []
+	let text = ''
+	for (const part of parts) {
+		if (typeof part === 'string') text += part
+		else {
+			if (text !== '') buffers.push(Buffer.from(text))
+			text = ''
+			buffers.push(part)
+		}
 	}
-	if (row.entity_type === EntityType.comment) {
-		const comment = e.comments.get(row.entity_id)
-		return comment ? { data: presentComment(comment, null), ownerUuid: comment.uuid } : null
-	}
-	const user: CachedUser | undefined = e.users.get(row.entity_id)
-	return user ? { data: presentFeedUser(user), ownerUuid: user.uuid } : null
+	if (text !== '') buffers.push(Buffer.from(text))
+	return Buffer.concat(buffers)
 }
 
-async function topicsAndWidgets(communityId: number, posts: FeedPost[]) {
-	const topicIds = [...new Set(posts.flatMap((p) => p.topics))]
-	const widgetIds = [...new Set(posts.flatMap((p) => p.widget_ids))]
+async function topicsAndWidgets(communityId: number, posts: EmbeddedPost[]) {
+	const topicIds = [...new Set(posts.flatMap((p) => p.topicIds))]
+	const widgetIds = [...new Set(posts.flatMap((p) => p.widgetIds))]
 	const [topics, widgets] = await Promise.all([
 		topicIds.length > 0 ? findTopicsByIds(sql, communityId, topicIds) : [],
 		widgetIds.length > 0 ? findWidgetsByIds(sql, communityId, widgetIds) : [],
