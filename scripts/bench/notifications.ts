@@ -1,7 +1,8 @@
 // Notification benchmark, in its own database (plaza_bench_n) and Redis db 12 (shared
 // with the webhook bench, whose keys are distinct):
 //  1. GET /feed/user/activity page 1 (20 grouped activities of a viewer with 100) against
-//     the bare constant route of the same server, 64 connections (autocannon);
+//     the bare constant route of the same server, and the universal feed page of the
+//     same 20 posts for reference, 64 connections (autocannon);
 //  2. pushes/s end to end for one custom activity to 10,000 recipients with one device
 //     each: from the POST /feed/user/activity request to the last message received by
 //     a local fake FCM (token exchange verified), with the push engine in a worker
@@ -82,8 +83,16 @@ try {
 		'activity feed page 1 (20)',
 		'/feed/user/activity?page=1&page_size=20',
 	)
+	// The universal feed page of the same server and viewer: the feed engine's own cost
+	// for 20 posts, the floor of a page that embeds 20 posts.
+	const universal = await measure(
+		options,
+		'universal feed page 1 (20)',
+		'/feed/universal?page=1&page_size=20',
+	)
 	printHeader()
 	printRow(bare)
+	printRow(universal, bare)
 	printRow(feed, bare)
 	console.log(
 		`activity feed: ${Math.round((100 * feed.rps) / bare.rps)}% of the bare route (target >= 20%), p99 ${feed.p99} ms (target <= 25 ms)`,

@@ -111,6 +111,7 @@ export async function loadAuthors(viewer: Viewer, page: Selection['page']): Prom
 export interface EmbeddedPost {
 	/** the post as a feed shows it to the viewer (same bytes as in a feed page) */
 	json: Buffer
+	authorId: number
 	authorUuid: string
 	topicIds: string[]
 	widgetIds: string[]
@@ -132,17 +133,16 @@ function idsIn(fragment: Buffer, key: Buffer): string[] {
 
 /**
  * The visible posts of `ids` one by one (for a page that embeds posts among other
- * things: the notification feed), each as the bytes a feed page holds, and their
- * authors' feed JSON by uuid: two round trips, nothing parsed but the topic ids.
+ * things: the notification feed), each as the bytes a feed page holds: one round trip,
+ * nothing parsed but the topic ids. The caller supplies the authors (`authorId`).
  */
 export async function renderPostsById(
 	viewer: Viewer,
 	ids: string[],
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
-): Promise<{ posts: Map<string, EmbeddedPost>; users: Map<string, Buffer> }> {
+): Promise<Map<string, EmbeddedPost>> {
 	const selection = await selectVisible(viewer, ids, blocked, rules)
-	const { authors, users: views } = await loadAuthors(viewer, selection.page)
 	const posts = new Map<string, EmbeddedPost>()
 	for (const { id, view } of selection.page) {
 		const out = new PageWriter()
@@ -153,14 +153,13 @@ export async function renderPostsById(
 		)
 		posts.set(id, {
 			json: out.done(),
+			authorId: view.header.user_id,
 			authorUuid: view.header.author_uuid,
 			topicIds: idsIn(view.fragment, TOPICS),
 			widgetIds: idsIn(view.fragment, WIDGETS),
 		})
 	}
-	const users = new Map<string, Buffer>()
-	for (const [userId, json] of views) users.set(authors.get(userId) as string, json)
-	return { posts, users }
+	return posts
 }
 
 /** `{"<listKey>":[...],"users":{...}` of a selection — the caller appends its fields and the closing brace. */

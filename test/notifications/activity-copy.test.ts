@@ -159,6 +159,33 @@ describe('the Redis copy', () => {
 		expect(post).toEqual(inFeed)
 	})
 
+	test('a custom activity to many: users with a copy and without both see it', async () => {
+		const recipients = await Promise.all(
+			Array.from({ length: 24 }, (_, i) => newUser(community, { name: `Many${i}` })),
+		)
+		const withCopy = recipients.filter((_, i) => i % 2 === 0)
+		await Promise.all(withCopy.map((user) => page(user)))
+		expect(await copyExists(withCopy[0])).toBe(true)
+		expect(await copyExists(recipients[1])).toBe(false)
+		const postId = await newPost(cm)
+		const reply = await api('POST', '/feed/user/activity', {
+			token: cm.token,
+			body: {
+				action: 'custom_activity',
+				action_on: recipients.map((r) => r.uuid),
+				entity_type: 'post',
+				entity_id: postId,
+				activity_text: 'to many',
+			},
+		})
+		expect(reply.status).toBe(200)
+		for (const user of recipients) {
+			const data = await page(user)
+			expect(data.activities.map((a: any) => a.activity_text)).toEqual(['to many'])
+			expect(await unread(user)).toBe(1)
+		}
+	})
+
 	test('past the cap: pages and total_count come out right, unread stays exact', async () => {
 		const member = await newUser(community, { name: 'Popular' })
 		const postId = await newPost(cm)

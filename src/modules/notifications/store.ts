@@ -156,9 +156,10 @@ export async function applyChanges(changes: Change[]): Promise<void> {
 	for (const c of changes) byUser.set(c.userId, [...(byUser.get(c.userId) ?? []), c])
 	const now = Date.now()
 	try {
+		const users = byUser.size > 16 ? await withCopies([...byUser.keys()]) : [...byUser.keys()]
 		await pipelineBySlot(
 			redis,
-			[...byUser],
+			users.map((userId) => [userId, byUser.get(userId) ?? []] as const),
 			([userId]) => keys.activityMeta(userId),
 			(pipeline, [userId, list]) => {
 				;(pipeline as unknown as Commands).activityApply(
@@ -177,6 +178,26 @@ export async function applyChanges(changes: Change[]): Promise<void> {
 	}
 }
 
+/**
+ * The users of a large batch (a custom activity to thousands) that have a copy: one
+ * EXISTS each, so rows are sent only where a copy will take them. A copy created
+ * meanwhile is built from Postgres after this commit, so it misses nothing.
+ */
+async function withCopies(userIds: number[]): Promise<number[]> {
+	const found: number[] = []
+	await pipelineBySlot(
+		redis,
+		userIds,
+		(userId) => keys.activityMeta(userId),
+		(pipeline, userId) => {
+			pipeline.exists(keys.activityMeta(userId), (_error, exists) => {
+				if (exists === 1) found.push(userId)
+			})
+		},
+	)
+	return found
+}
+
 const forget = (userId: number) => redis.del(keys.activityMeta(userId)).catch(() => undefined)
 
 /** Rebuilds the user's copy from Postgres; false when another rebuild overtook this one. */
@@ -186,7 +207,7 @@ export async function rebuild(userId: number): Promise<boolean> {
 	await redis
 		.multi()
 		.del(meta, ...data)
-		.hset(meta, 'build', token, 'complete', '1')
+		.hset(meta, 'build', token, 'complete', '1', 'until', Date.now() + LIFE_MS)
 		.pexpire(meta, LIFE_MS)
 		.exec()
 	const { rows, unread } = await activitySnapshot(sql, userId, ACTIVITY_CACHE_MAX + 1)
@@ -215,7 +236,6 @@ export interface CachedPage {
 	/** groups in the copy, and whether that is all of them */
 	cached: number
 	complete: boolean
-	unread: number
 }
 
 /**
@@ -230,16 +250,14 @@ export async function readPage(
 	limit: number,
 ): Promise<CachedPage | null> {
 	const [meta, feed, rows, unread] = keysOf(userId)
-	const [[ready, complete], ids, cached, unreadCount, life] = await Promise.all([
-		redis.hmget(meta, 'ready', 'complete'),
+	const [[ready, complete, until], ids, cached] = await Promise.all([
+		redis.hmget(meta, 'ready', 'complete', 'until'),
 		redis.zrevrange(feed, offset, offset + limit - 1),
 		redis.zcard(feed),
-		redis.scard(unread),
-		redis.pttl(meta),
 	])
 	if (ready !== '1') return null
 	// Read copies live 7 days from their last read; refreshed once a day short of that.
-	if (life < LIFE_MS - 86_400_000) void refreshLife(userId)
+	if (Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
 	const [jsons, flags] =
 		ids.length > 0
 			? await Promise.all([redis.hmget(rows, ...ids), redis.smismember(unread, ...ids)])
@@ -251,12 +269,15 @@ export async function readPage(
 		row.is_read = flags[i] !== 1
 		page.push(row)
 	})
-	return { rows: page, cached, complete: complete === '1', unread: unreadCount }
+	return { rows: page, cached, complete: complete === '1' }
 }
 
 function refreshLife(userId: number): Promise<unknown> {
 	const [meta, ...data] = keysOf(userId)
-	const multi = redis.multi().pexpire(meta, LIFE_MS)
+	const multi = redis
+		.multi()
+		.pexpire(meta, LIFE_MS)
+		.hset(meta, 'until', Date.now() + LIFE_MS)
 	for (const key of data.slice(0, 4)) multi.pexpire(key, LIFE_MS)
 	return multi.exec().catch((error) => log.warn({ err: error, userId }, 'activity copy life'))
 }

@@ -54,42 +54,51 @@ interface Entity {
 async function loadEntities(session: Session, rows: ActivityRow[], blocked: Set<number>) {
 	const postIds = idsOf(rows, EntityType.post)
 	const commentIds = idsOf(rows, EntityType.comment)
-	const actorIds = new Set<number>(rows.flatMap((r) => r.actor_ids))
-	const [rendered, comments, actors] = await Promise.all([
+	// The viewer comes along: most posts of a notification feed are the viewer's own.
+	const userIds = new Set<number>([session.userId, ...rows.flatMap((r) => r.actor_ids)])
+	const [posts, comments, users] = await Promise.all([
 		postIds.length > 0
 			? renderPostsById(viewerOf(session), postIds, blocked, {
 					visibilities: ['public', 'connections'],
 					keepHidden: true,
 				})
-			: { posts: new Map<string, EmbeddedPost>(), users: new Map<string, Buffer>() },
+			: new Map<string, EmbeddedPost>(),
 		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
-		getUsers(session.communityId, [...actorIds]),
+		getUsers(session.communityId, [...userIds]),
 	])
 	const liveComments = comments.filter((c) => !c.is_deleted)
-	const authorIds = liveComments.map((c) => c.user_id).filter((id) => !actors.has(id))
-	if (authorIds.length > 0)
-		for (const [id, user] of await getUsers(session.communityId, authorIds)) actors.set(id, user)
+	const others = [
+		...new Set([
+			...[...posts.values()].map((p) => p.authorId),
+			...liveComments.map((c) => c.user_id),
+		]),
+	].filter((id) => !users.has(id))
+	if (others.length > 0)
+		for (const [id, user] of await getUsers(session.communityId, others)) users.set(id, user)
 	const people = new Map<string, CachedUser>()
-	for (const user of actors.values()) people.set(user.uuid, user)
+	for (const user of users.values()) people.set(user.uuid, user)
 	// A user entity (100, 101) is its actor, already loaded; others are looked up.
 	const strangers = idsOf(rows, EntityType.user).filter((uuid) => !people.has(uuid))
 	if (strangers.length > 0)
 		for (const user of await findUsersByUuids(sql, session.communityId, strangers))
 			people.set(user.uuid, user)
 	const entities = new Map<string, Entity>()
-	for (const [id, post] of rendered.posts)
-		entities.set(id, { json: post.json, ownerUuid: post.authorUuid })
+	for (const [id, post] of posts) entities.set(id, { json: post.json, ownerUuid: post.authorUuid })
 	for (const c of liveComments)
 		entities.set(c.id, { json: JSON.stringify(presentComment(c, null)), ownerUuid: c.uuid })
 	for (const user of people.values())
 		entities.set(user.uuid, { json: JSON.stringify(presentFeedUser(user)), ownerUuid: user.uuid })
-	return {
-		entities,
-		posts: [...rendered.posts.values()],
-		postAuthors: rendered.users,
-		actors,
-		people,
-	}
+	// `users` lists who the page names: actors, authors of its posts and comments, user entities.
+	const named = new Set<string>()
+	for (const row of rows)
+		for (const id of row.actor_ids) {
+			const actor = users.get(id)
+			if (actor) named.add(actor.uuid)
+		}
+	for (const post of posts.values()) named.add(post.authorUuid)
+	for (const c of liveComments) named.add(c.uuid)
+	for (const uuid of idsOf(rows, EntityType.user)) named.add(uuid)
+	return { entities, posts: [...posts.values()], users, people, named }
 }
 
 /**
@@ -135,7 +144,7 @@ export async function activityFeedJson(
 		const entity = loaded.entities.get(row.entity_id)
 		if (!entity) continue
 		const activity = presentActivity(row, {
-			users: loaded.actors,
+			users: loaded.users,
 			recipientUuid: session.uuid,
 			entityOwnerUuid: entity.ownerUuid,
 			v1,
@@ -147,14 +156,9 @@ export async function activityFeedJson(
 	}
 	out.push('],"users":{')
 	first = true
-	const named = new Set<string>()
-	for (const [uuid, json] of loaded.postAuthors) {
-		out.push(`${first ? '' : ','}${JSON.stringify(uuid)}:`, json)
-		named.add(uuid)
-		first = false
-	}
-	for (const [uuid, user] of loaded.people) {
-		if (named.has(uuid)) continue
+	for (const uuid of loaded.named) {
+		const user = loaded.people.get(uuid)
+		if (!user) continue
 		out.push(`${first ? '' : ','}${JSON.stringify(uuid)}:${JSON.stringify(presentFeedUser(user))}`)
 		first = false
 	}
