@@ -15,7 +15,9 @@ import { redis } from '../lib/redis'
 import type { PostView } from './post-cache'
 
 const MAX_AGE_MS = 1000
+// Bounds of what a process keeps: kept pages are evicted oldest first past either.
 const MAX_PAGES = 2000
+const MAX_BYTES = 64 * 1024 * 1024
 
 export interface SharedPage {
 	version: string
@@ -28,22 +30,43 @@ export interface SharedPage {
 }
 
 const pages = new Map<string, SharedPage>()
+const sizes = new Map<string, number>()
+let keptBytes = 0
+
+function forget(key: string): void {
+	keptBytes -= sizes.get(key) ?? 0
+	sizes.delete(key)
+	pages.delete(key)
+}
+
+/** The bytes a kept page holds on to (its posts' fragments and its authors' forms). */
+function sizeOf(page: SharedPage): number {
+	let bytes = 0
+	for (const { view } of page.page) bytes += view.fragment.length
+	for (const user of page.users.values()) bytes += user.length
+	return bytes
+}
 
 /** A kept page, whatever its version (the caller reads the version in the same round trip). */
 export function keptPage(key: string): SharedPage | undefined {
 	const page = pages.get(key)
 	if (page && Date.now() - page.keptAt > MAX_AGE_MS) {
-		pages.delete(key)
+		forget(key)
 		return undefined
 	}
 	return page
 }
 
 export function keepPage(key: string, page: SharedPage): void {
-	// Oldest first out (Map keeps insertion order).
-	if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value as string)
-	pages.delete(key)
+	const size = sizeOf(page)
+	if (size > MAX_BYTES / 16) return // a page that heavy is not worth keeping
+	forget(key)
+	// Oldest first out (a Map iterates in insertion order).
+	while (pages.size >= MAX_PAGES || keptBytes + size > MAX_BYTES)
+		forget(pages.keys().next().value as string)
 	pages.set(key, page)
+	sizes.set(key, size)
+	keptBytes += size
 }
 
 /**
