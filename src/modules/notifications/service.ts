@@ -29,29 +29,35 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 	const recipientIds = [...new Set(a.recipientIds)]
 	if (recipientIds.length === 0) return 0
 	const now = Date.now()
-	const touched = await upsertActivities(tx, {
-		...a,
-		recipientIds,
-		grouped: a.grouped ?? true,
-		now,
-	})
+	// Sent together, so a like pays one round trip for both (the upsert takes the group's
+	// row lock, held to the commit: on a popular post every like waits on it).
+	const [touched, payload] = await Promise.all([
+		upsertActivities(tx, {
+			...a,
+			recipientIds,
+			grouped: a.grouped ?? true,
+			now,
+		}),
+		pushPayload(tx, a),
+	])
 	if (touched.length === 0) return 0
 	afterCommit(tx, () => applyChanges(touched.map(({ customer_id: _, ...row }) => rowChange(row))))
-	const payload = await pushPayload(tx, a)
-	await enqueueActivityPushes(tx, {
-		communityId: a.communityId,
-		actorId: a.actorId,
-		activities: touched,
-		payload,
-		now,
-	})
-	// The webhook is told exactly what the recipients are (blocks, self and history
-	// already left out): the push's data and their customer ids (DESIGN section 9).
-	await recordFeedNotification(tx, {
-		communityId: a.communityId,
-		payload: { ...payload, community_id: String(a.communityId) },
-		uuids: touched.map((t) => t.customer_id),
-	})
+	await Promise.all([
+		enqueueActivityPushes(tx, {
+			communityId: a.communityId,
+			actorId: a.actorId,
+			activities: touched,
+			payload,
+			now,
+		}),
+		// The webhook is told exactly what the recipients are (blocks, self and history
+		// already left out): the push's data and their customer ids (DESIGN section 9).
+		recordFeedNotification(tx, {
+			communityId: a.communityId,
+			payload: { ...payload, community_id: String(a.communityId) },
+			uuids: touched.map((t) => t.customer_id),
+		}),
+	])
 	return touched.length
 }
 

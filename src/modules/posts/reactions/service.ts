@@ -83,24 +83,31 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 		const event = news && shown && context && presentPostEvent(shown, context)
 		// Row locks last, sent together: on a popular post every like waits for the
 		// author's activity group and the post's counter, so they are held only from
-		// here to the commit, not through the reads above.
-		const [, likes_count] = await Promise.all([
+		// here to the commit, not through the reads above. (Always in this order — the
+		// group, then the post — so two likes can never deadlock.)
+		const changed =
 			(added || !liked) &&
-				onPostLikeChanged(tx, {
-					communityId: c,
-					actorId: session.userId,
-					postId: post.id,
-					postAuthorId: post.user_id,
-					liked,
-					history: added && !news,
-				}),
-			countLike(tx, postLikeTarget, post.id, delta),
-		])
-		if (event) {
-			// The post as this like leaves it: read before the counter moved.
-			const data = { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy }
-			await recordEvent(tx, { communityId: c, event: 'post.liked', data })
-		}
+			onPostLikeChanged(tx, {
+				communityId: c,
+				actorId: session.userId,
+				postId: post.id,
+				postAuthorId: post.user_id,
+				liked,
+				history: added && !news,
+			})
+		// Its failure is reported by the Promise.all below (or the counter's, which fails with it).
+		if (changed) changed.catch(() => {})
+		const likes_count = await countLike(tx, postLikeTarget, post.id, delta)
+		// The event goes out with the activity's own last statements (one round trip).
+		const recorded =
+			event &&
+			recordEvent(tx, {
+				communityId: c,
+				event: 'post.liked',
+				// The post as this like leaves it: read before the counter moved.
+				data: { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy },
+			})
+		await Promise.all([changed, recorded])
 		return { is_liked: liked, likes_count }
 	})
 	await feedManager.onLike(c, session.userId, postId, result.is_liked)
