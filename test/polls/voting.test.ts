@@ -2,6 +2,7 @@
 // integer percentages, poll_answer_text, voters lists, adding options, and the races:
 // one voter's concurrent submissions leave one ballot; 100 parallel voters count exactly.
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
 import { follow, newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
@@ -163,6 +164,52 @@ describe('submitting', () => {
 		expect(reply.status).toBe(403)
 		await follow(outsider, roomId)
 		expect((await vote(outsider, poll.id, [optionIds(poll)[0]])).status).toBe(200)
+	})
+
+	test('a member who may not see a secret room learns nothing of its polls: 404 whatever the choice', async () => {
+		const secret = (await newRoom(cm, { is_secret: true })).id
+		const poll = await newPoll(cm, secret)
+		const [first, second] = optionIds(poll)
+		for (const choice of [[first], [first, second], []]) {
+			const reply = await vote(ana, poll.id, choice as string[])
+			expect(reply.status).toBe(404)
+		}
+		// positive control: the CM, who sees the room, hears the rule
+		const ruled = await vote(cm, poll.id, [first, second] as string[])
+		expect(ruled.status).toBe(400)
+		expect(ruled.body.error_message).toBe('Select exactly 1 option')
+	})
+
+	test('a CM votes without a seat; a voter who left the room may not vote', async () => {
+		const room = (await newRoom(cm)).id
+		const leaver = await newUser(community)
+		await follow(leaver, room)
+		const poll = await newPoll(cm, room, { allow_vote_change: true })
+		expect((await vote(leaver, poll.id, [optionIds(poll)[0]])).status).toBe(200)
+		await follow(leaver, room, false)
+		expect((await vote(leaver, poll.id, [optionIds(poll)[1]])).status).toBe(403)
+		const other = await newUser(community, { role: 'cm' })
+		expect((await vote(other, poll.id, [optionIds(poll)[1]])).status).toBe(200)
+		expect(votesOf(await pollAs(cm, room, poll.id))).toEqual([1, 1, 0])
+	})
+
+	test('an option added by another server process since the poll was last read can be chosen', async () => {
+		const poll = await newPoll(cm, roomId, { allow_vote_change: true })
+		expect((await vote(ana, poll.id, [optionIds(poll)[0]])).status).toBe(200)
+		// another process adds an option: this process's copy of the poll does not know it
+		const [added] = await sql`
+			insert into poll_options (conversation_id, text, member_id, created_at)
+			values (${poll.id}, 'Tacos', ${cm.id}, ${Date.now()}) returning id::text`
+		const reply = await vote(ben, poll.id, [added.id])
+		expect(reply.status).toBe(200)
+		const seen = await pollAs(cm, roomId, poll.id)
+		expect(seen.polls.map((o: { text: string }) => o.text)).toEqual([
+			'Pizza',
+			'Sushi',
+			'Salad',
+			'Tacos',
+		])
+		expect(votesOf(seen)).toEqual([1, 0, 0, 1])
 	})
 })
 

@@ -114,31 +114,56 @@ export async function ballotsOf(
 		where user_id = ${userId} and conversation_id = any(${conversationIds}::bigint[])` as never
 }
 
+export interface Ballot {
+	conversationId: string
+	communityId: number
+	userId: number
+	/** a CM votes without a seat */
+	isCm: boolean
+	optionIds: string[]
+	allowChange: boolean
+	now: number
+}
+
+/** What one submission found: the poll (live, in a live room), the voter's seat, the ballot written. */
+export interface Cast {
+	found: boolean
+	seated: boolean
+	cast: boolean
+}
+
 /**
- * The voter's ballot as one upsert, so concurrent submissions leave exactly one. When
- * votes may not change, an existing ballot stays and false comes back.
+ * A vote as ONE statement: the poll is checked live (conversation not deleted, room
+ * not deleted, same community), the voter's seat read, and the ballot upserted only
+ * when both hold. The primary key (poll, voter) makes the upsert race-free: concurrent
+ * submissions by one voter leave exactly one ballot; without vote change an existing
+ * ballot stays and `cast` is false. Counts are not kept here: they are grouped from the
+ * ballots when read (tallies), so 64 voters of one poll never queue on a counter row.
  */
-export async function castBallot(
-	db: Db,
-	conversationId: string,
-	userId: number,
-	optionIds: string[],
-	allowChange: boolean,
-	now: number,
-): Promise<boolean> {
-	const rows = allowChange
-		? await db`
+export async function castBallot(db: Db, ballot: Ballot): Promise<Cast> {
+	const onConflict = ballot.allowChange
+		? db`do update set option_ids = excluded.option_ids, submitted_at = excluded.submitted_at`
+		: db`do nothing`
+	const [row] = await db<{ seated: boolean; cast: boolean }[]>`
+		with target as (
+			select p.conversation_id, ${ballot.isCm} or exists (
+				select 1 from chatroom_participants s
+				where s.chatroom_id = p.chatroom_id and s.user_id = ${ballot.userId}) as seated
+			from polls p
+			join conversations c on c.id = p.conversation_id and c.deleted_by is null
+			join chatrooms r on r.id = p.chatroom_id and not r.is_deleted
+			where p.conversation_id = ${ballot.conversationId} and p.community_id = ${ballot.communityId}
+		), written as (
 			insert into poll_ballots (conversation_id, user_id, option_ids, submitted_at)
-			values (${conversationId}, ${userId}, ${optionIds}::bigint[], ${now})
-			on conflict (conversation_id, user_id) do update
-				set option_ids = excluded.option_ids, submitted_at = excluded.submitted_at
-			returning 1`
-		: await db`
-			insert into poll_ballots (conversation_id, user_id, option_ids, submitted_at)
-			values (${conversationId}, ${userId}, ${optionIds}::bigint[], ${now})
-			on conflict (conversation_id, user_id) do nothing
-			returning 1`
-	return rows.length === 1
+			select conversation_id, ${ballot.userId}, ${ballot.optionIds}::bigint[], ${ballot.now}
+			from target where seated
+			on conflict (conversation_id, user_id) ${onConflict}
+			returning 1
+		)
+		select seated, exists (select 1 from written) as cast from target`
+	return row
+		? { found: true, seated: row.seated, cast: row.cast }
+		: { found: false, seated: false, cast: false }
 }
 
 /** Voters of one option, latest ballot first, with their total. */

@@ -14,7 +14,7 @@ import { findUsersByIds } from '../users/repo'
 import { MAX_POLL_OPTIONS } from './configuration/model'
 import { pollConfigurationForPoll } from './configuration/service'
 import { resolvePollDraft } from './draft'
-import type { PollCreateInput, PollDraft, PollRow } from './model'
+import type { PollCreateInput, PollDraft } from './model'
 import { SelectState } from './model'
 import {
 	isExpired,
@@ -38,6 +38,7 @@ import {
 	tallies,
 	votersOf,
 } from './repo'
+import { forgetPoll, type PollWithOptions, pollWithOptions } from './rules-cache'
 
 export const POLL_ENDED = 'Poll has been ended'
 export const ALREADY_SUBMITTED = 'Poll already submitted'
@@ -138,36 +139,67 @@ export async function addOption(session: Session, conversationId: string | numbe
 		if (!inserted) throw badRequest(`Poll options must be distinct: "${option}" is already one`)
 		return inserted
 	})
+	forgetPoll(poll.conversation_id)
 	const views = await pollViews(sql, [poll.conversation_id], viewer)
 	return { poll: views.get(poll.conversation_id)?.polls.find((o) => o.id === row.id) }
 }
 
+/**
+ * A vote: the poll's rules come from the process copy (rules-cache.ts), the choice is
+ * checked against them, and seat check + ballot upsert are one statement. Only when
+ * that statement finds no seat does the slow path decide between 404 (a room the voter
+ * may not see) and 403.
+ */
 export async function submitVote(
 	session: Session,
 	conversationId: string | number,
 	chosen: { id: string | number }[],
 ) {
-	const { poll } = await visiblePoll(sql, session, conversationId, 'take part')
+	const id = numericId(conversationId)
+	const wanted = chosen.map((choice) => numericId(choice.id))
+	const poll = id ? await pollWithOptions(sql, session.communityId, id, wanted) : null
+	if (!poll) throw notFound('Poll')
 	const now = Date.now()
-	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
-	const optionIds = checkedChoice(poll, chosen)
-	const cast = await castBallot(
-		sql,
-		poll.conversation_id,
-		session.userId,
+	const optionIds = await refusedAfterAccess(session, poll.conversation_id, () => {
+		if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
+		return checkedChoice(poll, wanted)
+	})
+	const result = await castBallot(sql, {
+		conversationId: poll.conversation_id,
+		communityId: session.communityId,
+		userId: session.userId,
+		isCm: isCmViewer(session),
 		optionIds,
-		poll.allow_vote_change,
+		allowChange: poll.allow_vote_change,
 		now,
-	)
-	if (!cast) throw badRequest(ALREADY_SUBMITTED)
+	})
+	if (!result.found) {
+		forgetPoll(poll.conversation_id)
+		throw notFound('Poll')
+	}
+	if (!result.seated) {
+		await visiblePoll(sql, session, poll.conversation_id, 'take part')
+		throw forbidden('Join the chatroom to take part in its polls')
+	}
+	if (!result.cast) throw badRequest(ALREADY_SUBMITTED)
+}
+
+/**
+ * Runs the rule checks of a vote; when one refuses, the voter's access is checked
+ * first, so a member who may not see the room gets 404 (and one without a seat 403)
+ * rather than learning the poll's rules.
+ */
+async function refusedAfterAccess<T>(session: Session, conversationId: string, rules: () => T) {
+	try {
+		return rules()
+	} catch (refusal) {
+		await visiblePoll(sql, session, conversationId, 'take part')
+		throw refusal
+	}
 }
 
 /** The chosen option ids: options of this poll (404 otherwise), distinct, within the select rule. */
-function checkedChoice(
-	poll: PollRow & { option_ids: string[] },
-	chosen: { id: string | number }[],
-): string[] {
-	const ids = chosen.map((choice) => numericId(choice.id))
+function checkedChoice(poll: PollWithOptions, ids: (string | null)[]): string[] {
 	const known = new Set(poll.option_ids)
 	if (ids.some((id) => id === null || !known.has(id))) throw notFound('Poll option')
 	const distinct = [...new Set(ids as string[])]
