@@ -2,6 +2,7 @@
 // and the webhook form (SPEC "Conversation"). Deleted conversations stay listed with
 // `deleted_by`, an empty answer and no attachments, so clients can drop their copy.
 import type { Member } from '../users/present'
+import { presentAttachment } from './attachments'
 import type { ConversationRow } from './repo'
 
 export interface ConversationContext {
@@ -26,7 +27,7 @@ export function presentConversation(c: ConversationRow, ctx: ConversationContext
 		is_edited: c.is_edited,
 		is_deleted: deleted,
 		deleted_by: deleted ? String(c.deleted_by) : null,
-		attachments: deleted ? [] : c.attachments,
+		attachments: deleted ? [] : c.attachments.map(presentAttachment),
 		reply_conversation: c.replied_conversation_id,
 		reply_conversation_object: ctx.replied,
 		temporary_id: c.temporary_id,

@@ -11,6 +11,7 @@ import { POLL_STATE } from '../polls/model'
 import { preparePoll, savePoll } from '../polls/service'
 import { taggedUuids } from '../posts/tags'
 import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
+import { resolveAttachments } from './attachments'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
@@ -69,13 +70,14 @@ export async function postConversation(session: Session, input: PostConversation
 	}
 	const author = (await findUserById(sql, viewer.userId)) as UserRow
 	const row = await sql.begin(async (tx) => {
+		const stored = await resolveAttachments(tx, viewer.communityId, viewer.userId, attachments)
 		const conversation = await insertConversation(tx, {
 			chatroom_id: room.id,
 			community_id: viewer.communityId,
 			user_id: viewer.userId,
 			state: isPoll ? POLL : MESSAGE,
 			text,
-			attachments,
+			attachments: stored,
 			replied_conversation_id: replied?.id ?? null,
 			temporary_id: input.temporary_id ?? null,
 			now: Date.now(),
