@@ -57,10 +57,16 @@ export const keys = {
 	// lease deadline (one tag, so the claim script touches a single slot)
 	webhookDue: () => 'webhooks:{wh}:due',
 	webhookInflight: () => 'webhooks:{wh}:inflight',
-	// a chatroom's newest page of conversations as JSON, keyed by the room's version
-	// (bumped by every conversation write), so a reader never gets an outdated page
-	chatNewest: (chatroomId: string, version: string, limit: number) =>
-		`chat:{r${chatroomId}}:newest:${version}:${limit}`,
+	// a chatroom's newest page of conversations (one per page size), labelled inside
+	// with the room version it was read at; served only when that label is not older
+	// than chatVersion (conversations/newest.ts)
+	chatNewest: (chatroomId: string, limit: number) => `chat:{r${chatroomId}}:newest:${limit}`,
+	// what never changes about a room (community, secret, type) or `deleted`
+	chatRoom: (chatroomId: string) => `chat:{r${chatroomId}}:room`,
+	// the room's version: raised (never lowered) by every conversation write
+	chatVersion: (chatroomId: string) => `chat:{r${chatroomId}}:version`,
+	// per member, the conversation their read mark was last moved to by a page read
+	chatReadMarks: (chatroomId: string) => `chat:{r${chatroomId}}:read`,
 	// a user's notification feed copy (modules/notifications/store.ts), one tag per user so
 	// one script reads or changes it: group ids by updated_at (capped), their rows as JSON,
 	// unread ids (all of them), versions, recent tombstones, and the meta hash whose

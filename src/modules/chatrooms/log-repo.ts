@@ -48,11 +48,14 @@ export interface NewConversation {
  * writers of one room take turns, so ids commit in order (a reader's read mark never
  * skips a later-committed smaller id) and `seq` is the exact count of messages so far.
  */
-export async function insertConversation(db: Db, c: NewConversation): Promise<ConversationRow> {
+export async function insertConversation(
+	db: Db,
+	c: NewConversation,
+): Promise<{ conversation: ConversationRow; roomVersion: string }> {
 	const counted = COUNTED.includes(c.state) ? 1 : 0
 	const [room] = await db`
 		update chatrooms set messages_count = messages_count + ${counted}, version = version + 1
-		where id = ${c.chatroom_id} returning messages_count`
+		where id = ${c.chatroom_id} returning messages_count, version::text`
 	const [row] = await db<ConversationRow[]>`
 		insert into conversations (chatroom_id, community_id, user_id, state, text, attachments,
 			replied_conversation_id, temporary_id, seq, created_at, updated_at)
@@ -68,7 +71,7 @@ export async function insertConversation(db: Db, c: NewConversation): Promise<Co
 		await db`
 			update chatroom_participants set own_unread = own_unread + 1
 			where chatroom_id = ${c.chatroom_id} and user_id = ${c.user_id}`
-	return conversation
+	return { conversation, roomVersion: room?.version as string }
 }
 
 export async function moveReadMark(

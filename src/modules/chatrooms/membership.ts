@@ -18,6 +18,7 @@ import {
 	insertParticipant,
 	lockChatroom,
 } from './repo'
+import { raiseRoomVersion } from './room-state'
 
 export interface Seating {
 	communityId: number
@@ -64,7 +65,7 @@ export async function leaveChatroom(
 }
 
 async function systemLine(tx: Db, input: Seating, state: number, now: number) {
-	await insertConversation(tx, {
+	const { roomVersion } = await insertConversation(tx, {
 		chatroom_id: input.chatroomId,
 		community_id: input.communityId,
 		user_id: input.userId,
@@ -75,6 +76,7 @@ async function systemLine(tx: Db, input: Seating, state: number, now: number) {
 		temporary_id: null,
 		now,
 	})
+	await raiseRoomVersion(input.chatroomId, roomVersion)
 }
 
 async function recordSeatEvent(

@@ -42,6 +42,7 @@ import {
 	softDeleteChatroom,
 	updateChatroom,
 } from './repo'
+import { forgetDeletedRoom } from './room-state'
 
 /** Chatroom objects for the viewer, with creators, seats and attached cohorts in batches. */
 async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
@@ -110,6 +111,7 @@ export async function deleteChatroom(session: Session, chatroomId: NumericId) {
 	const room = await findChatroom(sql, session.communityId, chatroomId)
 	if (!room) throw notFound('Chatroom')
 	await softDeleteChatroom(sql, room.id, Date.now())
+	await forgetDeletedRoom(room.id)
 }
 
 export async function getChatroom(session: Session, chatroomId: string) {

@@ -8,9 +8,10 @@ import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import { chatViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
+import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
 import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
-import { newestPage } from './newest'
+import { type NewestPage, newestFromRedis, newestPage } from './newest'
 import { changedInRoom, moveReadMark, pageOfRoom, type Scroll } from './repo'
 
 export interface PageQuery {
@@ -33,12 +34,17 @@ export type PageResult = { bytes: Buffer } | { data: SharedPage }
 export async function listConversations(session: Session, query: PageQuery): Promise<PageResult> {
 	const scroll = scrollOf(query)
 	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
+	const chatroomId = numericId(query.chatroom_id)
+	if (scroll.anchor === null && chatroomId) {
+		const fast = await newestFromRedis(sql, chatViewer(session), chatroomId, limit)
+		if (fast) return asResult(fast)
+	}
 	const { room, seat, viewer } = await seeRoomAs(sql, chatViewer(session), query.chatroom_id)
 	if (scroll.anchor === null) {
+		await rememberRoom(room)
 		const newest = await newestPage(sql, viewer, room, limit)
 		await moveMark(room.id, seat, newest.newestId)
-		if (newest.bytes) return { bytes: newest.bytes }
-		return { data: newest.page as SharedPage }
+		return asResult(newest)
 	}
 	const rows = await pageOfRoom(sql, room.id, scroll, limit)
 	// scrolling newer up to the end reads the newest conversations too
@@ -48,15 +54,22 @@ export async function listConversations(session: Session, query: PageQuery): Pro
 	return { data: { conversations, users } }
 }
 
-/** Moves the reader's mark forward to `conversationId` (a write only when it moves). */
+const asResult = (newest: NewestPage): PageResult =>
+	newest.bytes ? { bytes: newest.bytes } : { data: newest.page as SharedPage }
+
+/**
+ * Moves the reader's mark forward to `conversationId` (a write only when it moves) and
+ * tells Redis where it is, so the next read of the same page skips Postgres.
+ */
 async function moveMark(
 	chatroomId: string,
 	seat: ParticipantRow | null,
 	conversationId: string | null,
 ) {
 	if (!seat || !conversationId) return
-	if (BigInt(seat.read_conversation_id) >= BigInt(conversationId)) return
-	await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
+	if (BigInt(seat.read_conversation_id) < BigInt(conversationId))
+		await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
+	await rememberReadMark(chatroomId, seat.user_id, conversationId)
 }
 
 export interface SyncQuery {

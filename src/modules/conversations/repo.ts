@@ -74,8 +74,10 @@ export async function changedInRoom(
 }
 
 /** A change to a room's conversations that readers of its cached newest page must see. */
-export async function bumpRoomVersion(db: Db, chatroomId: string): Promise<void> {
-	await db`update chatrooms set version = version + 1 where id = ${chatroomId}`
+export async function bumpRoomVersion(db: Db, chatroomId: string): Promise<string> {
+	const [row] =
+		await db`update chatrooms set version = version + 1 where id = ${chatroomId} returning version::text`
+	return row?.version as string
 }
 
 export async function editConversation(

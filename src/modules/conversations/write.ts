@@ -6,6 +6,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
+import { raiseRoomVersion } from '../chatrooms/room-state'
 import { onConversationCreated } from '../notifications/chat'
 import { POLL_STATE } from '../polls/model'
 import { preparePoll, savePoll } from '../polls/service'
@@ -71,7 +72,7 @@ export async function postConversation(session: Session, input: PostConversation
 	const author = (await findUserById(sql, viewer.userId)) as UserRow
 	const row = await sql.begin(async (tx) => {
 		const stored = await resolveAttachments(tx, viewer.communityId, viewer.userId, attachments)
-		const conversation = await insertConversation(tx, {
+		const { conversation, roomVersion } = await insertConversation(tx, {
 			chatroom_id: room.id,
 			community_id: viewer.communityId,
 			user_id: viewer.userId,
@@ -82,6 +83,7 @@ export async function postConversation(session: Session, input: PostConversation
 			temporary_id: input.temporary_id ?? null,
 			now: Date.now(),
 		})
+		await raiseRoomVersion(room.id, roomVersion)
 		if (draft)
 			await savePoll(
 				tx,
@@ -129,7 +131,7 @@ export async function editText(session: Session, conversationId: string | number
 	const author = (await findUserById(sql, viewer.userId)) as UserRow
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
-		await bumpRoomVersion(tx, row.chatroom_id)
+		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		const tagged = await tagMembers(tx, viewer.communityId, row.id, text)
 		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
 		return conversation
@@ -150,7 +152,7 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 	await sql.begin(async (tx) => {
 		for (const row of rows) {
 			await markDeleted(tx, row.id, viewer.userId, now)
-			await bumpRoomVersion(tx, row.chatroom_id)
+			await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		}
 	})
 	const { conversations } = await hydrate(
