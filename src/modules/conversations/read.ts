@@ -6,7 +6,7 @@ import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
-import { chatViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
+import { chatViewer, isCmViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
 import { hydrate, type SharedPage } from './hydrate'
@@ -41,8 +41,10 @@ export async function listConversations(session: Session, query: PageQuery): Pro
 	}
 	const { room, seat, viewer } = await seeRoomAs(sql, chatViewer(session), query.chatroom_id)
 	if (scroll.anchor === null) {
-		await rememberRoom(room)
-		const newest = await newestPage(sql, viewer, room, limit)
+		// Redis learns the room for the next reader (only readers it can serve: see newest.ts);
+		// both Redis commands leave in one round trip (auto-pipelining).
+		const remembered = !room.is_secret || isCmViewer(viewer) ? rememberRoom(room) : null
+		const [, newest] = await Promise.all([remembered, newestPage(sql, viewer, room, limit)])
 		await moveMark(room.id, seat, newest.newestId)
 		return asResult(newest)
 	}
