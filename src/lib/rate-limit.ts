@@ -15,5 +15,21 @@ export async function limit(scope: 'ip' | 'user', id: string, perMinute: number)
 }
 
 export const limitIp = (ip: string) => limit('ip', ip, config.RATE_LIMIT_IP_PER_MINUTE)
+
+// The per-IP limit of a request is started when it arrives and awaited where the
+// request is first decided (the auth check, the body parser, or before the handler),
+// so its INCR travels beside the auth's own commands instead of a round trip ahead.
+const ipLimits = new WeakMap<Request, Promise<void>>()
+
+export function startIpLimit(request: Request, ip: string): void {
+	const limited = limitIp(ip)
+	// Observed now so an early 429 is never an unhandled rejection; reported by ipLimited().
+	limited.catch(() => {})
+	ipLimits.set(request, limited)
+}
+
+/** The request's per-IP limit: rejects with 429 past it (resolved for exempt paths). */
+export const ipLimited = (request: Request): Promise<void> =>
+	ipLimits.get(request) ?? Promise.resolve()
 export const limitUser = (userId: number) =>
 	limit('user', String(userId), config.RATE_LIMIT_PER_MINUTE)

@@ -118,6 +118,7 @@ describe('rate limits', () => {
 	test('per IP: 429 with Retry-After, other addresses unaffected; /health is never limited', async () => {
 		const saved = config.RATE_LIMIT_IP_PER_MINUTE
 		const ip = `10.77.${process.pid % 250}.${Date.now() % 250}`
+		const member = await newUser(community)
 		config.RATE_LIMIT_IP_PER_MINUTE = 5
 		try {
 			const statuses: number[] = []
@@ -132,6 +133,12 @@ describe('rate limits', () => {
 			}
 			expect(statuses).toContain(429)
 			expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+			// The limit holds on every kind of route: with a token and no body, and with neither.
+			const fromIp = { 'x-forwarded-for': ip }
+			expect(
+				(await api('GET', '/feed/universal', { token: member.token, headers: fromIp })).status,
+			).toBe(429)
+			expect((await api('GET', '/openapi', { headers: fromIp })).status).toBe(429)
 			expect((await api('GET', '/health', { headers: { 'x-forwarded-for': ip } })).status).toBe(200)
 			const elsewhere = await api('POST', '/sdk/initiate', {
 				headers: { 'x-forwarded-for': `${ip}9` },

@@ -4,6 +4,7 @@
 // It resolves `session` (session.ts: identity and the role stored now) for the handler.
 import { Elysia } from 'elysia'
 import { Messages } from '../../lib/errors'
+import { ipLimited } from '../../lib/rate-limit'
 import type { Role } from '../../lib/tokens'
 import { requireRole, type Session, sessionFromHeader } from './session'
 
@@ -31,7 +32,10 @@ function authorize(request: Request, needed: Needed): Promise<Session> {
 	let session = authorized.get(request)
 	if (!session) {
 		const header = request.headers.get('authorization') ?? undefined
-		session = sessionFromHeader(header).then((found) => check(found, needed))
+		// The IP limit's INCR (started on arrival) and the session's commands share a round trip.
+		session = Promise.all([ipLimited(request), sessionFromHeader(header)]).then(([, found]) =>
+			check(found, needed),
+		)
 		authorized.set(request, session)
 	}
 	return session
