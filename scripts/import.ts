@@ -1,6 +1,7 @@
 // Operator command: bulk import of a community from NDJSON (DESIGN §14).
 //   bun run scripts/import.ts --community ID FILE.ndjson    (- reads stdin)
 //   bun run scripts/import.ts --community ID --dry-run FILE.ndjson
+//   --timings: each part's wall time to stderr (read, each step, refresh), for profiling
 // Rejects go to FILE.rejects.ndjson (stdin.rejects.ndjson for -), progress to stderr,
 // the summary (one JSON line) to stdout. Exit 0 when anything was imported or matched,
 // 1 when every record was rejected, 2 on a usage or connection error.
@@ -11,7 +12,8 @@ import { sql } from '../src/lib/db'
 import { redis } from '../src/lib/redis'
 import { importFromStream } from '../src/modules/migration/service'
 
-const usage = 'usage: bun run scripts/import.ts --community ID [--dry-run] FILE.ndjson|-'
+const usage =
+	'usage: bun run scripts/import.ts --community ID [--dry-run] [--timings] FILE.ndjson|-'
 
 function fail(message: string): never {
 	console.error(message)
@@ -21,12 +23,21 @@ function fail(message: string): never {
 function readArgs() {
 	try {
 		const { values, positionals } = parseArgs({
-			options: { community: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+			options: {
+				community: { type: 'string' },
+				'dry-run': { type: 'boolean', default: false },
+				timings: { type: 'boolean', default: false },
+			},
 			allowPositionals: true,
 		})
 		const communityId = Number(values.community)
 		if (!Number.isInteger(communityId) || communityId <= 0 || positionals.length !== 1) fail(usage)
-		return { communityId, file: positionals[0] as string, dryRun: values['dry-run'] === true }
+		return {
+			communityId,
+			file: positionals[0] as string,
+			dryRun: values['dry-run'] === true,
+			timings: values.timings === true,
+		}
 	} catch (error) {
 		fail(`${(error as Error).message}\n${usage}`)
 	}
@@ -60,6 +71,7 @@ try {
 		totalBytes,
 		rejectsPath: rejectsPathOf(args.file),
 		dryRun: args.dryRun,
+		timings: args.timings,
 		tty: process.stderr.isTTY === true,
 	})
 	process.stdout.write(`${JSON.stringify(summary)}\n`)

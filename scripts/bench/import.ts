@@ -97,18 +97,29 @@ async function generate(path: string): Promise<number> {
 async function importOnce(communityId: number, path: string) {
 	const started = performance.now()
 	const child = Bun.spawn(
-		[process.execPath, 'scripts/import.ts', '--community', String(communityId), path],
+		[process.execPath, 'scripts/import.ts', '--community', String(communityId), '--timings', path],
 		{
 			env: process.env,
 			stdout: 'pipe',
-			stderr: 'ignore',
+			stderr: 'pipe',
 		},
 	)
-	const summary = JSON.parse(await new Response(child.stdout).text())
+	const [out, err] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+	])
+	const summary = JSON.parse(out)
 	await child.exited
+	// Each part's wall time (scripts/import.ts --timings), where the time goes.
+	const timings: Record<string, number> = {}
+	for (const line of err.split('\n'))
+		if (line.startsWith('{"timing"')) {
+			const t = JSON.parse(line) as { timing: string; ms: number }
+			timings[t.timing] = t.ms
+		}
 	const seconds = (performance.now() - started) / 1000
 	const maxRss = child.resourceUsage()?.maxRSS ?? 0
-	return { summary, seconds, rssMb: Math.round(maxRss / 1024 / 1024) }
+	return { summary, seconds, rssMb: Math.round(maxRss / 1024 / 1024), timings }
 }
 
 /** COPY of the same records, pre-rendered, into one unindexed table: what the disk and server allow. */
@@ -188,5 +199,10 @@ for (const [name, s, r, rss, note] of rows)
 	console.log(
 		`| ${name} | ${(s as number).toFixed(1)} | ${(r as number).toLocaleString('en')} | ${rss} | ${note} |`,
 	)
+const parts = Object.keys({ ...first.timings, ...second.timings })
+console.log('\n| part (ms) | first run | again |')
+console.log('|---|---|---|')
+for (const part of parts)
+	console.log(`| ${part} | ${first.timings[part] ?? '-'} | ${second.timings[part] ?? '-'} |`)
 await sql.end()
 redis.disconnect()

@@ -36,6 +36,8 @@ export interface StreamImport {
 	rejectsPath: string
 	dryRun: boolean
 	tty: boolean
+	/** Each part's wall time to stderr as `{"timing": part, "ms": n}` lines. */
+	timings?: boolean
 }
 
 /** The CLI's import: a file or stdin, rejects to a file, progress on stderr. */
@@ -52,6 +54,9 @@ export async function importFromStream(options: StreamImport): Promise<Summary> 
 			dryRun: options.dryRun,
 			onProgress: progress.records,
 			onPhase: progress.phase,
+			onTiming: options.timings
+				? (part, ms) => process.stderr.write(`${JSON.stringify({ timing: part, ms })}\n`)
+				: undefined,
 		})
 	} finally {
 		progress.stop()

@@ -1,25 +1,25 @@
-// The set-based steps of an import, in dependency order: users, topics, posts,
-// comments, likes, connections. Each step reads its staging table, moves what it
-// cannot place to stage_rejects (with the reason), inserts the rest with one
-// statement per table (`on conflict do nothing`: rows carry the customer's ids, so a
-// re-run matches instead of duplicating) and recounts the counters of the rows it
-// touched from the truth, so they are exact whatever ran before.
+// The set-based steps of an import for users, topics and connections, and what every
+// step shares (posts, comments and likes are in content-repo.ts). Each step reads its
+// staging table, moves what it cannot place to stage_rejects (with the reason), and
+// inserts the rest with one statement per table (`on conflict do nothing`: rows carry
+// the customer's ids, so a re-run matches instead of duplicating).
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../../lib/db'
 
-type Fragment = PendingQuery<Row[]>
+export type Fragment = PendingQuery<Row[]>
 
 /** Moves the staged rows matching `condition` (alias `s`) to the rejects; returns how many. */
-async function rejectWhere(
+export async function rejectWhere(
 	db: Db,
 	table: string,
 	reason: Fragment | string,
 	condition: Fragment,
 ): Promise<number> {
-	const rows = await db`
-		with gone as (delete from ${db(table)} s where ${condition} returning s.line, s.raw)
-		insert into stage_rejects (line, reason, raw) select line, ${reason}, raw from gone returning 1`
-	return rows.length
+	const [row] = await db`
+		with gone as (delete from ${db(table)} s where ${condition} returning s.line, s.raw),
+		moved as (insert into stage_rejects (line, reason, raw) select line, ${reason}, raw from gone returning 1)
+		select count(*)::int as n from moved`
+	return row?.n as number
 }
 
 /**
@@ -27,6 +27,10 @@ async function rejectWhere(
  * matched), different content is a reject naming the first line (the first wins).
  */
 export async function settleDuplicates(db: Db, table: string, key: Fragment): Promise<number> {
+	// Most files repeat nothing: one grouping pass says so before the ranking below.
+	const repeated =
+		await db`select 1 from ${db(table)} s group by ${key} having count(*) > 1 limit 1`
+	if (repeated.length === 0) return 0
 	const [row] = await db`
 		with dup_keys as (select ${key} as k from ${db(table)} s group by 1 having count(*) > 1),
 		ranked as (
@@ -51,11 +55,12 @@ export const duplicateKeys = (db: Db): Record<string, Fragment> => ({
 	stage_topics: db`s.external_id`,
 	stage_posts: db`s.external_id`,
 	stage_comments: db`s.external_id`,
-	stage_likes: db`jsonb_build_array(s.user_unique_id, s.post_external_id, s.comment_external_id)::text`,
-	stage_connections: db`jsonb_build_array(s.user_unique_id, s.target_user_unique_id)::text`,
+	// One text value (nulls included), so the ranking can join and partition on it.
+	stage_likes: db`concat_ws(chr(1), s.user_unique_id, s.post_external_id, chr(2), s.comment_external_id)`,
+	stage_connections: db`concat_ws(chr(1), s.user_unique_id, s.target_user_unique_id)`,
 })
 
-const unknownUser = (db: Db, c: number, column: Fragment) => db`
+export const unknownUser = (db: Db, c: number, column: Fragment) => db`
 	not exists (select 1 from users u where u.community_id = ${c} and u.user_unique_id = ${column})`
 
 const targetTables: Record<string, string[]> = {
@@ -77,12 +82,50 @@ export interface StepResult {
 	matched: number
 }
 
-async function countOf(db: Db, table: string): Promise<number> {
+/**
+ * Whether this connection may turn off the per-row foreign-key triggers for a step
+ * (`session_replication_role = replica`: superuser, or SET granted on the parameter).
+ */
+export async function mayDeferRowChecks(db: Db): Promise<boolean> {
+	const [row] = await db`
+		select current_setting('is_superuser')::boolean
+			or has_parameter_privilege('session_replication_role', 'SET') as may`
+	return row?.may === true
+}
+
+/**
+ * For the rest of the step's transaction: no per-row foreign-key checks (they cost more
+ * than the insert itself). The steps resolve every reference with a join, so the rows
+ * they point at exist; what the check would also do is hold them until commit, and
+ * `lockReferenced` does that for the set at once. Also off: the statement triggers on
+ * post_topics, which content-repo replaces with one update of topics.post_count.
+ */
+export async function deferRowChecks(db: Db, c: number): Promise<void> {
+	await db`set local session_replication_role = replica`
+	await db`select 1 from communities where id = ${c} for key share`
+}
+
+/**
+ * FOR KEY SHARE on the rows of `table` matching `condition` (alias `r`), in one
+ * statement: nobody deletes them or changes their key until the step commits — the
+ * lock the skipped foreign-key checks would have taken one row at a time.
+ */
+export async function lockReferenced(db: Db, table: string, condition: Fragment): Promise<void> {
+	await db`select count(*) from (select 1 from ${db(table)} r where ${condition} for key share) x`
+}
+
+export async function countOf(db: Db, table: string): Promise<number> {
 	const [row] = await db`select count(*)::int as n from ${db(table)}`
 	return row?.n as number
 }
 
-export async function importUsers(db: Db, c: number, now: number): Promise<StepResult> {
+export async function importUsers(
+	db: Db,
+	c: number,
+	now: number,
+	deferChecks: boolean,
+): Promise<StepResult> {
+	if (deferChecks) await deferRowChecks(db, c)
 	const staged = await countOf(db, 'stage_users')
 	const [row] = await db`
 		with ins as (
@@ -135,164 +178,13 @@ export async function importTopics(db: Db, c: number, now: number): Promise<Step
 	return { imported, matched }
 }
 
-export async function importPosts(db: Db, c: number): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_posts',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
-	await rejectWhere(
-		db,
-		'stage_posts',
-		'unknown topic in topic_external_ids',
-		db`exists (select 1 from jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
-			where not exists (select 1 from topics t where t.community_id = ${c} and t.external_id = e.x))`,
-	)
-	const staged = await countOf(db, 'stage_posts')
-	// Ids are time-ordered by the post's own created_at, as if written then.
-	const [row] = await db`
-		with ins as (
-			insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at, external_id)
-			select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
-				${c}, u.id, coalesce(s.heading, ''), s.text, coalesce(s.attachments, '[]'),
-				coalesce(s.visibility, 'public'), s.created_at, s.created_at, s.external_id
-			from stage_posts s join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
-			on conflict do nothing returning id, external_id),
-		links as (
-			insert into post_topics (post_id, topic_id)
-			select ins.id, t.id from ins
-			join stage_posts s on s.external_id = ins.external_id
-			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
-			join topics t on t.community_id = ${c} and t.external_id = e.x
-			on conflict do nothing)
-		select count(*)::int as n from ins`
-	const imported = row?.n as number
-	return { imported, matched: staged - imported }
-}
-
-/** Comments in rounds (roots, then replies whose parent now exists); counters recounted for what changed. */
-export async function importComments(db: Db, c: number): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown post_external_id',
-		db`not exists (select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
-	)
-	await db`truncate touched_posts, touched_comments`
-	let imported = 0
-	let matched = 0
-	for (;;) {
-		const [row] = await db`
-			with ins as (
-				insert into comments (id, community_id, post_id, user_id, parent_id, level, text, created_at, updated_at, external_id)
-				select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
-					${c}, p.id, u.id, par.id, coalesce(par.level + 1, 1), s.text, s.created_at, s.created_at, s.external_id
-				from stage_comments s
-				join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
-				join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
-				left join comments par on par.community_id = ${c} and par.external_id = s.parent_external_id
-				where s.parent_external_id is null or par.post_id = p.id
-				on conflict do nothing returning post_id, parent_id),
-			posts_touched as (insert into touched_posts select distinct post_id from ins),
-			parents_touched as (insert into touched_comments select distinct parent_id from ins where parent_id is not null)
-			select count(*)::int as n from ins`
-		const placed = await db`
-			delete from stage_comments s using comments k
-			where k.community_id = ${c} and k.external_id = s.external_id returning 1`
-		imported += row?.n as number
-		matched += placed.length - (row?.n as number)
-		if (placed.length === 0) break
-	}
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown parent_external_id',
-		db`not exists (select 1 from comments k where k.community_id = ${c} and k.external_id = s.parent_external_id)`,
-	)
-	await rejectWhere(db, 'stage_comments', 'parent comment belongs to another post', db`true`)
-	await recountComments(db)
-	return { imported, matched }
-}
-
-/** comments_count of the touched posts (every live comment) and comments (live direct replies). */
-async function recountComments(db: Db): Promise<void> {
-	await db`
-		update posts p set comments_count = x.n
-		from (select k.post_id, count(*) filter (where not k.is_deleted)::int as n from comments k
-			where k.post_id in (select id from touched_posts) group by k.post_id) x
-		where p.id = x.post_id and p.comments_count <> x.n`
-	await db`
-		update comments p set comments_count = x.n
-		from (select k.parent_id, count(*) filter (where not k.is_deleted)::int as n from comments k
-			where k.parent_id in (select id from touched_comments) group by k.parent_id) x
-		where p.id = x.parent_id and p.comments_count <> x.n`
-}
-
-export async function importLikes(db: Db, c: number): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown post_external_id',
-		db`s.post_external_id is not null and not exists (
-			select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
-	)
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown comment_external_id',
-		db`s.comment_external_id is not null and not exists (
-			select 1 from comments k where k.community_id = ${c} and k.external_id = s.comment_external_id)`,
-	)
-	await db`truncate touched_posts, touched_comments`
-	const staged = await countOf(db, 'stage_likes')
-	// A like without created_at is dated with what it likes (history, not today).
-	const [row] = await db`
-		with post_ins as (
-			insert into post_likes (post_id, user_id, created_at)
-			select p.id, u.id, coalesce(s.created_at, p.created_at)
-			from stage_likes s
-			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
-			join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
-			on conflict do nothing returning post_id),
-		comment_ins as (
-			insert into comment_likes (comment_id, user_id, created_at)
-			select k.id, u.id, coalesce(s.created_at, k.created_at)
-			from stage_likes s
-			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
-			join comments k on k.community_id = ${c} and k.external_id = s.comment_external_id
-			on conflict do nothing returning comment_id),
-		posts_touched as (insert into touched_posts select distinct post_id from post_ins),
-		comments_touched as (insert into touched_comments select distinct comment_id from comment_ins)
-		select (select count(*) from post_ins)::int + (select count(*) from comment_ins)::int as n`
-	await db`
-		update posts p set likes_count = x.n
-		from (select l.post_id, count(*)::int as n from post_likes l
-			where l.post_id in (select id from touched_posts) group by l.post_id) x
-		where p.id = x.post_id and p.likes_count <> x.n`
-	await db`
-		update comments k set likes_count = x.n
-		from (select l.comment_id, count(*)::int as n from comment_likes l
-			where l.comment_id in (select id from touched_comments) group by l.comment_id) x
-		where k.id = x.comment_id and k.likes_count <> x.n`
-	const imported = row?.n as number
-	return { imported, matched: staged - imported }
-}
-
 /** A two_way connection is two rows (both directions), a one_way one (follower → followed). */
-export async function importConnections(db: Db, c: number, now: number): Promise<StepResult> {
+export async function importConnections(
+	db: Db,
+	c: number,
+	now: number,
+	deferChecks: boolean,
+): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_connections',
@@ -300,6 +192,16 @@ export async function importConnections(db: Db, c: number, now: number): Promise
 		db`${unknownUser(db, c, db`s.user_unique_id`)} or ${unknownUser(db, c, db`s.target_user_unique_id`)}`,
 	)
 	const staged = await countOf(db, 'stage_connections')
+	if (staged === 0) return { imported: 0, matched: 0 }
+	if (deferChecks) {
+		await deferRowChecks(db, c)
+		await lockReferenced(
+			db,
+			'users',
+			db`r.community_id = ${c} and r.user_unique_id in (
+				select user_unique_id from stage_connections union select target_user_unique_id from stage_connections)`,
+		)
+	}
 	const [row] = await db`
 		with pairs as (
 			select u.id as a, v.id as b, coalesce(s.connection_type, 'two_way') as kind

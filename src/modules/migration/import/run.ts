@@ -13,16 +13,21 @@ import { rebuildCommunity } from '../../../timelines'
 import {
 	analyzeTarget,
 	duplicateKeys,
-	importComments,
 	importConnections,
-	importLikes,
-	importPosts,
 	importTopics,
 	importUsers,
+	mayDeferRowChecks,
 	type StepResult,
 	settleDuplicates,
 } from './apply-repo'
-import { type Counts, type RecordType, zeroCounts } from './record-model'
+import {
+	importComments,
+	importLikes,
+	importPosts,
+	prepareContent,
+	recountTouched,
+} from './content-repo'
+import { type Counts, type RecordType, recordTypes, zeroCounts } from './record-model'
 import { parseLine } from './records'
 import {
 	analyzeStage,
@@ -51,6 +56,8 @@ export interface ImportOptions {
 	onProgress?: (progress: ReadProgress) => void
 	/** Called between phases ('read', 'apply', 'refresh') for progress displays. */
 	onPhase?: (phase: 'apply' | 'refresh') => void
+	/** Called after each part of a run with its wall time (profiling: `--timings`). */
+	onTiming?: (part: string, ms: number) => void
 }
 
 export interface Summary {
@@ -61,6 +68,18 @@ export interface Summary {
 }
 
 const PROGRESS_EVERY = 5000
+
+type Timer = (part: string) => void
+
+/** Reports the time since the previous mark under `part`. */
+function timer(report?: (part: string, ms: number) => void): Timer {
+	let last = performance.now()
+	return (part) => {
+		const now = performance.now()
+		report?.(part, Math.round(now - last))
+		last = now
+	}
+}
 
 async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ rejects: number }> {
 	const writer = createStageWriter(db)
@@ -82,16 +101,46 @@ async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ 
 	return { rejects }
 }
 
-type Step = [RecordType, (db: Db) => Promise<StepResult>]
+/** What the steps of one run add up, and how they report their parts' times. */
+interface Tally {
+	imported: Counts
+	matched: Counts
+	mark: Timer
+	/** Foreign-key checks are made per step as a set instead of per row (apply-repo.ts). */
+	deferChecks: boolean
+}
+
+async function count(db: Db, tally: Tally, type: RecordType, result: StepResult): Promise<void> {
+	tally.imported[type] += result.imported
+	tally.matched[type] += result.matched
+	tally.mark(type)
+	// Planner statistics of a table that just grew a lot, before the next step joins it.
+	if (result.imported > 1000) {
+		await analyzeTarget(db, type)
+		tally.mark(`analyze ${type}`)
+	}
+}
+
+/** The apply phase's transactions, in dependency order; each commits on its own. */
+type Step = (db: Db, tally: Tally) => Promise<void>
 
 function steps(c: number, now: number): Step[] {
 	return [
-		['user', (db) => importUsers(db, c, now)],
-		['topic', (db) => importTopics(db, c, now)],
-		['post', (db) => importPosts(db, c)],
-		['comment', (db) => importComments(db, c)],
-		['like', (db) => importLikes(db, c)],
-		['connection', (db) => importConnections(db, c, now)],
+		async (db, t) => count(db, t, 'user', await importUsers(db, c, now, t.deferChecks)),
+		async (db, t) => count(db, t, 'topic', await importTopics(db, c, now)),
+		// Posts, comments, likes and their counters in one transaction: the counters
+		// written with the rows are corrected at its end, never seen half-done.
+		async (db, t) => {
+			const matched = await prepareContent(db, c, t.deferChecks)
+			for (const type of ['post', 'comment', 'like'] as const) t.matched[type] += matched[type]
+			t.mark('matched content')
+			await count(db, t, 'post', await importPosts(db, c, t.deferChecks))
+			await count(db, t, 'comment', await importComments(db, c))
+			await count(db, t, 'like', await importLikes(db, c))
+			await recountTouched(db)
+			t.mark('counters')
+		},
+		async (db, t) => count(db, t, 'connection', await importConnections(db, c, now, t.deferChecks)),
 	]
 }
 
@@ -100,22 +149,25 @@ async function applyAll(
 	communityId: number,
 	now: number,
 	inOwnTransactions: boolean,
+	mark: Timer = () => {},
 ): Promise<{ imported: Counts; matched: Counts }> {
-	const imported = zeroCounts()
-	const matched = zeroCounts()
+	const tally: Tally = {
+		imported: zeroCounts(),
+		matched: zeroCounts(),
+		mark,
+		deferChecks: await mayDeferRowChecks(db),
+	}
 	const keys = duplicateKeys(db)
-	for (const [type] of steps(communityId, now)) {
+	for (const type of recordTypes) {
 		const table = stageTable[type]
-		matched[type] += await settleDuplicates(db, table, keys[table] as never)
+		tally.matched[type] += await settleDuplicates(db, table, keys[table] as never)
 	}
-	for (const [type, step] of steps(communityId, now)) {
-		const result = inOwnTransactions ? await inTransaction(db, () => step(db)) : await step(db)
-		// Planner statistics of a table that just grew a lot, before the next step joins it.
-		if (result.imported > 1000) await analyzeTarget(db, type)
-		imported[type] += result.imported
-		matched[type] += result.matched
+	mark('duplicates')
+	for (const step of steps(communityId, now)) {
+		if (inOwnTransactions) await inTransaction(db, () => step(db, tally))
+		else await step(db, tally)
 	}
-	return { imported, matched }
+	return { imported: tally.imported, matched: tally.matched }
 }
 
 async function reportStagedRejects(db: Db, sink: RejectSink): Promise<number> {
@@ -147,11 +199,14 @@ type Applied = { imported: Counts; matched: Counts; rejects: number }
 export async function runImport(options: ImportOptions): Promise<Summary> {
 	const started = performance.now()
 	const now = Date.now()
+	const mark = timer(options.onTiming)
 	const db = await sql.reserve()
 	try {
 		await createStage(db)
 		const read = await readInto(db, options, now)
+		mark('read')
 		await analyzeStage(db)
+		mark('analyze stage')
 		options.onPhase?.('apply')
 		let applied: Applied
 		const pendingSince = await redis.get(keys.importPending(options.communityId))
@@ -160,13 +215,15 @@ export async function runImport(options: ImportOptions): Promise<Summary> {
 			// Durable until the feeds are rebuilt: a run killed after its last step but
 			// before the rebuild leaves it, and the re-run (which imports nothing) rebuilds.
 			await redis.set(keys.importPending(options.communityId), String(now))
-			const result = await applyAll(db, options.communityId, now, true)
+			const result = await applyAll(db, options.communityId, now, true, mark)
 			applied = { ...result, rejects: await reportStagedRejects(db, options.rejects) }
+			mark('rejects')
 			// A re-run that added nothing after a finished run: the feeds already hold everything.
 			const changed = Object.values(result.imported).some((n) => n > 0)
 			if (changed || pendingSince !== null) {
 				options.onPhase?.('refresh')
 				await rebuildCommunity(options.communityId)
+				mark('refresh')
 			}
 			await redis.del(keys.importPending(options.communityId))
 		}

@@ -1,0 +1,297 @@
+// Posts, comments and likes of an import and their counters: the steps run.ts commits
+// as one transaction, so the counters written with the rows are never seen half-done.
+// Rows already in plaza (matched by the customer's ids) leave the stage first, so a
+// re-run does no writes at all. New rows are inserted with their counters as the stage
+// predicts them (the comments and likes staged for them); once every row is in, one
+// UPDATE per table recounts what this run touched and writes only the rows whose
+// prediction was wrong (a reject, a like that existed already): exact counters without
+// rewriting every post.
+import type { Db } from '../../../lib/db'
+import {
+	countOf,
+	deferRowChecks,
+	type Fragment,
+	lockReferenced,
+	rejectWhere,
+	type StepResult,
+	unknownUser,
+} from './apply-repo'
+
+/** Runs a `delete` of staged rows; returns how many went. */
+async function dropMatched(db: Db, condition: Fragment): Promise<number> {
+	const [row] =
+		await db`with gone as (${condition} returning 1) select count(*)::int as n from gone`
+	return row?.n as number
+}
+
+export interface ContentMatched {
+	post: number
+	comment: number
+	like: number
+}
+
+/**
+ * Before the content steps: what exists already leaves the stage (counted as matched);
+ * with row checks deferred, the rows the rest will point at are locked as a set.
+ */
+export async function prepareContent(
+	db: Db,
+	c: number,
+	deferChecks: boolean,
+): Promise<ContentMatched> {
+	const post = await dropMatched(
+		db,
+		db`delete from stage_posts s using posts p where p.community_id = ${c} and p.external_id = s.external_id`,
+	)
+	const comment = await dropMatched(
+		db,
+		db`delete from stage_comments s using comments k where k.community_id = ${c} and k.external_id = s.external_id`,
+	)
+	const like =
+		(await dropMatched(
+			db,
+			db`delete from stage_likes s using users u, posts p, post_likes l
+				where u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+					and p.community_id = ${c} and p.external_id = s.post_external_id
+					and l.post_id = p.id and l.user_id = u.id`,
+		)) +
+		(await dropMatched(
+			db,
+			db`delete from stage_likes s using users u, comments k, comment_likes l
+				where u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+					and k.community_id = ${c} and k.external_id = s.comment_external_id
+					and l.comment_id = k.id and l.user_id = u.id`,
+		))
+	await db`truncate touched_posts, touched_comments`
+	if (deferChecks) {
+		await deferRowChecks(db, c)
+		// Locked before this transaction inserts anything: only rows that existed before.
+		await lockReferenced(
+			db,
+			'users',
+			db`r.community_id = ${c} and r.user_unique_id in (
+				select user_unique_id from stage_posts union select user_unique_id from stage_comments
+				union select user_unique_id from stage_likes)`,
+		)
+		await lockReferenced(
+			db,
+			'topics',
+			db`r.community_id = ${c} and r.external_id in (
+				select jsonb_array_elements_text(topic_external_ids) from stage_posts)`,
+		)
+		await lockReferenced(
+			db,
+			'posts',
+			db`r.community_id = ${c} and r.external_id in (
+				select post_external_id from stage_comments union select post_external_id from stage_likes)`,
+		)
+		await lockReferenced(
+			db,
+			'comments',
+			db`r.community_id = ${c} and r.external_id in (
+				select parent_external_id from stage_comments union select comment_external_id from stage_likes)`,
+		)
+	}
+	return { post, comment, like }
+}
+
+/**
+ * Posts with their topic links and predicted counters. `bumpTopics`: the post_topics
+ * triggers are off (deferred checks), so topics.post_count is raised here, once per
+ * topic, by the links this statement made (new posts are live).
+ */
+export async function importPosts(db: Db, c: number, bumpTopics: boolean): Promise<StepResult> {
+	await rejectWhere(
+		db,
+		'stage_posts',
+		'unknown user_unique_id',
+		unknownUser(db, c, db`s.user_unique_id`),
+	)
+	await rejectWhere(
+		db,
+		'stage_posts',
+		'unknown topic in topic_external_ids',
+		db`exists (select 1 from jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
+			where not exists (select 1 from topics t where t.community_id = ${c} and t.external_id = e.x))`,
+	)
+	const staged = await countOf(db, 'stage_posts')
+	if (staged === 0) return { imported: 0, matched: 0 }
+	const bump = bumpTopics
+		? db`, bumped as (
+				update topics t set post_count = t.post_count + x.n
+				from (select topic_id, count(*)::int as n from links group by topic_id) x where t.id = x.topic_id)`
+		: db``
+	// Ids are time-ordered by the post's own created_at, as if written then.
+	const [row] = await db`
+		with ins as (
+			insert into posts (id, community_id, user_id, heading, text, attachments, visibility,
+				created_at, updated_at, external_id, likes_count, comments_count)
+			select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
+				${c}, u.id, coalesce(s.heading, ''), s.text, coalesce(s.attachments, '[]'),
+				coalesce(s.visibility, 'public'), s.created_at, s.created_at, s.external_id,
+				coalesce(lk.n, 0), coalesce(cm.n, 0)
+			from stage_posts s
+			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+			left join (select post_external_id as x, count(*)::int as n from stage_likes
+				where post_external_id is not null group by 1) lk on lk.x = s.external_id
+			left join (select post_external_id as x, count(*)::int as n from stage_comments group by 1) cm
+				on cm.x = s.external_id
+			on conflict do nothing returning id, external_id),
+		links as (
+			insert into post_topics (post_id, topic_id)
+			select ins.id, t.id from ins
+			join stage_posts s on s.external_id = ins.external_id
+			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
+			join topics t on t.community_id = ${c} and t.external_id = e.x
+			on conflict do nothing returning topic_id),
+		touched as (insert into touched_posts select id from ins)
+		${bump}
+		select count(*)::int as n from ins`
+	const imported = row?.n as number
+	return { imported, matched: staged - imported }
+}
+
+/** Comments in rounds: roots, then replies whose parent now exists, until a round places nothing. */
+export async function importComments(db: Db, c: number): Promise<StepResult> {
+	await rejectWhere(
+		db,
+		'stage_comments',
+		'unknown user_unique_id',
+		unknownUser(db, c, db`s.user_unique_id`),
+	)
+	await rejectWhere(
+		db,
+		'stage_comments',
+		'unknown post_external_id',
+		db`not exists (select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
+	)
+	const staged = await countOf(db, 'stage_comments')
+	if (staged === 0) return { imported: 0, matched: 0 }
+	// Likes staged per comment, counted once for every round.
+	await db`
+		create temp table comment_like_counts on commit drop as
+		select comment_external_id as x, count(*)::int as n from stage_likes
+		where comment_external_id is not null group by 1`
+	let imported = 0
+	for (;;) {
+		// A parent's replies are still staged when it is placed (they need it first).
+		const [row] = await db`
+			with ins as (
+				insert into comments (id, community_id, post_id, user_id, parent_id, level, text,
+					created_at, updated_at, external_id, likes_count, comments_count)
+				select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
+					${c}, p.id, u.id, par.id, coalesce(par.level + 1, 1), s.text, s.created_at, s.created_at,
+					s.external_id, coalesce(lk.n, 0), coalesce(rp.n, 0)
+				from stage_comments s
+				join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+				join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
+				left join comments par on par.community_id = ${c} and par.external_id = s.parent_external_id
+				left join comment_like_counts lk on lk.x = s.external_id
+				left join (select parent_external_id as x, count(*)::int as n from stage_comments
+					where parent_external_id is not null group by 1) rp on rp.x = s.external_id
+				where s.parent_external_id is null or par.post_id = p.id
+				on conflict do nothing returning id, post_id, parent_id, external_id),
+			posts_touched as (insert into touched_posts select distinct post_id from ins),
+			comments_touched as (
+				insert into touched_comments select id from ins
+				union select parent_id from ins where parent_id is not null),
+			placed as (delete from stage_comments s using ins where s.external_id = ins.external_id)
+			select count(*)::int as n from ins`
+		imported += row?.n as number
+		if (row?.n === 0) break
+	}
+	// A row a concurrent writer placed first is a match, not a reject.
+	const raced = await dropMatched(
+		db,
+		db`delete from stage_comments s using comments k where k.community_id = ${c} and k.external_id = s.external_id`,
+	)
+	await rejectWhere(
+		db,
+		'stage_comments',
+		'unknown parent_external_id',
+		db`not exists (select 1 from comments k where k.community_id = ${c} and k.external_id = s.parent_external_id)`,
+	)
+	await rejectWhere(db, 'stage_comments', 'parent comment belongs to another post', db`true`)
+	return { imported, matched: raced }
+}
+
+export async function importLikes(db: Db, c: number): Promise<StepResult> {
+	await rejectWhere(
+		db,
+		'stage_likes',
+		'unknown user_unique_id',
+		unknownUser(db, c, db`s.user_unique_id`),
+	)
+	await rejectWhere(
+		db,
+		'stage_likes',
+		'unknown post_external_id',
+		db`s.post_external_id is not null and not exists (
+			select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
+	)
+	await rejectWhere(
+		db,
+		'stage_likes',
+		'unknown comment_external_id',
+		db`s.comment_external_id is not null and not exists (
+			select 1 from comments k where k.community_id = ${c} and k.external_id = s.comment_external_id)`,
+	)
+	const staged = await countOf(db, 'stage_likes')
+	if (staged === 0) return { imported: 0, matched: 0 }
+	// A like without created_at is dated with what it likes (history, not today).
+	const [row] = await db`
+		with post_ins as (
+			insert into post_likes (post_id, user_id, created_at)
+			select p.id, u.id, coalesce(s.created_at, p.created_at)
+			from stage_likes s
+			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+			join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
+			on conflict do nothing returning post_id),
+		comment_ins as (
+			insert into comment_likes (comment_id, user_id, created_at)
+			select k.id, u.id, coalesce(s.created_at, k.created_at)
+			from stage_likes s
+			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+			join comments k on k.community_id = ${c} and k.external_id = s.comment_external_id
+			on conflict do nothing returning comment_id),
+		posts_touched as (insert into touched_posts select distinct post_id from post_ins),
+		comments_touched as (insert into touched_comments select distinct comment_id from comment_ins)
+		select (select count(*) from post_ins)::int + (select count(*) from comment_ins)::int as n`
+	const imported = row?.n as number
+	return { imported, matched: staged - imported }
+}
+
+/**
+ * The counters of every post and comment this run touched, recounted from the rows in
+ * one statement per table; only the rows whose counters differ are written.
+ */
+export async function recountTouched(db: Db): Promise<number> {
+	await db`analyze touched_posts, touched_comments`
+	const posts = await db`
+		with t as (select distinct id from touched_posts),
+		l as (select l.post_id as id, count(*)::int as n from post_likes l join t on t.id = l.post_id group by 1),
+		k as (select k.post_id as id, count(*) filter (where not k.is_deleted)::int as n
+			from comments k join t on t.id = k.post_id group by 1),
+		counts as (select t.id, coalesce(l.n, 0) as likes, coalesce(k.n, 0) as comments
+			from t left join l on l.id = t.id left join k on k.id = t.id),
+		changed as (
+			update posts p set likes_count = x.likes, comments_count = x.comments
+			from counts x
+			where p.id = x.id and (p.likes_count <> x.likes or p.comments_count <> x.comments)
+			returning 1)
+		select count(*)::int as n from changed`
+	const comments = await db`
+		with t as (select distinct id from touched_comments),
+		l as (select l.comment_id as id, count(*)::int as n from comment_likes l join t on t.id = l.comment_id group by 1),
+		r as (select r.parent_id as id, count(*) filter (where not r.is_deleted)::int as n
+			from comments r join t on t.id = r.parent_id group by 1),
+		counts as (select t.id, coalesce(l.n, 0) as likes, coalesce(r.n, 0) as replies
+			from t left join l on l.id = t.id left join r on r.id = t.id),
+		changed as (
+			update comments k set likes_count = x.likes, comments_count = x.replies
+			from counts x
+			where k.id = x.id and (k.likes_count <> x.likes or k.comments_count <> x.replies)
+			returning 1)
+		select count(*)::int as n from changed`
+	return (posts[0]?.n as number) + (comments[0]?.n as number)
+}
