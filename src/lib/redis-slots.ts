@@ -78,9 +78,11 @@ export async function scanKeys(client: RedisClient, pattern: string): Promise<st
 	return found
 }
 
-/** Deletes keys of any slots: one DEL per slot group (a DEL over two slots is CROSSSLOT). */
+/**
+ * Deletes keys of any slots: one DEL per slot group of up to 1,000 keys (a DEL over two
+ * slots is CROSSSLOT), all groups sent at once in one pipeline per node.
+ */
 export async function deleteKeys(client: RedisClient, keyList: string[]): Promise<number> {
-	let deleted = 0
 	const bySlot = new Map<number, string[]>()
 	for (const key of keyList) {
 		const slot = client instanceof Cluster ? calculateSlot(key) : 0
@@ -88,8 +90,16 @@ export async function deleteKeys(client: RedisClient, keyList: string[]): Promis
 		if (group) group.push(key)
 		else bySlot.set(slot, [key])
 	}
+	const dels: string[][] = []
 	for (const group of bySlot.values())
-		for (let i = 0; i < group.length; i += 1000)
-			deleted += await client.del(...group.slice(i, i + 1000))
+		for (let i = 0; i < group.length; i += 1000) dels.push(group.slice(i, i + 1000))
+	let deleted = 0
+	await Promise.all(
+		groupBySlotOwner(client, dels, (keys) => keys[0] as string).map(async (owned) => {
+			const pipeline = client.pipeline()
+			for (const keys of owned) pipeline.del(...keys)
+			for (const n of await execOrThrow(pipeline)) deleted += n as number
+		}),
+	)
 	return deleted
 }

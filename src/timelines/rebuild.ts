@@ -4,15 +4,20 @@
 // rebuilt lazily on the next read), then
 // re-adds every post to the sorted sets in pipelined batches. The post cache fills on
 // read (a value stored here could be older than a like committed meanwhile).
+// Where the time goes: loading the posts (their topic and widget links) is most of it,
+// so the next batches load while the current one is written, and a batch is written
+// as one ZADD per set with all its members rather than one per post and set.
 import { replica } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { setsFor } from './index-post'
 import { bumpFeedVersion } from './page-cache'
-import { communityPostIds, communityUserIds, loadPosts } from './repo'
+import { type CachedPost, communityPostIds, communityUserIds, loadPosts } from './repo'
 
 const BATCH = 1000
+/** Batches of posts loading at once (each on its own pooled connection) ahead of the writes. */
+const LOADS_AHEAD = 2
 
 async function dropCommunityKeys(communityId: number): Promise<void> {
 	// SCAN on every master: on a cluster the client's SCAN would see one node only.
@@ -29,8 +34,23 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 				keys.persFeed(id),
 				keys.persMeta(id),
 			])
-		await Promise.all(batch.map((key) => redis.del(key)))
+		await deleteKeys(redis, batch)
 	}
+}
+
+/** The batch's sorted-set entries as one ZADD per set (every set is in the community's slot). */
+async function placeBatch(posts: CachedPost[]): Promise<void> {
+	const members = new Map<string, (string | number)[]>()
+	for (const post of posts)
+		for (const { key, member } of setsFor(post)) {
+			if (!member) continue
+			const list = members.get(key)
+			if (list) list.push(post.created_at, post.id)
+			else members.set(key, [post.created_at, post.id])
+		}
+	const pipeline = redis.pipeline()
+	for (const [key, list] of members) pipeline.zadd(key, ...list)
+	await execOrThrow(pipeline)
 }
 
 /**
@@ -43,19 +63,27 @@ export async function rebuildCommunity(
 ): Promise<number> {
 	if (options.drop !== false) await dropCommunityKeys(communityId)
 	let after = ''
+	let read = false
 	let total = 0
+	const loading: Promise<CachedPost[]>[] = []
 	for (;;) {
-		const ids = await communityPostIds(replica, communityId, after, BATCH)
-		if (ids.length === 0) break
-		after = ids[ids.length - 1] as string
-		total += ids.length
-		const posts = await loadPosts(replica, communityId, ids)
-		// Every set here is in the community's slot ({c<id>}): one pipeline on a cluster too.
-		const pipeline = redis.pipeline()
-		for (const post of posts)
-			for (const { key, member } of setsFor(post))
-				if (member) pipeline.zadd(key, post.created_at, post.id)
-		await execOrThrow(pipeline)
+		// Ids page by page (an index range, cheap); their posts load up to LOADS_AHEAD at once.
+		while (!read && loading.length < LOADS_AHEAD) {
+			const ids = await communityPostIds(replica, communityId, after, BATCH)
+			if (ids.length === 0) {
+				read = true
+				break
+			}
+			after = ids[ids.length - 1] as string
+			total += ids.length
+			const load = loadPosts(replica, communityId, ids)
+			// Awaited in order below; a failure must not surface as unhandled meanwhile.
+			load.catch(() => {})
+			loading.push(load)
+		}
+		const next = loading.shift()
+		if (!next) break
+		await placeBatch(await next)
 	}
 	await redis.set(keys.feedBuilt(communityId), String(Date.now()))
 	await bumpFeedVersion(communityId)

@@ -6,6 +6,8 @@ import { createReadStream, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from '../../src/lib/db'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
 import { importFromStream } from '../../src/modules/migration/service'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
@@ -124,6 +126,40 @@ describe('import of a generated community', () => {
 		const rerun = await importFile(target, file)
 		expect(rerun.rejects).toBe(0)
 		expect(await snapshot(target)).toEqual(clean)
+	})
+
+	test('a re-run that adds nothing leaves the feeds alone; one that adds a post rebuilds them', async () => {
+		const target = (await newCommunity('import-refresh')).communityId
+		const small = generateCommunity({ users: 5, posts: 12, comments: 6, likes: 10 }, 3, 'r')
+		const smallFile = writeNdjson(join(dir, 'small.ndjson'), small.lines)
+		await importFile(target, smallFile)
+		const feed = keys.universalFeed(target)
+		expect(await redis.zcard(feed)).toBe(12)
+		// A feed that drifted from Postgres (as if a placement were lost): only a rebuild restores it.
+		const [dropped] = await redis.zrange(feed, 0, 0)
+		await redis.zrem(feed, dropped as string)
+		const built = await redis.get(keys.feedBuilt(target))
+
+		const again = await importFile(target, smallFile)
+		expect(Object.values(again.imported).every((n) => n === 0)).toBe(true)
+		expect(await redis.zcard(feed)).toBe(11)
+		expect(await redis.get(keys.feedBuilt(target))).toBe(built)
+
+		// Positive control: the same file plus one new post is rebuilt, the lost placement with it.
+		const more = writeNdjson(join(dir, 'small-more.ndjson'), [
+			...small.lines,
+			JSON.stringify({
+				type: 'post',
+				external_id: 'r-new',
+				user_unique_id: 'ru0',
+				text: 'one more',
+				created_at: Date.UTC(2021, 0, 1),
+			}),
+		])
+		const third = await importFile(target, more)
+		expect(third.imported.post).toBe(1)
+		expect(await redis.zcard(feed)).toBe(13)
+		expect(await redis.zscore(feed, dropped as string)).not.toBeNull()
 	})
 
 	test('feeds are rebuilt: the universal feed lists the newest imported posts first', async () => {
