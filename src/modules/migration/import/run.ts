@@ -50,7 +50,8 @@ export interface ReadProgress {
 
 export interface ImportOptions {
 	communityId: number
-	lines: AsyncIterable<string>
+	/** The input's lines, in batches (see lines.ts). */
+	lines: AsyncIterable<string[]>
 	rejects: RejectSink
 	dryRun?: boolean
 	onProgress?: (progress: ReadProgress) => void
@@ -85,16 +86,20 @@ async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ 
 	const writer = createStageWriter(db)
 	let line = 0
 	let rejects = 0
-	for await (const raw of options.lines) {
-		line++
-		if (raw.trim() === '') continue
-		const parsed = parseLine(raw, line, now)
-		if (parsed.ok) await writer.add(parsed.type, parsed.copyLine)
-		else {
-			rejects++
-			await options.rejects.add(line, parsed.reason, raw)
+	for await (const batch of options.lines) {
+		for (const raw of batch) {
+			line++
+			if (raw.trim() === '') continue
+			const parsed = parseLine(raw, line, now)
+			if (parsed.ok) {
+				const full = writer.add(parsed.type, parsed.copyLine)
+				if (full) await full
+			} else {
+				rejects++
+				await options.rejects.add(line, parsed.reason, raw)
+			}
+			if (line % PROGRESS_EVERY === 0) options.onProgress?.({ done: line, rejects })
 		}
-		if (line % PROGRESS_EVERY === 0) options.onProgress?.({ done: line, rejects })
 	}
 	await writer.end()
 	options.onProgress?.({ done: line, rejects })

@@ -1,6 +1,9 @@
 // Hands checked rows to Postgres: one buffer per record type, each flushed with a COPY
 // into its staging table when it holds a batch. Only one COPY runs on a connection at
-// a time, so buffers take turns; memory stays at one batch per type whatever the file.
+// a time, but the reader does not wait for it: it parses the next batch while Postgres
+// takes this one (the two share the machine's cores), and waits only when it has a
+// batch to send before the previous COPY is done. Memory stays at one batch per type
+// plus the one in flight, whatever the file.
 import type { Db } from '../../../lib/db'
 import type { RecordType } from './record-model'
 import { stageColumns } from './records'
@@ -11,17 +14,24 @@ const BATCH_CHARS = 4 * 1024 * 1024
 
 export function createStageWriter(db: Db) {
 	const buffers = new Map<RecordType, { rows: string[]; chars: number }>()
+	let inFlight: Promise<void> = Promise.resolve()
 
 	async function flush(type: RecordType): Promise<void> {
 		const buffer = buffers.get(type)
 		if (!buffer || buffer.rows.length === 0) return
 		buffers.delete(type)
-		await copyIntoStage(db, type, stageColumns[type], buffer.rows)
+		// The previous COPY first (its error surfaces here); this one then runs on its own.
+		await inFlight
+		inFlight = copyIntoStage(db, type, stageColumns[type], buffer.rows)
+		inFlight.catch(() => {})
 	}
 
 	return {
-		/** Adds a rendered row; resolves once any COPY it triggered is done (backpressure for the reader). */
-		async add(type: RecordType, copyLine: string): Promise<void> {
+		/**
+		 * Adds a rendered row. Returns a promise only when the row completed a batch: the
+		 * reader awaits it (backpressure), and it resolves once the previous COPY is done.
+		 */
+		add(type: RecordType, copyLine: string): Promise<void> | undefined {
 			let buffer = buffers.get(type)
 			if (!buffer) {
 				buffer = { rows: [], chars: 0 }
@@ -29,10 +39,12 @@ export function createStageWriter(db: Db) {
 			}
 			buffer.rows.push(copyLine)
 			buffer.chars += copyLine.length
-			if (buffer.rows.length >= BATCH_ROWS || buffer.chars >= BATCH_CHARS) await flush(type)
+			if (buffer.rows.length >= BATCH_ROWS || buffer.chars >= BATCH_CHARS) return flush(type)
+			return undefined
 		},
 		async end(): Promise<void> {
 			for (const type of [...buffers.keys()]) await flush(type)
+			await inFlight
 		},
 	}
 }
