@@ -61,6 +61,9 @@ const Schema = T.Object({
 		maximum: 1024 * 1024 * 1024,
 		default: 1024 * 1024 * 1024,
 	}),
+	// an import job's lease: a worker that died holding a job frees it this long after
+	// its last renewal (renewed every third of it while the job runs)
+	IMPORT_LEASE_SECONDS: T.Integer({ minimum: 1, maximum: 3600, default: 60 }),
 	RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, default: 1200 }),
 	RATE_LIMIT_IP_PER_MINUTE: T.Integer({ minimum: 1, default: 6000 }),
 	TRUST_PROXY_HOPS: T.Integer({ minimum: 0, maximum: 10, default: 0 }),

@@ -1,12 +1,15 @@
 // POST /migration/import and GET /migration/import/:job_id: the import as a background
 // job — 202 and a job id, progress to succeeded with counts and rejects, one job per
-// community, bad bodies refused, and a job whose process died resumed by another worker.
+// community, bad bodies refused, and a job whose worker was SIGKILLed mid-import
+// resumed by another worker once its lease ran out.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { startImportRunner } from '../../src/modules/migration/runner'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
 import { generateCommunity } from '../support/ndjson'
+import { spawnPlaza } from '../support/process'
+import { waitFor } from '../support/wait'
 
 let community: TestCommunity
 let cm: TestUser
@@ -89,21 +92,52 @@ describe('POST /migration/import', () => {
 		expect(n).toBe(1)
 	})
 
-	test('a job whose process died (lease expired while running) is claimed again and completed', async () => {
+	test('a worker SIGKILLed mid-import: another worker claims the job once its lease runs out and completes it', async () => {
 		const target = await newCommunity('import-job-resume')
 		const owner = await newUser(target, { role: 'cm' })
 		await stopRunner?.()
 		stopRunner = null
-		const started = await upload(owner, body)
+		// Big enough that the kill lands while the content transaction runs (under 1 MiB, the tests' IMPORT_MAX_BYTES).
+		const large = generateCommunity({ users: 200, posts: 2000, comments: 1500, likes: 4000 }, 5, 'k')
+		const started = await upload(owner, `${large.lines.join('\n')}\n`)
+		expect(started.status).toBe(202)
 		const jobId = started.body.data.job_id
-		// What a worker killed mid-run leaves: the job running, its lease run out.
-		await sql`
-			update import_jobs set status = 'running', attempts = 1, lease_until = now() - interval '1 second'
-			where id = ${jobId}`
-		expect((await status(owner, jobId)).body.data.status).toBe('running')
+		const worker = await spawnPlaza('worker', { IMPORT_LEASE_SECONDS: '2' })
+		try {
+			// Killed once its first step (the users) has committed, before the job finished.
+			await waitFor(
+				async () => {
+					const [{ n }] =
+						await sql`select count(*)::int as n from users where community_id = ${target.communityId}`
+					return n > 2
+				},
+				{ what: 'the worker to commit the users step', timeoutMs: 15_000, everyMs: 5 },
+			)
+			await worker.stop('SIGKILL')
+		} finally {
+			if (worker.alive()) await worker.stop('SIGKILL')
+		}
+		const killed = (await status(owner, jobId)).body.data
+		expect(killed).toMatchObject({ status: 'running', attempts: 1 })
+		const [{ posts }] =
+			await sql`select count(*)::int as posts from posts where community_id = ${target.communityId}`
+		expect(posts).toBe(0)
+
+		// The next worker: the job is not claimable until the dead worker's lease runs out.
 		stopRunner = startImportRunner({ pollMs: 50 })
 		const done = await waitFinished(jobId, owner)
-		expect(done).toMatchObject({ status: 'succeeded', attempts: 2 })
-		expect(done.counts.imported).toEqual(generated.counts)
+		expect(done).toMatchObject({ status: 'succeeded', attempts: 2, reject_count: 0 })
+		for (const type of Object.keys(large.counts))
+			expect(done.counts.imported[type] + done.counts.matched[type]).toBe(large.counts[type])
+		expect(done.counts.matched.user).toBeGreaterThan(0)
+		// Ends as one clean run: every row once, counters exact.
+		const rows = await sql`
+			select p.external_id, p.likes_count, p.comments_count from posts p
+			where p.community_id = ${target.communityId}`
+		expect(rows).toHaveLength(2000)
+		for (const row of rows) {
+			expect(row.likes_count).toBe(large.likesOf.get(row.external_id) ?? 0)
+			expect(row.comments_count).toBe(large.commentsOf.get(row.external_id) ?? 0)
+		}
 	})
 })

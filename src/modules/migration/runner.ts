@@ -3,6 +3,7 @@
 // expires any worker claims the job again and re-runs it from its stored upload — the
 // import is idempotent, so the re-run ends as one clean run would. A stopping worker
 // leaves its job to that path rather than marking it failed.
+import { config } from '../../config'
 import { sql } from '../../lib/db'
 import { log } from '../../lib/log'
 import { linesOfChunks } from './import/lines'
@@ -25,7 +26,11 @@ export interface RunnerOptions {
 	staleUploadMs: number
 }
 
-const defaults: RunnerOptions = { pollMs: 1000, leaseSeconds: 60, staleUploadMs: 10 * 60_000 }
+const defaults: RunnerOptions = {
+	pollMs: 1000,
+	leaseSeconds: config.IMPORT_LEASE_SECONDS,
+	staleUploadMs: 10 * 60_000,
+}
 const PROGRESS_MS = 2000
 export const KEPT_REJECTS = 1000
 
