@@ -98,7 +98,11 @@ describe('POST /migration/import', () => {
 		await stopRunner?.()
 		stopRunner = null
 		// Big enough that the kill lands while the content transaction runs (under 1 MiB, the tests' IMPORT_MAX_BYTES).
-		const large = generateCommunity({ users: 200, posts: 2000, comments: 1500, likes: 4000 }, 5, 'k')
+		const large = generateCommunity(
+			{ users: 200, posts: 2000, comments: 1500, likes: 4000 },
+			5,
+			'k',
+		)
 		const started = await upload(owner, `${large.lines.join('\n')}\n`)
 		expect(started.status).toBe(202)
 		const jobId = started.body.data.job_id
