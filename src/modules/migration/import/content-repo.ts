@@ -6,6 +6,9 @@
 // UPDATE per table recounts what this run touched and writes only the rows whose
 // prediction was wrong (a reject, a like that existed already): exact counters without
 // rewriting every post.
+// Rows go in in the order of the indexes they fill most (ids are time-ordered, likes
+// by what they like): each index grows at one end instead of everywhere at once, so
+// its pages stay in memory on a database larger than its buffers.
 import type { Db } from '../../../lib/db'
 import {
 	countOf,
@@ -136,6 +139,7 @@ export async function importPosts(db: Db, c: number, bumpTopics: boolean): Promi
 				where post_external_id is not null group by 1) lk on lk.x = s.external_id
 			left join (select post_external_id as x, count(*)::int as n from stage_comments group by 1) cm
 				on cm.x = s.external_id
+			order by s.created_at
 			on conflict do nothing returning id, external_id),
 		links as (
 			insert into post_topics (post_id, topic_id)
@@ -190,6 +194,7 @@ export async function importComments(db: Db, c: number): Promise<StepResult> {
 				left join (select parent_external_id as x, count(*)::int as n from stage_comments
 					where parent_external_id is not null group by 1) rp on rp.x = s.external_id
 				where s.parent_external_id is null or par.post_id = p.id
+				order by s.created_at
 				on conflict do nothing returning id, post_id, parent_id, external_id),
 			posts_touched as (insert into touched_posts select distinct post_id from ins),
 			comments_touched as (
@@ -246,6 +251,7 @@ export async function importLikes(db: Db, c: number): Promise<StepResult> {
 			from stage_likes s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
+			order by p.id, u.id
 			on conflict do nothing returning post_id),
 		comment_ins as (
 			insert into comment_likes (comment_id, user_id, created_at)
@@ -253,6 +259,7 @@ export async function importLikes(db: Db, c: number): Promise<StepResult> {
 			from stage_likes s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			join comments k on k.community_id = ${c} and k.external_id = s.comment_external_id
+			order by k.id, u.id
 			on conflict do nothing returning comment_id),
 		posts_touched as (insert into touched_posts select distinct post_id from post_ins),
 		comments_touched as (insert into touched_comments select distinct comment_id from comment_ins)
