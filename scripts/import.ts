@@ -68,6 +68,7 @@ try {
 	const summary = await importFromStream({
 		communityId: args.communityId,
 		input,
+		reopen: args.file === '-' ? undefined : () => createReadStream(args.file),
 		totalBytes,
 		rejectsPath: rejectsPathOf(args.file),
 		dryRun: args.dryRun,

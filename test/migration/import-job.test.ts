@@ -17,7 +17,8 @@ let stopRunner: (() => Promise<void>) | null = null
 
 const ndjson = { 'content-type': 'application/x-ndjson' }
 const generated = generateCommunity({ users: 20, posts: 40, comments: 30, likes: 60 }, 11, 'j')
-const body = `${generated.lines.join('\n')}\nnot json\n`
+const unknownPost = '{"type":"like","user_unique_id":"ju0","post_external_id":"nowhere"}'
+const body = `${generated.lines.join('\n')}\nnot json\n${unknownPost}\n`
 
 beforeAll(async () => {
 	community = await newCommunity('import-job')
@@ -57,9 +58,15 @@ describe('POST /migration/import', () => {
 		const done = await waitFinished(jobId)
 		expect(done.status).toBe('succeeded')
 		expect(done.counts.imported).toEqual(generated.counts)
-		expect(done.reject_count).toBe(1)
+		expect(done.reject_count).toBe(2)
+		// Read-phase rejects first, then the set-based ones (their line read back from the stored upload).
 		expect(done.rejects).toEqual([
 			{ line: generated.lines.length + 1, reason: 'malformed JSON', record: 'not json' },
+			{
+				line: generated.lines.length + 2,
+				reason: 'unknown post_external_id',
+				record: JSON.parse(unknownPost),
+			},
 		])
 		const [{ n }] = await sql`
 			select count(*)::int as n from posts where community_id = ${community.communityId} and external_id like 'j%'`

@@ -19,10 +19,12 @@ const size = { users: 60, posts: 300, comments: 400, likes: 900 }
 const generated = generateCommunity(size)
 const file = writeNdjson(join(dir, 'community.ndjson'), generated.lines)
 
-function importFile(communityId: number, path: string, dryRun = false) {
+/** As the CLI imports a file; `readOnce` as it imports stdin (no second read: lines kept in the stage). */
+function importFile(communityId: number, path: string, dryRun = false, readOnce = false) {
 	return importFromStream({
 		communityId,
 		input: createReadStream(path),
+		reopen: readOnce ? undefined : () => createReadStream(path),
 		totalBytes: null,
 		rejectsPath: path.replace(/\.ndjson$/, '.rejects.ndjson'),
 		dryRun,
@@ -189,10 +191,19 @@ describe('import of a generated community', () => {
 	})
 })
 
+/** A reject's `record`: the line as JSON when it parses, else the line itself. */
+function recordOf(line: string | undefined): unknown {
+	try {
+		return JSON.parse(line as string)
+	} catch {
+		return line
+	}
+}
+
 describe('bad input', () => {
 	test('each bad line is a reject with its line and reason; the rest imports', async () => {
 		const target = (await newCommunity('import-bad')).communityId
-		const path = writeNdjson(join(dir, 'bad.ndjson'), [
+		const lines = [
 			'{"type":"user","user_unique_id":"a","name":"A"}',
 			'not json',
 			'{"type":"alien"}',
@@ -205,7 +216,8 @@ describe('bad input', () => {
 			'{"type":"like","user_unique_id":"a","post_external_id":"nowhere"}',
 			'{"type":"comment","external_id":"c1","user_unique_id":"a","post_external_id":"p1","parent_external_id":"missing","text":"x","created_at":1600000000001}',
 			'{"type":"post","external_id":"p5","user_unique_id":"a","text":"nul \\u0000","created_at":1600000000000}',
-		])
+		]
+		const path = writeNdjson(join(dir, 'bad.ndjson'), lines)
 		const summary = await importFile(target, path)
 		expect(summary.imported).toMatchObject({ user: 1, post: 1, like: 0, comment: 0 })
 		expect(summary.matched.post).toBe(1)
@@ -227,7 +239,39 @@ describe('bad input', () => {
 		])
 		expect(rejects[0].record).toBe('not json')
 		expect(rejects[1].record).toEqual({ type: 'alien' })
+		// Lines refused by the set-based checks (SQL), read back from the file by number.
+		for (const reject of rejects) expect(reject.record).toEqual(recordOf(lines[reject.line - 1]))
 		expect(summary.rejects).toBe(9)
+
+		// Read once (stdin): the stage keeps each line, and the rejects are the same.
+		const once = (await newCommunity('import-bad-once')).communityId
+		const summaryOnce = await importFile(once, path, false, true)
+		expect(summaryOnce).toMatchObject({ imported: summary.imported, rejects: 9 })
+		const rejectsOnce = readFileSync(join(dir, 'bad.rejects.ndjson'), 'utf8')
+			.trim()
+			.split('\n')
+			.map((l) => JSON.parse(l))
+			.sort((a, b) => a.line - b.line)
+		expect(rejectsOnce).toEqual(rejects)
+	})
+
+	test('thousands of lines refused in SQL are all read back, in line order', async () => {
+		const target = (await newCommunity('import-many-bad')).communityId
+		const lines = ['{"type":"user","user_unique_id":"a","name":"A"}']
+		for (let i = 0; i < 2500; i++)
+			lines.push(`{"type":"like","user_unique_id":"a","post_external_id":"gone-${i}"}`)
+		const path = writeNdjson(join(dir, 'many-bad.ndjson'), lines)
+		const summary = await importFile(target, path)
+		expect(summary).toMatchObject({ rejects: 2500, imported: { user: 1, like: 0 } })
+		const rejects = readFileSync(join(dir, 'many-bad.rejects.ndjson'), 'utf8')
+			.trim()
+			.split('\n')
+			.map((l) => JSON.parse(l))
+		expect(rejects.map((r) => r.line)).toEqual(lines.slice(1).map((_, i) => i + 2))
+		for (const reject of rejects) {
+			expect(reject.reason).toBe('unknown post_external_id')
+			expect(reject.record).toEqual(JSON.parse(lines[reject.line - 1] as string))
+		}
 	})
 
 	test('a file of only bad lines imports nothing and exits 1; a usage error exits 2', async () => {

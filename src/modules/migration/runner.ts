@@ -45,6 +45,7 @@ async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): P
 		const summary = await runImport({
 			communityId: job.community_id,
 			lines: linesOfChunks(jobChunks(sql, job.id)),
+			reread: () => linesOfChunks(jobChunks(sql, job.id)),
 			rejects,
 			onProgress: ({ done, rejects: count }) => {
 				if (Date.now() - lastProgress < PROGRESS_MS) return

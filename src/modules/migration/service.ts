@@ -32,6 +32,8 @@ import {
 export interface StreamImport {
 	communityId: number
 	input: NodeJS.ReadableStream
+	/** The input again from its start, when it is a file (not stdin): see ImportOptions.reread. */
+	reopen?: () => NodeJS.ReadableStream
 	totalBytes: number | null
 	rejectsPath: string
 	dryRun: boolean
@@ -46,10 +48,12 @@ export async function importFromStream(options: StreamImport): Promise<Summary> 
 		throw new AppError(404, `community ${options.communityId} not found`)
 	const rejects = fileRejects(options.rejectsPath)
 	const progress = progressDisplay(options.totalBytes, options.tty)
+	const reopen = options.reopen
 	try {
 		return await runImport({
 			communityId: options.communityId,
 			lines: linesOf(options.input as Readable, progress.bytes),
+			reread: reopen ? () => linesOf(reopen() as Readable) : undefined,
 			rejects,
 			dryRun: options.dryRun,
 			onProgress: progress.records,

@@ -65,8 +65,12 @@ function firstError(type: RecordType, value: unknown): string {
 	return `${type}: ${path ? `${path}: ` : ''}${error.message}`
 }
 
-/** Checks one line and renders its staging row, or says why it is rejected. */
-export function parseLine(raw: string, line: number, now: number): Parsed {
+/**
+ * Checks one line and renders its staging row, or says why it is rejected. `keepRaw`:
+ * the row carries the line itself (for the rejects the set-based checks find), unless
+ * the input can be read again, in which case those few lines are read back by number.
+ */
+export function parseLine(raw: string, line: number, now: number, keepRaw = true): Parsed {
 	let value: Record<string, unknown>
 	try {
 		value = JSON.parse(raw)
@@ -95,6 +99,6 @@ export function parseLine(raw: string, line: number, now: number): Parsed {
 	const columns = stageColumns[type]
 	let copyLine = String(line)
 	for (let i = 1; i < columns.length - 1; i++) copyLine += `\t${field(value[columns[i] as string])}`
-	copyLine += `\t${field(raw)}\n`
+	copyLine += keepRaw ? `\t${field(raw)}\n` : '\t\\N\n'
 	return { ok: true, type, copyLine }
 }

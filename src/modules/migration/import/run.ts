@@ -52,6 +52,12 @@ export interface ImportOptions {
 	communityId: number
 	/** The input's lines, in batches (see lines.ts). */
 	lines: AsyncIterable<string[]>
+	/**
+	 * The same lines again from the start, when the input can be read twice (a file, a
+	 * stored upload): the stage then keeps no copy of each line (half of what is copied),
+	 * and the lines the set-based checks refuse are read back by number at the end.
+	 */
+	reread?: () => AsyncIterable<string[]>
 	rejects: RejectSink
 	dryRun?: boolean
 	onProgress?: (progress: ReadProgress) => void
@@ -90,7 +96,7 @@ async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ 
 		for (const raw of batch) {
 			line++
 			if (raw.trim() === '') continue
-			const parsed = parseLine(raw, line, now)
+			const parsed = parseLine(raw, line, now, options.reread === undefined)
 			if (parsed.ok) {
 				const full = writer.add(parsed.type, parsed.copyLine)
 				if (full) await full
@@ -175,25 +181,53 @@ async function applyAll(
 	return { imported: tally.imported, matched: tally.matched }
 }
 
-async function reportStagedRejects(db: Db, sink: RejectSink): Promise<number> {
-	let after = 0
-	let count = 0
-	for (;;) {
-		const page = await stagedRejects(db, after, 1000)
-		if (page.length === 0) return count
-		for (const r of page) await sink.add(r.line, r.reason, r.raw)
-		count += page.length
-		after = page[page.length - 1]?.line as number
+/** The rejects found in SQL, in line order, to the sink; their lines read back if not staged. */
+async function reportStagedRejects(
+	db: Db,
+	sink: RejectSink,
+	reread?: () => AsyncIterable<string[]>,
+): Promise<number> {
+	let page = await stagedRejects(db, 0, 1000)
+	if (page.length === 0) return 0
+	if (!reread) {
+		let count = 0
+		while (page.length > 0) {
+			for (const r of page) await sink.add(r.line, r.reason, r.raw as string)
+			count += page.length
+			page = await stagedRejects(db, page[page.length - 1]?.line as number, 1000)
+		}
+		return count
 	}
+	// One pass over the input beside the rejects' pages (both in line order).
+	let count = 0
+	let next = 0
+	let line = 0
+	for await (const batch of reread())
+		for (const raw of batch) {
+			line++
+			const reject = page[next]
+			if (reject?.line !== line) continue
+			await sink.add(line, reject.reason, raw)
+			count++
+			if (++next === page.length) {
+				page = await stagedRejects(db, line, 1000)
+				next = 0
+				if (page.length === 0) return count
+			}
+		}
+	throw new Error(`the input ended before line ${page[next]?.line} when read again`)
 }
 
 /** The apply phase inside one transaction that is rolled back: a real run's counts and rejects, nothing kept. */
-function rehearse(db: Db, communityId: number, now: number, sink: RejectSink): Promise<Applied> {
+function rehearse(db: Db, options: ImportOptions, now: number): Promise<Applied> {
 	return inTransaction(
 		db,
 		async () => {
-			const result = await applyAll(db, communityId, now, false)
-			return { ...result, rejects: await reportStagedRejects(db, sink) }
+			const result = await applyAll(db, options.communityId, now, false)
+			return {
+				...result,
+				rejects: await reportStagedRejects(db, options.rejects, options.reread),
+			}
 		},
 		false,
 	)
@@ -215,13 +249,16 @@ export async function runImport(options: ImportOptions): Promise<Summary> {
 		options.onPhase?.('apply')
 		let applied: Applied
 		const pendingSince = await redis.get(keys.importPending(options.communityId))
-		if (options.dryRun) applied = await rehearse(db, options.communityId, now, options.rejects)
+		if (options.dryRun) applied = await rehearse(db, options, now)
 		else {
 			// Durable until the feeds are rebuilt: a run killed after its last step but
 			// before the rebuild leaves it, and the re-run (which imports nothing) rebuilds.
 			await redis.set(keys.importPending(options.communityId), String(now))
 			const result = await applyAll(db, options.communityId, now, true, mark)
-			applied = { ...result, rejects: await reportStagedRejects(db, options.rejects) }
+			applied = {
+				...result,
+				rejects: await reportStagedRejects(db, options.rejects, options.reread),
+			}
 			mark('rejects')
 			// A re-run that added nothing after a finished run: the feeds already hold everything.
 			const changed = Object.values(result.imported).some((n) => n > 0)

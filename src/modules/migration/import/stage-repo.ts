@@ -21,25 +21,25 @@ export async function createStage(db: Db): Promise<void> {
 	await db`set jit = off`
 	await db`
 		create temp table stage_users (line integer not null, user_unique_id text not null,
-			name text not null, image_url text, is_guest boolean, created_at bigint, raw text not null)`
+			name text not null, image_url text, is_guest boolean, created_at bigint, raw text)`
 	await db`
 		create temp table stage_topics (line integer not null, external_id text not null,
-			name text not null, parent_external_id text, priority float8, is_enabled boolean, raw text not null)`
+			name text not null, parent_external_id text, priority float8, is_enabled boolean, raw text)`
 	await db`
 		create temp table stage_posts (line integer not null, external_id text not null,
 			user_unique_id text not null, text text not null, heading text, created_at bigint not null,
-			topic_external_ids jsonb, attachments jsonb, visibility text, raw text not null)`
+			topic_external_ids jsonb, attachments jsonb, visibility text, raw text)`
 	await db`
 		create temp table stage_comments (line integer not null, external_id text not null,
 			user_unique_id text not null, post_external_id text not null, parent_external_id text,
-			text text not null, created_at bigint not null, raw text not null)`
+			text text not null, created_at bigint not null, raw text)`
 	await db`
 		create temp table stage_likes (line integer not null, user_unique_id text not null,
-			post_external_id text, comment_external_id text, created_at bigint, raw text not null)`
+			post_external_id text, comment_external_id text, created_at bigint, raw text)`
 	await db`
 		create temp table stage_connections (line integer not null, user_unique_id text not null,
-			target_user_unique_id text not null, connection_type text, raw text not null)`
-	await db`create temp table stage_rejects (line integer primary key, reason text not null, raw text not null)`
+			target_user_unique_id text not null, connection_type text, raw text)`
+	await db`create temp table stage_rejects (line integer primary key, reason text not null, raw text)`
 	// What a step changed, so it recounts only those counters.
 	await db`create temp table touched_posts (id text)`
 	await db`create temp table touched_comments (id text)`
@@ -82,8 +82,8 @@ export async function stagedRejects(
 	db: Db,
 	afterLine: number,
 	limit: number,
-): Promise<{ line: number; reason: string; raw: string }[]> {
-	return db<{ line: number; reason: string; raw: string }[]>`
+): Promise<{ line: number; reason: string; raw: string | null }[]> {
+	return db<{ line: number; reason: string; raw: string | null }[]>`
 		select line, reason, raw from stage_rejects where line > ${afterLine} order by line limit ${limit}`
 }
 
