@@ -6,52 +6,14 @@
 // created) by the widgets service in the conversation's transaction, and its
 // `attachment_meta.entity_id` is the widget's id (a string, as clients parse it).
 import type { Db } from '../../lib/db'
-import { AppError, badRequest } from '../../lib/errors'
-import { type AttachmentInput, MAX_ATTACHMENT_META_BYTES } from '../posts/model'
+import {
+	COMPANY_WIDGET,
+	checkedMeta,
+	normalizedAttachment,
+	type StoredAttachment,
+} from '../posts/attachments'
+import type { AttachmentInput } from '../posts/model'
 import { resolveCompanyWidget } from '../widgets/service'
-
-export const COMPANY_WIDGET = 5
-
-export interface StoredAttachment {
-	attachment_type: number
-	attachment_meta: Record<string, unknown>
-	file_type: number
-	file_url: string
-	file_format: string
-	file_size: string
-}
-
-const text = (value: unknown) => (value === undefined || value === null ? '' : String(value))
-
-/** An object of at most 16 KB serialized (pages copy it into every answer that shows the message). */
-function checkedMeta(meta: unknown, index: number): Record<string, unknown> {
-	if (meta === undefined || meta === null) return {}
-	if (typeof meta !== 'object' || Array.isArray(meta))
-		throw badRequest(`Invalid body: attachments.${index}.attachment_meta must be an object`)
-	const bytes = Buffer.byteLength(JSON.stringify(meta))
-	if (bytes > MAX_ATTACHMENT_META_BYTES)
-		throw new AppError(
-			413,
-			`attachments.${index}.attachment_meta is ${bytes} bytes; at most ${MAX_ATTACHMENT_META_BYTES}`,
-		)
-	return meta as Record<string, unknown>
-}
-
-/** The stored form of one attachment whose meta is final. */
-export function normalizedAttachment(
-	type: number,
-	meta: Record<string, unknown>,
-): StoredAttachment {
-	const widget = type === COMPANY_WIDGET
-	return {
-		attachment_type: type,
-		attachment_meta: meta,
-		file_type: type,
-		file_url: text(widget ? meta.company_image_url : meta.url),
-		file_format: widget ? 'widget' : text(meta.format),
-		file_size: widget ? '' : text(meta.size),
-	}
-}
 
 /** The request's attachments in the stored form; widgets resolved in `tx` (400/404 as the widgets service says). */
 export async function resolveAttachments(

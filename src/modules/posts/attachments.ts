@@ -27,12 +27,13 @@ export interface ResolvedAttachments {
 }
 
 /**
- * An object (a string, array, number or boolean is a 400: stored, it became a character
- * or index map), and at most 16 KB serialized (413): feeds copy it into every page
- * that shows the post.
+ * The attachment's meta: an object (a string, array, number or boolean is a 400: stored,
+ * it became a character or index map; none is {}), at most 16 KB serialized (413):
+ * feeds and chat pages copy it into every answer that shows it.
  */
-function assertMeta(meta: unknown, index: number): asserts meta is Record<string, unknown> {
-	if (meta === null || typeof meta !== 'object' || Array.isArray(meta))
+export function checkedMeta(meta: unknown, index: number): Record<string, unknown> {
+	if (meta === undefined || meta === null) return {}
+	if (typeof meta !== 'object' || Array.isArray(meta))
 		throw badRequest(`Invalid body: attachments.${index}.attachment_meta must be an object`)
 	const bytes = Buffer.byteLength(JSON.stringify(meta))
 	if (bytes > MAX_ATTACHMENT_META_BYTES)
@@ -40,6 +41,23 @@ function assertMeta(meta: unknown, index: number): asserts meta is Record<string
 			413,
 			`attachments.${index}.attachment_meta is ${bytes} bytes; at most ${MAX_ATTACHMENT_META_BYTES}`,
 		)
+	return meta as Record<string, unknown>
+}
+
+/** The stored form of one attachment whose meta is final (a widget's: its id and metadata). */
+export function normalizedAttachment(
+	type: number,
+	meta: Record<string, unknown>,
+): StoredAttachment {
+	const widget = type === COMPANY_WIDGET
+	return {
+		attachment_type: type,
+		attachment_meta: meta,
+		file_type: type,
+		file_url: text(widget ? meta.company_image_url : meta.url),
+		file_format: widget ? 'widget' : text(meta.format),
+		file_size: widget ? '' : text(meta.size),
+	}
 }
 
 export async function resolveAttachments(
@@ -52,35 +70,22 @@ export async function resolveAttachments(
 	const attachments: StoredAttachment[] = []
 	const widgets = new Map<string, WidgetRow>()
 	for (const [index, input] of inputs.entries()) {
-		const meta: unknown = input.attachment_meta ?? {}
-		assertMeta(meta, index)
-		if (input.attachment_type === COMPANY_WIDGET) {
-			const widget = await resolveCompanyWidget(
-				tx,
-				communityId,
-				meta,
-				{ id: postId, type: 'post' },
-				userId,
-			)
-			widgets.set(widget.id, widget)
-			attachments.push({
-				attachment_type: COMPANY_WIDGET,
-				attachment_meta: { entity_id: widget.id, ...widget.metadata },
-				file_type: COMPANY_WIDGET,
-				file_url: text(widget.metadata.company_image_url),
-				file_format: 'widget',
-				file_size: '',
-			})
+		const meta = checkedMeta(input.attachment_meta, index)
+		if (input.attachment_type !== COMPANY_WIDGET) {
+			attachments.push(normalizedAttachment(input.attachment_type, meta))
 			continue
 		}
-		attachments.push({
-			attachment_type: input.attachment_type,
-			attachment_meta: meta,
-			file_type: input.attachment_type,
-			file_url: text(meta.url),
-			file_format: text(meta.format),
-			file_size: text(meta.size),
-		})
+		const widget = await resolveCompanyWidget(
+			tx,
+			communityId,
+			meta,
+			{ id: postId, type: 'post' },
+			userId,
+		)
+		widgets.set(widget.id, widget)
+		attachments.push(
+			normalizedAttachment(COMPANY_WIDGET, { entity_id: widget.id, ...widget.metadata }),
+		)
 	}
 	return { attachments, widgets: [...widgets.values()] }
 }
