@@ -23,11 +23,23 @@ type Placed = Pick<
 // most FRESH_LIMIT of them; older ones are in the viewer's stored ranking or beyond it).
 const PLACEMENTS_KEPT = 5000
 
+type Placement = Pick<CachedPost, 'id' | 'user_id' | 'is_pinned' | 'created_at' | 'topic_ids'>
+
 /** What the personalised engine needs of a placed post to rank it without loading it. */
-export function placementEntry(
-	post: Pick<CachedPost, 'id' | 'user_id' | 'is_pinned' | 'created_at' | 'topic_ids'>,
-): string {
+export function placementEntry(post: Placement): string {
 	return `${post.id} ${post.user_id} ${post.is_pinned ? 1 : 0} ${post.created_at} ${post.topic_ids.join(',')}`
+}
+
+/** A placement entry read back (the inverse of placementEntry). */
+export function parsePlacement(entry: string): Placement {
+	const [id = '', userId, pinned, createdAt, topicIds = ''] = entry.split(' ')
+	return {
+		id,
+		user_id: Number(userId),
+		is_pinned: pinned === '1',
+		created_at: Number(createdAt),
+		topic_ids: topicIds === '' ? [] : topicIds.split(','),
+	}
 }
 
 const listed = (post: Placed) => post.visibility === 'public' && !post.is_deleted

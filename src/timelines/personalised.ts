@@ -11,6 +11,7 @@ import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { VisibilityRules } from './hydrate'
+import { parsePlacement } from './index-post'
 import {
 	authorAffinity,
 	enabledTopicIdsByNames,
@@ -23,6 +24,7 @@ import { getPosts, viewerBlocks } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { renderSelection, selectPage } from './render'
+import type { CachedPost } from './repo'
 
 export const PERS_SIZE = 500
 const CANDIDATE_LIMIT = 1000
@@ -101,23 +103,7 @@ export async function recomputePersonalised(
 		CANDIDATE_LIMIT,
 	)
 	const scored = candidates
-		.map((c) => ({
-			id: c.id,
-			score: rankPost(
-				{
-					createdAt: c.created_at,
-					likes: c.likes_count,
-					comments: c.comments_count,
-					shares: c.post_shared_count,
-					reach: c.reach_count,
-					isPinned: c.is_pinned,
-					isConnection: c.is_connection,
-					authorAffinity: authors[String(c.user_id)] ?? 0,
-					topicAffinity: topicAffinityOf(c.topic_ids, topics),
-				},
-				now,
-			),
-		}))
+		.map((c) => ({ id: c.id, score: scoreOf(c, c.is_connection, { authors, topics }, now) }))
 		.sort((a, b) => b.score - a.score)
 		.slice(0, PERS_SIZE)
 	const feed = keys.persFeed(userId)
@@ -190,29 +176,26 @@ interface Scored {
 	score: number
 }
 
-/** A placement entry ranked for the viewer (engagement counts as at placement: none yet for a new post). */
-function rankPlacement(entry: string, followed: Set<string>, meta: Meta, affinities: Affinities) {
-	const [id = '', userId = '', pinned, createdAt, topicIds = ''] = entry.split(' ')
-	return {
-		id,
-		score: rankPost(
-			{
-				createdAt: Number(createdAt),
-				likes: 0,
-				comments: 0,
-				shares: 0,
-				reach: 0,
-				isPinned: pinned === '1',
-				isConnection: followed.has(id),
-				authorAffinity: affinities.authors[userId] ?? 0,
-				topicAffinity: topicAffinityOf(
-					topicIds === '' ? [] : topicIds.split(','),
-					affinities.topics,
-				),
-			},
-			meta.computedAt,
-		),
-	}
+/** What ranking reads of a post: a candidate row, a cached post or a placement entry. */
+type Rankable = Pick<CachedPost, 'created_at' | 'is_pinned' | 'user_id' | 'topic_ids'> &
+	Partial<Pick<CachedPost, 'likes_count' | 'comments_count' | 'post_shared_count' | 'reach_count'>>
+
+/** rankPost for one viewer; counts a placement entry does not carry count as none (a new post). */
+function scoreOf(post: Rankable, isConnection: boolean, affinities: Affinities, now: number) {
+	return rankPost(
+		{
+			createdAt: post.created_at,
+			likes: post.likes_count ?? 0,
+			comments: post.comments_count ?? 0,
+			shares: post.post_shared_count ?? 0,
+			reach: post.reach_count ?? 0,
+			isPinned: post.is_pinned,
+			isConnection,
+			authorAffinity: affinities.authors[String(post.user_id)] ?? 0,
+			topicAffinity: topicAffinityOf(post.topic_ids, affinities.topics),
+		},
+		now,
+	)
 }
 
 /**
@@ -240,13 +223,15 @@ async function freshEntries(viewer: Viewer, meta: Meta, known: Set<string>): Pro
 		),
 	])
 	const followed = new Set(connectionIds)
-	const affinities =
-		placed.length > 0 || connectionIds.length > 0 ? await affinitiesOf(u, meta) : null
+	if (placed.length === 0 && connectionIds.length === 0) return []
+	const affinities = await affinitiesOf(u, meta)
 	const fromStream = new Map<string, Scored>()
 	// Newest first: a post placed again (edited) keeps its newest entry.
 	for (const [, fields] of placed) {
-		const scored = rankPlacement(fields[1] ?? '', followed, meta, affinities as Affinities)
-		if (!fromStream.has(scored.id)) fromStream.set(scored.id, scored)
+		const post = parsePlacement(fields[1] ?? '')
+		if (fromStream.has(post.id)) continue
+		const score = scoreOf(post, followed.has(post.id), affinities, meta.computedAt)
+		fromStream.set(post.id, { id: post.id, score })
 	}
 	if (placed.length > FOLD_AT)
 		await fold(u, meta, placed[0]?.[0] as string, [...fromStream.values()])
@@ -256,23 +241,7 @@ async function freshEntries(viewer: Viewer, meta: Meta, known: Set<string>): Pro
 	if (others.length === 0) return fresh
 	const posts = await getPosts(viewer.communityId, others)
 	for (const p of posts.values())
-		fresh.push({
-			id: p.id,
-			score: rankPost(
-				{
-					createdAt: p.created_at,
-					likes: p.likes_count,
-					comments: p.comments_count,
-					shares: p.post_shared_count,
-					reach: p.reach_count,
-					isPinned: p.is_pinned,
-					isConnection: true,
-					authorAffinity: affinities?.authors[String(p.user_id)] ?? 0,
-					topicAffinity: topicAffinityOf(p.topic_ids, affinities?.topics ?? {}),
-				},
-				meta.computedAt,
-			),
-		})
+		fresh.push({ id: p.id, score: scoreOf(p, true, affinities, meta.computedAt) })
 	return fresh
 }
 
