@@ -62,10 +62,22 @@ export async function repairUnconfirmed(graceMs: number): Promise<string[]> {
 	for (;;) {
 		const marks = await staleFeedMarks(sql, graceMs, REPAIR_BATCH)
 		const placed: FeedMark[] = []
-		for (const mark of marks) {
-			const [post] = await loadPosts(sql, mark.community_id, [mark.post_id])
-			if (!post) continue
-			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids)) placed.push(mark)
+		for (const [communityId, ofCommunity] of Map.groupBy(marks, (m) => m.community_id)) {
+			// One read per community; each post is placed with its own former ids.
+			const posts = new Map(
+				(
+					await loadPosts(
+						sql,
+						communityId,
+						ofCommunity.map((m) => m.post_id),
+					)
+				).map((p) => [p.id, p]),
+			)
+			for (const mark of ofCommunity) {
+				const post = posts.get(mark.post_id)
+				if (post && (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids)))
+					placed.push(mark)
+			}
 		}
 		await deleteFeedMarks(sql, placed)
 		repaired.push(...placed.map((m) => m.post_id))
