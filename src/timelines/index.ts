@@ -18,4 +18,9 @@ export {
 export { rebuildCommunity } from './rebuild'
 export { type EmbeddedPost, renderPostsById } from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
-export { type FeedQuery, readUniversalJson } from './universal'
+export {
+	type FeedQuery,
+	type FirstRead,
+	readUniversalJson,
+	startUniversalRead,
+} from './universal'

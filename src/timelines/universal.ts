@@ -8,7 +8,7 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { feedVersion, keepPage, keptPage } from './page-cache'
+import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
 import { getPosts, viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
@@ -161,18 +161,29 @@ function planOf(
 	return { ids: page.map((e) => e.id), blocked, nextCursor }
 }
 
+/** What the first round trip of a universal page reads, before the page is planned. */
+export interface FirstRead {
+	key: string
+	kept: SharedPage | undefined
+	version: string
+	blocked: Set<number>
+	/** The viewer's flags of the kept page's posts. */
+	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+}
+
 /**
- * The same page serialized as the `data` JSON (UTF-8): the fast path of GET /feed/universal.
- * A viewer without blocks gets the page every such viewer shares (page-cache.ts) when it
- * is current: one round trip reads the feed version, the blocks and the flags of the
- * kept page's posts together. Otherwise the page is planned and selected, and kept.
+ * Sends the first round trip of a page: the community's feed version, the viewer's
+ * blocks and the flags of the kept page's posts (page-cache.ts), together. Started as
+ * soon as the caller's token is verified, it shares a round trip with the token's checks.
  */
-export async function readUniversalJson(viewer: Viewer, query: FeedQuery): Promise<Buffer> {
-	const c = viewer.communityId
-	const key = pageKey(c, query)
+export async function startUniversalRead(
+	viewer: Pick<Viewer, 'userId' | 'communityId'>,
+	query: FeedQuery,
+): Promise<FirstRead> {
+	const key = pageKey(viewer.communityId, query)
 	const kept = keptPage(key)
 	const [version, blocked, keptFlags] = await Promise.all([
-		feedVersion(c),
+		feedVersion(viewer.communityId),
 		viewerBlocks(viewer.userId),
 		kept
 			? viewerFlags(
@@ -181,6 +192,25 @@ export async function readUniversalJson(viewer: Viewer, query: FeedQuery): Promi
 				)
 			: null,
 	])
+	return { key, kept, version, blocked, keptFlags }
+}
+
+/**
+ * The same page serialized as the `data` JSON (UTF-8): the fast path of GET /feed/universal.
+ * A viewer without blocks gets the page every such viewer shares (page-cache.ts) when it
+ * is current, from the first round trip alone (`started`, when the route began it early
+ * for this query). Otherwise the page is planned and selected, and kept.
+ */
+export async function readUniversalJson(
+	viewer: Viewer,
+	query: FeedQuery,
+	started?: Promise<FirstRead>,
+): Promise<Buffer> {
+	const c = viewer.communityId
+	const key = pageKey(c, query)
+	let first = started && (await started)
+	if (first?.key !== key) first = await startUniversalRead(viewer, query)
+	const { kept, version, blocked, keptFlags } = first
 	const shared = blocked.size === 0
 	if (shared && kept && keptFlags && kept.version === version)
 		return finish(viewer, { ...kept, ...keptFlags }, kept, kept.nextCursor)

@@ -4,11 +4,9 @@
 // every route alike, feeds included. No Elysia here: services and the auth plugin
 // both call these.
 import { forbidden, unauthorized } from '../../lib/errors'
-import { limitUser } from '../../lib/rate-limit'
 import { type Role, tokenFromHeader, verifyAccessToken } from '../../lib/tokens'
 import type { Viewer } from '../../timelines'
-import { isRevoked } from './revocation'
-import { currentRole } from './roles'
+import { checkToken } from './request-checks'
 
 export interface Session {
 	userId: number
@@ -22,21 +20,26 @@ export interface Session {
 
 const rank: Record<Role, number> = { member: 0, cm: 1, owner: 2 }
 
+/** Who a verified token names, before its Redis checks are back. */
+export type Caller = Pick<Session, 'userId' | 'communityId'>
+
 /**
  * The token's identity with the stored role; 401 when the token or the user is gone,
- * 429 past the user's rate limit (its INCR and the role's GET share one round trip).
+ * 429 past the user's rate limit (one check script, request-checks.ts). `early` is
+ * called once the token is verified, in the same tick as the checks are sent: reads it
+ * starts travel in the same round trip (the feed routes' first read).
  */
-export async function sessionFromHeader(header: string | undefined): Promise<Session> {
+export async function sessionFromHeader(
+	header: string | undefined,
+	early?: (caller: Caller) => void,
+): Promise<Session> {
 	const token = tokenFromHeader(header)
 	if (!token) throw unauthorized('Missing access token')
 	const claims = await verifyAccessToken(token)
 	if (!claims) throw unauthorized('Invalid or expired access token')
-	// Three commands, one round trip (auto-pipelined): role GET, rate INCR, revocation HMGET.
-	const [role, , revoked] = await Promise.all([
-		currentRole(claims.uid),
-		limitUser(claims.uid),
-		isRevoked(claims),
-	])
+	const checked = checkToken(claims)
+	early?.({ userId: claims.uid, communityId: claims.cid })
+	const { role, revoked } = await checked
 	if (revoked) throw unauthorized('Access token revoked')
 	if (!role) throw unauthorized('User no longer exists')
 	return {

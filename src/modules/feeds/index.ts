@@ -5,33 +5,28 @@
 import { Elysia } from 'elysia'
 import { paging } from '../../lib/paging'
 import { okJson } from '../../lib/raw-json'
-import { readUniversalJson } from '../../timelines'
 import { authPlugin } from '../auth/plugin'
 import { viewerOf } from '../auth/session'
-import { ConnectionFeedQuery, FeedQuery, PersonalisedQuery, parseIdList } from './model'
-import { connectionFeedJson, personalisedFeedJson } from './service'
+import { ConnectionFeedQuery, FeedQuery, PersonalisedQuery } from './model'
+import {
+	connectionFeedJson,
+	personalisedFeedJson,
+	startUniversalEarly,
+	universalFeedJson,
+} from './service'
 
 const tags = ['feeds']
-
-type Query = typeof FeedQuery.static
-
-function feedQuery(query: Query) {
-	return {
-		topicIds: parseIdList('topic_ids', query.topic_ids),
-		widgetIds: parseIdList('widget_ids', query.widget_ids),
-		...paging(query.page, query.page_size, 20),
-		cursor: query.cursor || undefined,
-	}
-}
+// The page's first read goes out with the token's checks (one round trip for a hot page).
+const universalAuth = { needed: 'member', early: startUniversalEarly } as const
 
 export const feedsModule = new Elysia({ name: 'feeds' })
 	.use(authPlugin)
 	.get(
 		'/feed/universal',
-		async ({ session, query }) =>
-			okJson(await readUniversalJson(viewerOf(session), feedQuery(query))),
+		async ({ session, query, request }) =>
+			okJson(await universalFeedJson(viewerOf(session), query, request)),
 		{
-			auth: 'member',
+			auth: universalAuth,
 			query: FeedQuery,
 			detail: {
 				summary: 'Community posts, newest first, optionally by topics and widgets',
@@ -41,10 +36,10 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	)
 	.get(
 		'/feed/group',
-		async ({ session, query }) =>
-			okJson(await readUniversalJson(viewerOf(session), feedQuery(query))),
+		async ({ session, query, request }) =>
+			okJson(await universalFeedJson(viewerOf(session), query, request)),
 		{
-			auth: 'member',
+			auth: universalAuth,
 			query: FeedQuery,
 			detail: {
 				summary: 'The universal feed of one or more topics (client compatibility)',
