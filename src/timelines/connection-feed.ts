@@ -14,9 +14,10 @@ import {
 	recentPostsOfAuthor,
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
-import { viewerBlocks } from './post-cache'
+import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
+import { viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
-import { renderSelection, selectPage } from './render'
+import { loadAuthors, selectPage, writeSelection } from './render'
 
 export const CONN_FEED_MAX = 1000
 export const MERGE_RECENT = 200
@@ -113,33 +114,98 @@ async function touchLiveFeed(userId: number): Promise<boolean> {
 
 const SHOWN: VisibilityRules = { visibilities: ['public', 'connections'] }
 
+/** What the first round trip of a connection page reads. */
+export interface ConnectionFirstRead {
+	key: string
+	kept: SharedPage | undefined
+	live: boolean
+	/** The first page × page_size ids of the feed, and its size. */
+	first: string[]
+	total: number
+	blocked: Set<number>
+	version: string
+	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+}
+
+/**
+ * Sends the first round trip of a page: `gate` (the feature check), the marker refresh,
+ * the window of ids, the feed's size, the blocks, the community's feed version and the
+ * flags of the viewer's kept page (page-cache.ts), all together.
+ */
+export async function startConnectionRead(
+	viewer: Pick<Viewer, 'userId' | 'communityId'>,
+	page: number,
+	pageSize: number,
+	gate: Promise<unknown> = Promise.resolve(),
+): Promise<ConnectionFirstRead> {
+	const feed = keys.connFeed(viewer.userId)
+	const key = `conn|${viewer.userId}|${page}|${pageSize}`
+	const kept = keptPage(key)
+	const [live, first, total, blocked, version, keptFlags] = await Promise.all([
+		touchLiveFeed(viewer.userId),
+		redis.zrevrange(feed, 0, page * pageSize - 1),
+		redis.zcard(feed),
+		viewerBlocks(viewer.userId),
+		feedVersion(viewer.communityId),
+		kept
+			? viewerFlags(
+					viewer.userId,
+					kept.page.map((p) => p.id),
+				)
+			: null,
+		gate,
+	])
+	return { key, kept, live, first, total, blocked, version, keptFlags }
+}
+
 /**
  * A page of the connection feed as the `data` JSON: `{feed, users, total_count, page,
- * page_size}`. `gate` (the feature check) goes out in the same round trip as the
- * marker refresh and the first read; a missing marker rebuilds the feed first.
+ * page_size}`. The first round trip (`started` early by the route, or sent here) holds
+ * all a kept page needs: while the version, the window of ids and the blocks are those
+ * it was computed from, it is served as it is. A missing marker rebuilds the feed first.
  */
 export async function readConnectionFeedJson(
 	viewer: Viewer,
 	page: number,
 	pageSize: number,
-	gate: Promise<unknown> = Promise.resolve(),
+	started: Promise<ConnectionFirstRead>,
 ): Promise<Buffer> {
 	const feed = keys.connFeed(viewer.userId)
 	const offset = (page - 1) * pageSize
 	const window = (n: number) => redis.zrevrange(feed, 0, n - 1)
-	const read = () => Promise.all([window(offset + pageSize), redis.zcard(feed)])
-	let [live, [first, total], blocked] = await Promise.all([
-		touchLiveFeed(viewer.userId),
-		read(),
-		viewerBlocks(viewer.userId),
-		gate,
-	])
+	let { key, kept, live, first, total, blocked, version, keptFlags } = await started
+	const tail = () => Buffer.from(`,"total_count":${total},"page":${page},"page_size":${pageSize}}`)
+	let basis = basisOf(viewer, first, blocked)
+	if (live && kept && keptFlags && kept.version === version && kept.basis === basis)
+		return Buffer.concat([
+			writeSelection(viewer, { ...kept, ...keptFlags }, kept, { listKey: 'feed' }),
+			tail(),
+		])
 	if (!live) {
 		await ensureLiveFeed(viewer.userId, viewer.communityId)
-		;[first, total] = await read()
+		;[first, total] = await Promise.all([window(offset + pageSize), redis.zcard(feed)])
+		basis = basisOf(viewer, first, blocked)
 	}
-	const selection = await selectPage(viewer, first, window, blocked, SHOWN, offset, pageSize)
-	const parts = await renderSelection(viewer, selection, { listKey: 'feed' })
-	parts.push(Buffer.from(`,"total_count":${total},"page":${page},"page_size":${pageSize}}`))
-	return Buffer.concat(parts)
+	// A page cut from the first window alone depends on nothing deeper in the feed: keepable.
+	let deeper = false
+	const more = (n: number) => {
+		deeper = true
+		return window(n)
+	}
+	const selection = await selectPage(viewer, first, more, blocked, SHOWN, offset, pageSize)
+	const authors = await loadAuthors(viewer, selection.page)
+	if (!deeper)
+		keepPage(key, {
+			version,
+			keptAt: Date.now(),
+			page: selection.page,
+			...authors,
+			nextCursor: null,
+			basis,
+		})
+	return Buffer.concat([writeSelection(viewer, selection, authors, { listKey: 'feed' }), tail()])
 }
+
+/** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
+export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>
+	`${viewer.isCm}|${[...blocked].sort((a, b) => a - b).join(',')}|${ids.join(',')}`

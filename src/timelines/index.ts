@@ -3,7 +3,11 @@
 // reads are the feed pages and the hydration of post lists. Workers, jobs and
 // operator scripts may use the engine's files directly.
 export { noteFeedRead } from './activity'
-export { readConnectionFeedJson } from './connection-feed'
+export {
+	type ConnectionFirstRead,
+	readConnectionFeedJson,
+	startConnectionRead,
+} from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { readPersonalisedJson } from './personalised'

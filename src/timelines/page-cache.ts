@@ -10,6 +10,11 @@
 // computed; a page whose version is not the current one is computed again. Seen
 // counters (rewritten in place at every impression) do not bump it: a kept page is at
 // most MAX_AGE_MS old, so they lag by at most that.
+//
+// A viewer's own page (connection and personalised feeds) is kept the same way under a
+// key naming the viewer, with its `basis`: what the page was computed from besides the
+// version (the ids of the viewer's sorted set it was cut from, the blocks). A read whose
+// first round trip finds the same version and the same basis serves it.
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { PostView } from './post-cache'
@@ -27,6 +32,8 @@ export interface SharedPage {
 	authors: Map<number, string>
 	users: Map<number, Buffer>
 	nextCursor: string | null
+	/** What else the page was computed from (a viewer's page); served only while it is unchanged. */
+	basis?: string
 }
 
 const pages = new Map<string, SharedPage>()

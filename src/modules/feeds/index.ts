@@ -11,6 +11,7 @@ import { ConnectionFeedQuery, FeedQuery, PersonalisedQuery } from './model'
 import {
 	connectionFeedJson,
 	personalisedFeedJson,
+	startConnectionEarly,
 	startUniversalEarly,
 	universalFeedJson,
 } from './service'
@@ -18,6 +19,7 @@ import {
 const tags = ['feeds']
 // The page's first read goes out with the token's checks (one round trip for a hot page).
 const universalAuth = { needed: 'member', early: startUniversalEarly } as const
+const connectionAuth = { needed: 'member', early: startConnectionEarly } as const
 
 export const feedsModule = new Elysia({ name: 'feeds' })
 	.use(authPlugin)
@@ -49,12 +51,12 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	)
 	.get(
 		'/feed/connection',
-		async ({ session, query }) => {
+		async ({ session, query, request }) => {
 			const { page, pageSize } = paging(query.page, query.page_size, 20)
-			return okJson(await connectionFeedJson(session, page, pageSize))
+			return okJson(await connectionFeedJson(session, page, pageSize, request))
 		},
 		{
-			auth: 'member',
+			auth: connectionAuth,
 			query: ConnectionFeedQuery,
 			detail: {
 				summary: "Posts of the caller's connections, newest first (needs user_connection)",

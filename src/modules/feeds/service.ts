@@ -3,12 +3,14 @@
 // (the universal feed's byte-splicing render path).
 import { paging } from '../../lib/paging'
 import {
+	type ConnectionFirstRead,
 	type FeedQuery,
 	type FirstRead,
 	noteFeedRead,
 	readConnectionFeedJson,
 	readPersonalisedJson,
 	readUniversalJson,
+	startConnectionRead,
 	startUniversalRead,
 	type Viewer,
 } from '../../timelines'
@@ -27,8 +29,28 @@ function feedQuery(query: UniversalQuery): FeedQuery {
 	}
 }
 
-// First reads started before the handler (by the auth check, once the token verified).
-const earlyReads = new WeakMap<Request, Promise<FirstRead>>()
+// First reads started before the handler (by the auth check, once the token verified),
+// labelled with what they read; a handler takes one only for the same page.
+const earlyReads = new WeakMap<Request, { label: string; read: Promise<unknown> }>()
+
+function keepEarly(request: Request, label: string, read: Promise<unknown>): void {
+	// Observed now: a refused token never takes it, and its error must not go unhandled.
+	read.catch(() => {})
+	earlyReads.set(request, { label, read })
+}
+
+function takeEarly<T>(request: Request, label: string): Promise<T> | undefined {
+	const early = earlyReads.get(request)
+	return early?.label === label ? (early.read as Promise<T>) : undefined
+}
+
+/** Paging from the raw query (strings; the schema has not run yet). */
+const rawPaging = (raw: Record<string, unknown>) =>
+	paging(
+		raw.page === undefined ? undefined : Number(raw.page),
+		raw.page_size === undefined ? undefined : Number(raw.page_size),
+		20,
+	)
 
 /**
  * Starts the universal page's first read from the raw query, beside the token's checks.
@@ -46,10 +68,7 @@ export function startUniversalEarly(
 	} catch {
 		return
 	}
-	const read = startUniversalRead(caller, query)
-	// Observed now: a refused token never takes it, and its error must not go unhandled.
-	read.catch(() => {})
-	earlyReads.set(request, read)
+	keepEarly(request, 'universal', startUniversalRead(caller, query))
 }
 
 /** The `data` JSON of GET /feed/universal and /feed/group. */
@@ -58,7 +77,26 @@ export function universalFeedJson(
 	query: UniversalQuery,
 	request: Request,
 ): Promise<Buffer> {
-	return readUniversalJson(viewer, feedQuery(query), earlyReads.get(request))
+	return readUniversalJson(viewer, feedQuery(query), takeEarly<FirstRead>(request, 'universal'))
+}
+
+/** The connection page's first read, with the feature gate and the activity note (one round trip). */
+function startConnection(caller: Caller, page: number, pageSize: number) {
+	const gate = Promise.all([
+		assertConnectionsEnabled(caller.communityId),
+		noteFeedRead(caller.userId, caller.communityId),
+	])
+	return startConnectionRead(caller, page, pageSize, gate)
+}
+
+/** Starts the connection page's first read beside the token's checks. */
+export function startConnectionEarly(
+	request: Request,
+	caller: Caller,
+	rawQuery: Record<string, unknown>,
+): void {
+	const { page, pageSize } = rawPaging(rawQuery)
+	keepEarly(request, `conn|${page}|${pageSize}`, startConnection(caller, page, pageSize))
 }
 
 /** The `data` JSON of GET /feed/connection: `{feed, users, total_count, page, page_size}`. */
@@ -66,13 +104,12 @@ export function connectionFeedJson(
 	session: Session,
 	page: number,
 	pageSize: number,
+	request: Request,
 ): Promise<Buffer> {
-	// The gate and the activity note go out with the feed's first read (one round trip).
-	const gate = Promise.all([
-		assertConnectionsEnabled(session.communityId),
-		noteFeedRead(session.userId, session.communityId),
-	])
-	return readConnectionFeedJson(viewerOf(session), page, pageSize, gate)
+	const started =
+		takeEarly<ConnectionFirstRead>(request, `conn|${page}|${pageSize}`) ??
+		startConnection(session, page, pageSize)
+	return readConnectionFeedJson(viewerOf(session), page, pageSize, started)
 }
 
 export interface PersonalisedOptions {

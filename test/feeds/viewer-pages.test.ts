@@ -1,0 +1,121 @@
+// Kept pages of a viewer's own feeds (timelines/page-cache.ts with a basis): page 1 of
+// the connection and personalised feeds is kept per viewer and served while the
+// community's feed version and what the page was cut from stand. Every change a page
+// shows moves one of them, so the very next read of every affected feed sees it, also
+// with the pages warm.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
+import { drainFanOut } from '../../src/timelines/fanout'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, enableConnections } from '../support/connections'
+import { ids, newPost } from '../support/content'
+import { api } from '../support/http'
+
+let community: TestCommunity
+let author: TestUser
+let alice: TestUser
+let bob: TestUser
+
+beforeAll(async () => {
+	community = await newCommunity('viewer-pages')
+	await enableConnections(community)
+	author = await newUser(community, { name: 'Author' })
+	alice = await newUser(community, { name: 'Alice' })
+	bob = await newUser(community, { name: 'Bob' })
+	await connect(alice, author, 'one_way')
+	await connect(bob, author, 'one_way')
+	for (let i = 0; i < 3; i++) await newPost(author, { text: `post ${i}` })
+	await drainFanOut()
+})
+
+afterAll(async () => {
+	await drainFanOut()
+})
+
+const paths = { connection: '/feed/connection', personalised: '/feed/personalised' } as const
+type Feed = keyof typeof paths
+
+async function page(feed: Feed, viewer: TestUser) {
+	const reply = await api('GET', paths[feed], { token: viewer.token })
+	expect(reply.status).toBe(200)
+	const data = reply.body.data
+	return { posts: (data.feed ?? data.posts) as any[], users: data.users, total: data.total_count }
+}
+const warm = async (feed: Feed) => {
+	await page(feed, alice)
+	await page(feed, alice)
+	await page(feed, bob)
+}
+
+/** Rewrites a post's cached text behind the engine's back (no version bump). */
+async function rewriteCachedText(postId: string, text: string) {
+	const key = keys.postCache(community.communityId, postId)
+	const cached = (await redis.get(key)) as string
+	await redis.set(key, cached.replace(/"text":"[^"]*"/, `"text":${JSON.stringify(text)}`))
+}
+
+for (const feed of ['connection', 'personalised'] as const) {
+	describe(`kept ${feed} pages`, () => {
+		test('a kept page is served while the version and its basis stand (the cache is real)', async () => {
+			await warm(feed)
+			const [first] = (await page(feed, alice)).posts
+			await rewriteCachedText(first._id, 'rewritten behind its back')
+			expect((await page(feed, alice)).posts[0].text).toBe(first.text)
+			await redis.incr(keys.feedVersion(community.communityId))
+			expect((await page(feed, alice)).posts[0].text).toBe('rewritten behind its back')
+			// Put back the way a writer would: the cache dropped, the version moved.
+			await redis.del(keys.postCache(community.communityId, first._id))
+			await redis.incr(keys.feedVersion(community.communityId))
+			expect((await page(feed, alice)).posts[0].text).toBe(first.text)
+		})
+
+		test('created, liked and deleted posts show in the very next read of every follower', async () => {
+			await warm(feed)
+			const created = await newPost(author, { text: `fresh for ${feed}` })
+			await drainFanOut()
+			expect(ids((await page(feed, alice)).posts)).toContain(created)
+			expect(ids((await page(feed, bob)).posts)).toContain(created)
+
+			await warm(feed)
+			const like = await api('PUT', `/feed/post/${created}/like`, { token: alice.token })
+			expect(like.status).toBe(200)
+			const seen = (viewer: TestUser) =>
+				page(feed, viewer).then((p) => p.posts.find((post) => post._id === created))
+			expect(await seen(alice)).toMatchObject({ is_liked: true, likes_count: 1 })
+			expect(await seen(bob)).toMatchObject({ is_liked: false, likes_count: 1 })
+
+			await warm(feed)
+			const deleted = await api('DELETE', `/feed/post/${created}`, { token: author.token })
+			expect(deleted.status).toBe(200)
+			expect(ids((await page(feed, alice)).posts)).not.toContain(created)
+			expect(ids((await page(feed, bob)).posts)).not.toContain(created)
+		})
+
+		test('a block shows at once for the blocker only; a renamed author for everyone', async () => {
+			const mine = await newPost(author, { text: `by the author, ${feed}` })
+			await drainFanOut()
+			await warm(feed)
+			expect(ids((await page(feed, bob)).posts)).toContain(mine)
+			const blocked = await api('PUT', `/user/${bob.uuid}/block`, {
+				token: bob.token,
+				body: { uuid: author.uuid, shouldBlock: true },
+			})
+			expect(blocked.status).toBe(200)
+			expect(ids((await page(feed, bob)).posts)).not.toContain(mine)
+			expect(ids((await page(feed, alice)).posts)).toContain(mine)
+			await api('PUT', `/user/${bob.uuid}/block`, {
+				token: bob.token,
+				body: { uuid: author.uuid, shouldBlock: false },
+			})
+
+			await warm(feed)
+			const renamed = await api('POST', '/sdk/initiate', {
+				apiKey: community.apiKey,
+				body: { user_unique_id: author.uniqueId, user_name: `Author ${feed}` },
+			})
+			expect(renamed.status).toBe(200)
+			expect((await page(feed, alice)).users[author.uuid].name).toBe(`Author ${feed}`)
+		})
+	})
+}
