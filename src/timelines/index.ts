@@ -10,7 +10,11 @@ export {
 } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
-export { readPersonalisedJson } from './personalised'
+export {
+	type PersonalisedFirstRead,
+	readPersonalisedJson,
+	startPersonalisedRead,
+} from './personalised'
 export { getPosts, getUsers, type SeenCounts, viewerBlocks } from './post-cache'
 export {
 	type FeedPost,

@@ -34,6 +34,8 @@ export interface SharedPage {
 	nextCursor: string | null
 	/** What else the page was computed from (a viewer's page); served only while it is unchanged. */
 	basis?: string
+	/** The fields a viewer's page closes with (total_count, paging), as served. */
+	tail?: Buffer
 }
 
 const pages = new Map<string, SharedPage>()

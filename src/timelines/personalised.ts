@@ -10,8 +10,10 @@
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
+import { basisOf } from './connection-feed'
 import type { VisibilityRules } from './hydrate'
 import { parsePlacement } from './index-post'
+import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
 import {
 	authorAffinity,
 	enabledTopicIdsByNames,
@@ -20,10 +22,10 @@ import {
 	recordRecompute,
 	topicAffinity,
 } from './personalised-repo'
-import { getPosts, viewerBlocks } from './post-cache'
+import { getPosts, viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
-import { renderSelection, selectPage } from './render'
+import { loadAuthors, selectPage, writeSelection } from './render'
 import type { CachedPost } from './repo'
 
 export const PERS_SIZE = 500
@@ -200,28 +202,24 @@ function scoreOf(post: Rankable, isConnection: boolean, affinities: Affinities, 
 
 /**
  * Posts placed since the stored ranking's position (newest FRESH_LIMIT), and fresh
- * connection-feed posts, scored with the stored affinities. More than FOLD_AT placements
- * are folded into the stored ranking, so the next read starts past them.
+ * connection-feed posts (`connectionIds`, newer than the recompute), scored with the
+ * stored affinities. More than FOLD_AT placements are folded into the stored ranking,
+ * so the next read starts past them.
  */
-async function freshEntries(viewer: Viewer, meta: Meta, known: Set<string>): Promise<Scored[]> {
+async function freshEntries(
+	viewer: Viewer,
+	meta: Meta,
+	known: Set<string>,
+	connectionIds: string[],
+): Promise<Scored[]> {
 	const u = viewer.userId
-	const [placed, connectionIds] = await Promise.all([
-		redis.xrevrange(
-			keys.placements(viewer.communityId),
-			'+',
-			`(${meta.streamId}`,
-			'COUNT',
-			FRESH_LIMIT,
-		),
-		redis.zrevrangebyscore(
-			keys.connFeed(u),
-			'+inf',
-			`(${meta.computedAt}`,
-			'LIMIT',
-			0,
-			CONN_FRESH_LIMIT,
-		),
-	])
+	const placed = await redis.xrevrange(
+		keys.placements(viewer.communityId),
+		'+',
+		`(${meta.streamId}`,
+		'COUNT',
+		FRESH_LIMIT,
+	)
 	const followed = new Set(connectionIds)
 	if (placed.length === 0 && connectionIds.length === 0) return []
 	const affinities = await affinitiesOf(u, meta)
@@ -273,31 +271,132 @@ export interface PersonalisedQuery {
 
 const SHOWN: VisibilityRules = { visibilities: ['public', 'connections'] }
 
+/** What the first round trip of a personalised page reads. */
+export interface PersonalisedFirstRead {
+	key: string
+	kept: SharedPage | undefined
+	meta: Meta | null
+	/** The stored ranking's top page × page_size, and its size. */
+	stored: Scored[]
+	storedCount: number
+	blocked: Set<number>
+	version: string
+	/** The id of the community's newest placement (a kept page stands only while it is the same). */
+	newestPlacement: string
+	/** The connection feed's newest CONN_FRESH_LIMIT: the recompute's time picks the fresh ones. */
+	connectionTop: Scored[]
+	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+}
+
+/**
+ * Sends the first round trip of a plain page (no reorder, recompute or topics): the
+ * stored ranking's meta, top and size, the blocks, the community's feed version, its
+ * newest placement, the connection feed's newest posts, the flags of the viewer's kept
+ * page and `gate`, all together.
+ */
+export async function startPersonalisedRead(
+	viewer: Pick<Viewer, 'userId' | 'communityId'>,
+	page: number,
+	pageSize: number,
+	gate: Promise<unknown> = Promise.resolve(),
+): Promise<PersonalisedFirstRead> {
+	const u = viewer.userId
+	const key = `pers|${u}|${page}|${pageSize}`
+	const kept = keptPage(key)
+	const [meta, stored, storedCount, blocked, version, newest, connectionTop, keptFlags] =
+		await Promise.all([
+			metaOf(u),
+			topOf(u, page * pageSize),
+			redis.zcard(keys.persFeed(u)),
+			viewerBlocks(u),
+			feedVersion(viewer.communityId),
+			lastPlacement(viewer.communityId),
+			redis.zrevrange(keys.connFeed(u), 0, CONN_FRESH_LIMIT - 1, 'WITHSCORES').then(pairs),
+			kept
+				? viewerFlags(
+						u,
+						kept.page.map((p) => p.id),
+					)
+				: null,
+			gate,
+		])
+	return {
+		key,
+		kept,
+		meta,
+		stored,
+		storedCount,
+		blocked,
+		version,
+		newestPlacement: newest,
+		connectionTop,
+		keptFlags,
+	}
+}
+
+/** The stored ranking's first n (all of it for n = 0), best first. */
+const topOf = async (userId: number, n: number) =>
+	pairs(await redis.zrevrange(keys.persFeed(userId), 0, n - 1, 'WITHSCORES'))
+
+/** Connection-feed posts newer than the recompute (ZREVRANGEBYSCORE +inf (computedAt LIMIT 0 CONN_FRESH_LIMIT). */
+const freshConnections = (top: Scored[], meta: Meta) =>
+	top.filter((e) => e.score > meta.computedAt).map((e) => e.id)
+
 /**
  * A page of the personalised feed as the `data` JSON: `{posts (each with its author as
  * user), users, total_count, page, page_size}`. Unfiltered, the stored top n merged with
  * the fresh posts is the top n of the whole feed (n doubles when hidden posts thin the
  * page out); a topic filter needs every candidate (and Postgres for the topics).
+ * A plain page (`started`) is kept per viewer and served from its first round trip
+ * while the version and everything it was ranked from stand.
  */
 export async function readPersonalisedJson(
 	viewer: Viewer,
 	query: PersonalisedQuery,
+	started?: Promise<PersonalisedFirstRead>,
 ): Promise<Buffer> {
 	const u = viewer.userId
 	if (query.reorder) await recomputePersonalised(u, viewer.communityId)
 	else if (query.recompute) await queueRecompute(u, viewer.communityId)
 	const offset = (query.page - 1) * query.pageSize
 	const filtered = query.topicNames.length > 0
-	const feed = keys.persFeed(u)
-	const top = async (n: number) =>
-		pairs(await redis.zrevrange(feed, 0, filtered ? -1 : n - 1, 'WITHSCORES'))
-	const read = () => Promise.all([metaOf(u), top(offset + query.pageSize), redis.zcard(feed)])
-	let [[meta, stored, storedCount], blocked] = await Promise.all([read(), viewerBlocks(u)])
+	// A page after a reorder or by topics is neither kept nor served kept (nor read early).
+	const plain = !filtered && !query.reorder
+	const first = await ((plain && started) ||
+		startPersonalisedRead(viewer, query.page, query.pageSize))
+	let { meta, stored, storedCount } = first
+	const { kept, keptFlags, blocked } = first
+	const basis = () =>
+		`${meta?.computedAtRaw}|${meta?.streamId}|${first.newestPlacement}|${storedCount}|` +
+		`${meta ? freshConnections(first.connectionTop, meta).join(',') : ''}|` +
+		basisOf(
+			viewer,
+			stored.map((e) => e.id),
+			blocked,
+		)
+	if (plain && kept && keptFlags && kept.version === first.version && kept.basis === basis())
+		return Buffer.concat([
+			writeSelection(viewer, { ...kept, ...keptFlags }, kept, { embedUser: true }),
+			kept.tail as Buffer,
+		])
+	if (filtered) stored = await topOf(u, 0)
 	if (meta === null) {
 		await recomputePersonalised(u, viewer.communityId)
-		;[meta, stored, storedCount] = await read()
+		;[meta, stored, storedCount] = await Promise.all([
+			metaOf(u),
+			topOf(u, filtered ? 0 : offset + query.pageSize),
+			redis.zcard(keys.persFeed(u)),
+		])
 	}
-	const fresh = meta ? await freshEntries(viewer, meta, new Set(stored.map((e) => e.id))) : []
+	const keptBasis = basis()
+	const fresh = meta
+		? await freshEntries(
+				viewer,
+				meta,
+				new Set(stored.map((e) => e.id)),
+				freshConnections(first.connectionTop, meta),
+			)
+		: []
 	const merge = (entries: { id: string; score: number }[]) => {
 		if (fresh.length === 0) return entries
 		// A post dated ahead (created_at may be up to 5 min in the future) can be in both.
@@ -318,7 +417,12 @@ export async function readPersonalisedJson(
 	}
 	// The first n of the whole feed: the stored top n merged with the fresh posts.
 	const window = (list: { id: string }[], n: number) => list.slice(0, n).map((e) => e.id)
-	const more = async (n: number) => window(filtered ? entries : merge(await top(n)), n)
+	// A page cut from the first window alone depends on nothing deeper in the ranking: keepable.
+	let deeper = false
+	const more = async (n: number) => {
+		deeper = true
+		return window(filtered ? entries : merge(await topOf(u, n)), n)
+	}
 	const selection = await selectPage(
 		viewer,
 		window(entries, offset + query.pageSize),
@@ -328,9 +432,19 @@ export async function readPersonalisedJson(
 		offset,
 		query.pageSize,
 	)
-	const parts = await renderSelection(viewer, selection, { embedUser: true })
-	parts.push(
-		Buffer.from(`,"total_count":${total},"page":${query.page},"page_size":${query.pageSize}}`),
+	const authors = await loadAuthors(viewer, selection.page)
+	const tail = Buffer.from(
+		`,"total_count":${total},"page":${query.page},"page_size":${query.pageSize}}`,
 	)
-	return Buffer.concat(parts)
+	if (plain && !deeper)
+		keepPage(first.key, {
+			version: first.version,
+			keptAt: Date.now(),
+			page: selection.page,
+			...authors,
+			nextCursor: null,
+			basis: keptBasis,
+			tail,
+		})
+	return Buffer.concat([writeSelection(viewer, selection, authors, { embedUser: true }), tail])
 }

@@ -12,6 +12,7 @@ import {
 	connectionFeedJson,
 	personalisedFeedJson,
 	startConnectionEarly,
+	startPersonalisedEarly,
 	startUniversalEarly,
 	universalFeedJson,
 } from './service'
@@ -20,6 +21,7 @@ const tags = ['feeds']
 // The page's first read goes out with the token's checks (one round trip for a hot page).
 const universalAuth = { needed: 'member', early: startUniversalEarly } as const
 const connectionAuth = { needed: 'member', early: startConnectionEarly } as const
+const personalisedAuth = { needed: 'member', early: startPersonalisedEarly } as const
 
 export const feedsModule = new Elysia({ name: 'feeds' })
 	.use(authPlugin)
@@ -66,17 +68,21 @@ export const feedsModule = new Elysia({ name: 'feeds' })
 	)
 	.get(
 		'/feed/personalised',
-		async ({ session, query }) =>
+		async ({ session, query, request }) =>
 			okJson(
-				await personalisedFeedJson(session, {
-					...paging(query.page, query.page_size, 20),
-					reorder: query.should_reorder ?? false,
-					recompute: query.should_recompute ?? false,
-					topics: query.topics,
-				}),
+				await personalisedFeedJson(
+					session,
+					{
+						...paging(query.page, query.page_size, 20),
+						reorder: query.should_reorder ?? false,
+						recompute: query.should_recompute ?? false,
+						topics: query.topics,
+					},
+					request,
+				),
 			),
 		{
-			auth: 'member',
+			auth: personalisedAuth,
 			query: PersonalisedQuery,
 			detail: { summary: 'The ranked feed of the caller', tags },
 		},

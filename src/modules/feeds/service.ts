@@ -7,10 +7,12 @@ import {
 	type FeedQuery,
 	type FirstRead,
 	noteFeedRead,
+	type PersonalisedFirstRead,
 	readConnectionFeedJson,
 	readPersonalisedJson,
 	readUniversalJson,
 	startConnectionRead,
+	startPersonalisedRead,
 	startUniversalRead,
 	type Viewer,
 } from '../../timelines'
@@ -120,24 +122,45 @@ export interface PersonalisedOptions {
 	topics: string | undefined
 }
 
+/**
+ * Starts a plain personalised page's first read (with the activity note) beside the
+ * token's checks; a reorder, recompute or topic filter reads after them as before.
+ */
+export function startPersonalisedEarly(
+	request: Request,
+	caller: Caller,
+	rawQuery: Record<string, unknown>,
+): void {
+	const { should_reorder, should_recompute, topics } = rawQuery
+	if (should_reorder !== undefined || should_recompute !== undefined || topics !== undefined) return
+	const { page, pageSize } = rawPaging(rawQuery)
+	const gate = noteFeedRead(caller.userId, caller.communityId)
+	keepEarly(
+		request,
+		`pers|${page}|${pageSize}`,
+		startPersonalisedRead(caller, page, pageSize, gate),
+	)
+}
+
 /** The `data` JSON of GET /feed/personalised: `{posts (each with user), users, total_count, page, page_size}`. */
 export async function personalisedFeedJson(
 	session: Session,
 	options: PersonalisedOptions,
+	request: Request,
 ): Promise<Buffer> {
 	const topicNames = (options.topics ?? '')
 		.split(',')
 		.map((name) => name.trim())
 		.filter(Boolean)
+	const query = { ...options, topicNames }
+	const started = takeEarly<PersonalisedFirstRead>(
+		request,
+		`pers|${options.page}|${options.pageSize}`,
+	)
+	if (started) return readPersonalisedJson(viewerOf(session), query, started)
 	const [, data] = await Promise.all([
 		noteFeedRead(session.userId, session.communityId),
-		readPersonalisedJson(viewerOf(session), {
-			page: options.page,
-			pageSize: options.pageSize,
-			reorder: options.reorder,
-			recompute: options.recompute,
-			topicNames,
-		}),
+		readPersonalisedJson(viewerOf(session), query),
 	])
 	return data
 }
