@@ -15,7 +15,7 @@ import {
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
 import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
-import { viewerBlocks, viewerFlags } from './post-cache'
+import { viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { loadAuthors, selectPage, writeSelection } from './render'
 
@@ -141,21 +141,18 @@ export async function startConnectionRead(
 	const feed = keys.connFeed(viewer.userId)
 	const key = `conn|${viewer.userId}|${page}|${pageSize}`
 	const kept = keptPage(key)
-	const [live, first, total, blocked, version, keptFlags] = await Promise.all([
+	const [live, first, total, { blocked, flags }, version] = await Promise.all([
 		touchLiveFeed(viewer.userId),
 		redis.zrevrange(feed, 0, page * pageSize - 1),
 		redis.zcard(feed),
-		viewerBlocks(viewer.userId),
+		viewerState(
+			viewer.userId,
+			kept?.page.map((p) => p.id),
+		),
 		feedVersion(viewer.communityId),
-		kept
-			? viewerFlags(
-					viewer.userId,
-					kept.page.map((p) => p.id),
-				)
-			: null,
 		gate,
 	])
-	return { key, kept, live, first, total, blocked, version, keptFlags }
+	return { key, kept, live, first, total, blocked, version, keptFlags: flags }
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 	recordRecompute,
 	topicAffinity,
 } from './personalised-repo'
-import { getPosts, viewerBlocks, viewerFlags } from './post-cache'
+import { getPosts, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { loadAuthors, selectPage, writeSelection } from './render'
@@ -303,21 +303,18 @@ export async function startPersonalisedRead(
 	const u = viewer.userId
 	const key = `pers|${u}|${page}|${pageSize}`
 	const kept = keptPage(key)
-	const [meta, stored, storedCount, blocked, version, newest, connectionTop, keptFlags] =
+	const [meta, stored, storedCount, { blocked, flags }, version, newest, connectionTop] =
 		await Promise.all([
 			metaOf(u),
 			topOf(u, page * pageSize),
 			redis.zcard(keys.persFeed(u)),
-			viewerBlocks(u),
+			viewerState(
+				u,
+				kept?.page.map((p) => p.id),
+			),
 			feedVersion(viewer.communityId),
 			lastPlacement(viewer.communityId),
 			redis.zrevrange(keys.connFeed(u), 0, CONN_FRESH_LIMIT - 1, 'WITHSCORES').then(pairs),
-			kept
-				? viewerFlags(
-						u,
-						kept.page.map((p) => p.id),
-					)
-				: null,
 			gate,
 		])
 	return {
@@ -330,7 +327,7 @@ export async function startPersonalisedRead(
 		version,
 		newestPlacement: newest,
 		connectionTop,
-		keptFlags,
+		keptFlags: flags,
 	}
 }
 

@@ -435,9 +435,53 @@ export async function viewerFlags(
 		await loadSet(keys.viewerFlags(userId, 'saved'), () => savedPostIds(sql, userId))
 		saved = await read('saved')
 	}
-	const pick = (answers: number[]) => new Set(postIds.filter((_, i) => answers[i + 1] === 1))
-	return { liked: pick(liked), saved: pick(saved) }
+	return { liked: flagged(postIds, liked), saved: flagged(postIds, saved) }
 }
+
+// A kept page's first round trip needs the viewer's blocks and both flag sets: one
+// script over the three ({u<id>}) instead of three commands.
+redis.defineCommand('viewerSets', {
+	numberOfKeys: 3,
+	lua: `return {redis.call('SMEMBERS', KEYS[1]), redis.call('SMISMEMBER', KEYS[2], unpack(ARGV)), redis.call('SMISMEMBER', KEYS[3], unpack(ARGV))}`,
+})
+
+type ViewerSets = (
+	blocks: string,
+	liked: string,
+	saved: string,
+	...members: string[]
+) => Promise<[string[], number[], number[]]>
+
+export interface ViewerState {
+	blocked: Set<number>
+	/** The viewer's flags of the kept page's posts (none kept: null). */
+	flags: { liked: Set<string>; saved: Set<string> } | null
+}
+
+/**
+ * The viewer's blocks and, with a kept page, its posts' flags: one command (each set
+ * loaded from Postgres first if it is not yet).
+ */
+export async function viewerState(userId: number, keptIds?: string[]): Promise<ViewerState> {
+	if (!keptIds) return { blocked: await viewerBlocks(userId), flags: null }
+	const postIds = keptIds
+	const [members, liked, saved] = await (redis as unknown as { viewerSets: ViewerSets }).viewerSets(
+		keys.viewerBlocks(userId),
+		keys.viewerFlags(userId, 'liked'),
+		keys.viewerFlags(userId, 'saved'),
+		LOADED,
+		...postIds,
+	)
+	const blocked = members.includes(LOADED)
+		? new Set(members.filter((m) => m !== LOADED).map(Number))
+		: await viewerBlocks(userId)
+	if (!liked[0] || !saved[0]) return { blocked, flags: await viewerFlags(userId, postIds) }
+	return { blocked, flags: { liked: flagged(postIds, liked), saved: flagged(postIds, saved) } }
+}
+
+/** The post ids an SMISMEMBER led by LOADED answered 1 for. */
+const flagged = (postIds: string[], answers: number[]) =>
+	new Set(postIds.filter((_, i) => answers[i + 1] === 1))
 
 /** User ids hidden from the viewer by a block in either direction. */
 export async function viewerBlocks(userId: number): Promise<Set<number>> {

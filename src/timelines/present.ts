@@ -35,6 +35,24 @@ export function postMenu(
 	return items
 }
 
+// A menu is one of eight (author?, CM?, pinned?): serialized once, not for every post of every page.
+const menuJsons = new Map<number, string>()
+
+/** postMenu as JSON. */
+export function postMenuJson(
+	post: Pick<CachedPost, 'user_id' | 'is_pinned'>,
+	viewer: Viewer,
+): string {
+	const kind =
+		(post.user_id === viewer.userId ? 4 : 0) + (viewer.isCm ? 2 : 0) + (post.is_pinned ? 1 : 0)
+	let json = menuJsons.get(kind)
+	if (json === undefined) {
+		json = JSON.stringify(postMenu(post, viewer))
+		menuJsons.set(kind, json)
+	}
+	return json
+}
+
 export function presentFeedUser(user: CachedUser) {
 	return {
 		id: user.id,

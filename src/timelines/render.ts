@@ -5,7 +5,7 @@
 // connection, personalised).
 import { mayShow, type VisibilityRules } from './hydrate'
 import { getPostViews, getUserViews, type PostView, viewerFlags } from './post-cache'
-import { postMenu, type Viewer } from './present'
+import { postMenuJson, type Viewer } from './present'
 
 /**
  * Pieces of a page written into ONE buffer: cached fragments are copied, the small
@@ -149,7 +149,7 @@ export async function renderPostsById(
 		out.str('{')
 		out.buf(view.fragment)
 		out.str(
-			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`,
+			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}}`,
 		)
 		posts.set(id, {
 			json: out.done(),
@@ -187,7 +187,7 @@ export function writeSelection(
 		first = false
 		out.buf(view.fragment)
 		out.str(
-			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}`,
+			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}`,
 		)
 		if (author) {
 			out.str(',"user":')

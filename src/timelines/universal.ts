@@ -9,7 +9,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
 import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
-import { getPosts, viewerBlocks, viewerFlags } from './post-cache'
+import { getPosts, viewerBlocks, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import {
@@ -182,17 +182,14 @@ export async function startUniversalRead(
 ): Promise<FirstRead> {
 	const key = pageKey(viewer.communityId, query)
 	const kept = keptPage(key)
-	const [version, blocked, keptFlags] = await Promise.all([
+	const [version, { blocked, flags }] = await Promise.all([
 		feedVersion(viewer.communityId),
-		viewerBlocks(viewer.userId),
-		kept
-			? viewerFlags(
-					viewer.userId,
-					kept.page.map((p) => p.id),
-				)
-			: null,
+		viewerState(
+			viewer.userId,
+			kept?.page.map((p) => p.id),
+		),
 	])
-	return { key, kept, version, blocked, keptFlags }
+	return { key, kept, version, blocked, keptFlags: flags }
 }
 
 /**
