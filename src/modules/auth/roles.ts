@@ -1,6 +1,6 @@
 // The stored role of a user, read once per request. Postgres holds it; Redis keeps a
-// copy (5 minutes) read by the request's one check script with the rate-limit counter
-// (request-checks.ts), so the hot feed path pays no extra round trip. A change writes the new role over the
+// copy (5 minutes) whose GET travels in the same pipeline as the rate-limit INCR, so
+// the hot feed path pays no extra round trip. A change writes the new role over the
 // copy after its commit; a reader fills a missing copy with SET NX, so a reader that
 // loaded the old role just before the change cannot overwrite the new one.
 import { sql } from '../../lib/db'
@@ -14,15 +14,14 @@ import { findCurrentRole } from './repo'
 const ROLE_TTL_SECONDS = 300
 const roles = new Set<string>(['member', 'cm', 'owner'])
 
-/**
- * The role stored now, from the copy the request's check script read (`cached`) or, when
- * it has none, from Postgres (then copied); null for a user that no longer exists.
- */
-export async function storedRole(userId: number, cached: string | null): Promise<Role | null> {
+/** The role stored now, or null for a user that no longer exists. */
+export async function currentRole(userId: number): Promise<Role | null> {
+	const key = keys.role(userId)
+	const cached = await redis.get(key).catch(() => null)
 	if (cached && roles.has(cached)) return cached as Role
 	const role = await findCurrentRole(sql, userId)
 	if (role)
-		await redis.set(keys.role(userId), role, 'EX', ROLE_TTL_SECONDS, 'NX').catch((error: Error) => {
+		await redis.set(key, role, 'EX', ROLE_TTL_SECONDS, 'NX').catch((error: Error) => {
 			log.warn({ err: error.message }, 'role cache fill failed')
 		})
 	return role
