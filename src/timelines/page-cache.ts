@@ -36,6 +36,8 @@ export interface SharedPage {
 	basis?: string
 	/** The fields a viewer's page closes with (total_count, paging), as served. */
 	tail?: Buffer
+	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
+	rankedAt?: number
 }
 
 const pages = new Map<string, SharedPage>()

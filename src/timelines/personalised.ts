@@ -200,28 +200,41 @@ function scoreOf(post: Rankable, isConnection: boolean, affinities: Affinities, 
 	)
 }
 
+/** The viewer's connection-feed posts newer than the recompute (newest CONN_FRESH_LIMIT). */
+const freshConnections = (userId: number, computedAt: number) =>
+	redis.zrevrangebyscore(
+		keys.connFeed(userId),
+		'+inf',
+		`(${computedAt}`,
+		'LIMIT',
+		0,
+		CONN_FRESH_LIMIT,
+	)
+
 /**
  * Posts placed since the stored ranking's position (newest FRESH_LIMIT), and fresh
- * connection-feed posts (`connectionIds`, newer than the recompute), scored with the
- * stored affinities. More than FOLD_AT placements are folded into the stored ranking,
- * so the next read starts past them.
+ * connection-feed posts, scored with the stored affinities (`connectionIds`: the
+ * connection posts it read, part of a kept page's basis). More than FOLD_AT placements
+ * are folded into the stored ranking, so the next read starts past them.
  */
 async function freshEntries(
 	viewer: Viewer,
 	meta: Meta,
 	known: Set<string>,
-	connectionIds: string[],
-): Promise<Scored[]> {
+): Promise<{ fresh: Scored[]; connectionIds: string[] }> {
 	const u = viewer.userId
-	const placed = await redis.xrevrange(
-		keys.placements(viewer.communityId),
-		'+',
-		`(${meta.streamId}`,
-		'COUNT',
-		FRESH_LIMIT,
-	)
+	const [placed, connectionIds] = await Promise.all([
+		redis.xrevrange(
+			keys.placements(viewer.communityId),
+			'+',
+			`(${meta.streamId}`,
+			'COUNT',
+			FRESH_LIMIT,
+		),
+		freshConnections(u, meta.computedAt),
+	])
 	const followed = new Set(connectionIds)
-	if (placed.length === 0 && connectionIds.length === 0) return []
+	if (placed.length === 0 && connectionIds.length === 0) return { fresh: [], connectionIds }
 	const affinities = await affinitiesOf(u, meta)
 	const fromStream = new Map<string, Scored>()
 	// Newest first: a post placed again (edited) keeps its newest entry.
@@ -236,11 +249,11 @@ async function freshEntries(
 	const fresh = [...fromStream.values()].filter((e) => !known.has(e.id))
 	// Connection posts the stream does not carry (connections-only visibility, or older than its window).
 	const others = connectionIds.filter((id) => !fromStream.has(id) && !known.has(id))
-	if (others.length === 0) return fresh
+	if (others.length === 0) return { fresh, connectionIds }
 	const posts = await getPosts(viewer.communityId, others)
 	for (const p of posts.values())
 		fresh.push({ id: p.id, score: scoreOf(p, true, affinities, meta.computedAt) })
-	return fresh
+	return { fresh, connectionIds }
 }
 
 /** Adds scored placements to the stored ranking and moves its stream position to `streamId`. */
@@ -283,16 +296,16 @@ export interface PersonalisedFirstRead {
 	version: string
 	/** The id of the community's newest placement (a kept page stands only while it is the same). */
 	newestPlacement: string
-	/** The connection feed's newest CONN_FRESH_LIMIT: the recompute's time picks the fresh ones. */
-	connectionTop: Scored[]
+	/** With a kept page: the connection posts newer than its recompute (as freshEntries reads them). */
+	keptConnections: string[] | null
 	keptFlags: { liked: Set<string>; saved: Set<string> } | null
 }
 
 /**
- * Sends the first round trip of a plain page (no reorder, recompute or topics): the
- * stored ranking's meta, top and size, the blocks, the community's feed version, its
- * newest placement, the connection feed's newest posts, the flags of the viewer's kept
- * page and `gate`, all together.
+ * Sends the first round trip of a plain page (no reorder or topics): the stored
+ * ranking's meta, top and size, the blocks, the community's feed version, its newest
+ * placement, `gate` and, with a kept page, its posts' flags and the connection posts
+ * newer than its recompute, all together.
  */
 export async function startPersonalisedRead(
 	viewer: Pick<Viewer, 'userId' | 'communityId'>,
@@ -303,7 +316,8 @@ export async function startPersonalisedRead(
 	const u = viewer.userId
 	const key = `pers|${u}|${page}|${pageSize}`
 	const kept = keptPage(key)
-	const [meta, stored, storedCount, { blocked, flags }, version, newest, connectionTop] =
+	const since = kept?.rankedAt
+	const [meta, stored, storedCount, { blocked, flags }, version, newest, keptConnections] =
 		await Promise.all([
 			metaOf(u),
 			topOf(u, page * pageSize),
@@ -314,7 +328,7 @@ export async function startPersonalisedRead(
 			),
 			feedVersion(viewer.communityId),
 			lastPlacement(viewer.communityId),
-			redis.zrevrange(keys.connFeed(u), 0, CONN_FRESH_LIMIT - 1, 'WITHSCORES').then(pairs),
+			since === undefined ? null : freshConnections(u, since),
 			gate,
 		])
 	return {
@@ -326,7 +340,7 @@ export async function startPersonalisedRead(
 		blocked,
 		version,
 		newestPlacement: newest,
-		connectionTop,
+		keptConnections,
 		keptFlags: flags,
 	}
 }
@@ -334,10 +348,6 @@ export async function startPersonalisedRead(
 /** The stored ranking's first n (all of it for n = 0), best first. */
 const topOf = async (userId: number, n: number) =>
 	pairs(await redis.zrevrange(keys.persFeed(userId), 0, n - 1, 'WITHSCORES'))
-
-/** Connection-feed posts newer than the recompute (ZREVRANGEBYSCORE +inf (computedAt LIMIT 0 CONN_FRESH_LIMIT). */
-const freshConnections = (top: Scored[], meta: Meta) =>
-	top.filter((e) => e.score > meta.computedAt).map((e) => e.id)
 
 /**
  * A page of the personalised feed as the `data` JSON: `{posts (each with its author as
@@ -363,15 +373,23 @@ export async function readPersonalisedJson(
 		startPersonalisedRead(viewer, query.page, query.pageSize))
 	let { meta, stored, storedCount } = first
 	const { kept, keptFlags, blocked } = first
-	const basis = () =>
+	// What the page is ranked from (the connection posts newer than the recompute are
+	// read with the meta for a kept page, after it otherwise).
+	const basis = (connectionIds: string[]) =>
 		`${meta?.computedAtRaw}|${meta?.streamId}|${first.newestPlacement}|${storedCount}|` +
-		`${meta ? freshConnections(first.connectionTop, meta).join(',') : ''}|` +
-		basisOf(
+		`${connectionIds.join(',')}|${basisOf(
 			viewer,
 			stored.map((e) => e.id),
 			blocked,
-		)
-	if (plain && kept && keptFlags && kept.version === first.version && kept.basis === basis())
+		)}`
+	if (
+		plain &&
+		kept &&
+		keptFlags &&
+		first.keptConnections &&
+		kept.version === first.version &&
+		kept.basis === basis(first.keptConnections)
+	)
 		return Buffer.concat([
 			writeSelection(viewer, { ...kept, ...keptFlags }, kept, { embedUser: true }),
 			kept.tail as Buffer,
@@ -385,15 +403,9 @@ export async function readPersonalisedJson(
 			redis.zcard(keys.persFeed(u)),
 		])
 	}
-	const keptBasis = basis()
-	const fresh = meta
-		? await freshEntries(
-				viewer,
-				meta,
-				new Set(stored.map((e) => e.id)),
-				freshConnections(first.connectionTop, meta),
-			)
-		: []
+	const { fresh, connectionIds } = meta
+		? await freshEntries(viewer, meta, new Set(stored.map((e) => e.id)))
+		: { fresh: [], connectionIds: [] }
 	const merge = (entries: { id: string; score: number }[]) => {
 		if (fresh.length === 0) return entries
 		// A post dated ahead (created_at may be up to 5 min in the future) can be in both.
@@ -440,7 +452,8 @@ export async function readPersonalisedJson(
 			page: selection.page,
 			...authors,
 			nextCursor: null,
-			basis: keptBasis,
+			basis: basis(connectionIds),
+			rankedAt: meta?.computedAt,
 			tail,
 		})
 	return Buffer.concat([writeSelection(viewer, selection, authors, { embedUser: true }), tail])

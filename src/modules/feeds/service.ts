@@ -1,6 +1,7 @@
-// The connection and personalised feeds for one viewer: the rules (feature gate,
-// paging) on top of the timelines engine, which reads Redis and serializes the page
-// (the universal feed's byte-splicing render path).
+// The feeds for one viewer: the rules (feature gate, paging, the activity note) on top
+// of the timelines engine, which reads Redis and serializes the page (byte splicing).
+// Each feed's first round trip can start early, from the auth check as soon as the
+// token is verified (plugin.ts EarlyRead), so a hot page costs one round trip in all.
 import { paging } from '../../lib/paging'
 import {
 	type ConnectionFirstRead,
