@@ -14,7 +14,7 @@ import {
 	recentPostsOfAuthor,
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
-import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
+import { basisOf, feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
 import { viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { loadAuthors, selectPage, writeSelection } from './render'
@@ -202,7 +202,3 @@ export async function readConnectionFeedJson(
 		})
 	return Buffer.concat([writeSelection(viewer, selection, authors, { listKey: 'feed' }), tail()])
 }
-
-/** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
-export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>
-	`${viewer.isCm}|${[...blocked].sort((a, b) => a - b).join(',')}|${ids.join(',')}`

@@ -18,6 +18,7 @@
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { PostView } from './post-cache'
+import type { Viewer } from './present'
 
 const MAX_AGE_MS = 1000
 // Bounds of what a process keeps: kept pages are evicted oldest first past either.
@@ -79,6 +80,10 @@ export function keepPage(key: string, page: SharedPage): void {
 	sizes.set(key, size)
 	keptBytes += size
 }
+
+/** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
+export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>
+	`${viewer.isCm}|${[...blocked].sort((a, b) => a - b).join(',')}|${ids.join(',')}`
 
 /**
  * The community's feed version. A missing key (new community, Redis flushed) gets a

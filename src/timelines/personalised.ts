@@ -10,10 +10,9 @@
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import { basisOf } from './connection-feed'
 import type { VisibilityRules } from './hydrate'
 import { parsePlacement } from './index-post'
-import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
+import { basisOf, feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
 import {
 	authorAffinity,
 	enabledTopicIdsByNames,

@@ -36,11 +36,19 @@ afterAll(async () => {
 const paths = { connection: '/feed/connection', personalised: '/feed/personalised' } as const
 type Feed = keyof typeof paths
 
+interface Post {
+	_id: string
+	text: string
+	is_liked: boolean
+	likes_count: number
+}
+
 async function page(feed: Feed, viewer: TestUser) {
 	const reply = await api('GET', paths[feed], { token: viewer.token })
 	expect(reply.status).toBe(200)
 	const data = reply.body.data
-	return { posts: (data.feed ?? data.posts) as any[], users: data.users, total: data.total_count }
+	const posts: Post[] = data.feed ?? data.posts
+	return { posts, users: data.users as Record<string, { name: string }> }
 }
 const warm = async (feed: Feed) => {
 	await page(feed, alice)
