@@ -3,6 +3,7 @@
 // the viewer's fields are written here. Produces the JSON of hydrate.ts present()
 // (same fields, same order) for the same posts. Used by every feed page (universal,
 // connection, personalised).
+import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
 import { getPostViews, getUserViews, type PostView, viewerFlags } from './post-cache'
 import { postMenu, type Viewer } from './present'
@@ -57,12 +58,15 @@ export interface Selection {
 	saved: Set<string>
 	/** Visible candidates seen in the window (skipped + page): fewer than offset + limit means the window ran short. */
 	visible: number
+	/** The page stopped early: the next post would have passed FEED_PAGE_MAX_BYTES. */
+	cut: boolean
 }
 
 /**
  * One round trip: the views and the viewer's flags of `ids` (feed order); drops what
  * the viewer may not see (deleted, hidden, visibility, blocked authors), skips the
- * first `offset` visible posts and keeps up to `limit`.
+ * first `offset` visible posts and keeps up to `limit`, and no more than
+ * FEED_PAGE_MAX_BYTES of posts (a page of heavy posts is cut; at least one post).
  */
 export async function selectVisible(
 	viewer: Viewer,
@@ -80,13 +84,18 @@ export async function selectVisible(
 	])
 	const page: Selection['page'] = []
 	let visible = 0
+	let bytes = 0
 	for (const id of ids) {
 		if (page.length >= limit) break
 		const view = views.get(id)
 		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
-		if (visible++ >= offset) page.push({ id, view })
+		if (visible++ < offset) continue
+		bytes += view.fragment.length
+		if (bytes > config.FEED_PAGE_MAX_BYTES && page.length > 0)
+			return { page, liked: flags.liked, saved: flags.saved, visible: visible - 1, cut: true }
+		page.push({ id, view })
 	}
-	return { page, liked: flags.liked, saved: flags.saved, visible }
+	return { page, liked: flags.liked, saved: flags.saved, visible, cut: false }
 }
 
 export interface RenderOptions {
@@ -235,7 +244,7 @@ export async function selectPage(
 	let ids = first
 	for (;;) {
 		const selection = await selectVisible(viewer, ids, blocked, rules, offset, limit)
-		if (selection.page.length >= limit || ids.length < n) return selection
+		if (selection.page.length >= limit || selection.cut || ids.length < n) return selection
 		n *= 2
 		ids = await more(n)
 	}
