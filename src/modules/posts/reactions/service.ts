@@ -3,8 +3,9 @@
 // event commit together; the feed caches are told after the commit.
 
 import { recordEvent } from '../../../events/outbox'
-import { type Db, sql, transaction } from '../../../lib/db'
+import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
+import { groupCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager, getPosts, hydratePosts } from '../../../timelines'
@@ -64,6 +65,12 @@ export async function setLike(
 export const likeIsNews = (added: boolean, input: LikeInput) =>
 	added && !isBackDated(input.created_at ?? Date.now(), Date.now())
 
+/**
+ * Likes and unlikes of posts share transactions (lib/group-commit.ts): on a popular post
+ * the counter and the activity group are locked once per batch, not once per like.
+ */
+const likeCommits = groupCommit()
+
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
 	// The post.liked payload is built from the post's cached form and its context rows,
@@ -71,7 +78,7 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 	// Read before the transaction: a cache miss loads from the pool, and a transaction
 	// waiting on the pool while holding a connection could starve it.
 	const cached = await getPosts(c, [postId])
-	const result = await transaction(async (tx) => {
+	const result = await likeCommits.run(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
 		const shown = cached.get(post.id)
 		const [{ liked, added, delta }, context, likedBy] = await Promise.all([
