@@ -16,12 +16,31 @@
 //
 // One batch per batcher is in flight at a time: two transactions of a process never
 // wait on each other's row locks (the works of a batch lock rows in no fixed order, so
-// two concurrent batches could deadlock).
+// two concurrent batches could deadlock). Batches of two processes still can: Postgres
+// then fails one of them after deadlock_timeout, and its works are retried as above.
 import type postgres from 'postgres'
 import { beginCollecting, type Hook, transaction } from './db'
 import { log } from './log'
 
-type Work<T> = (tx: postgres.TransactionSql) => Promise<T>
+/**
+ * What the works of one batch read once for all of them: `shared(key, read)` runs `read`
+ * for the first work asking for `key` and hands every later one the same answer (a
+ * popular post's row, read once per batch instead of once per like).
+ */
+export type Shared = <T>(key: string, read: () => Promise<T>) => Promise<T>
+
+type Work<T> = (tx: postgres.TransactionSql, shared: Shared) => Promise<T>
+
+function sharing(): Shared {
+	const reads = new Map<string, Promise<unknown>>()
+	return <T>(key: string, read: () => Promise<T>) => {
+		const known = reads.get(key) as Promise<T> | undefined
+		if (known) return known
+		const fresh = read()
+		reads.set(key, fresh)
+		return fresh
+	}
+}
 
 interface Waiting {
 	work: Work<unknown>
@@ -55,7 +74,8 @@ export function groupCommit(maxBatch = 64): GroupCommit {
 		let outcomes: PromiseSettledResult<unknown>[] = []
 		try {
 			await beginCollecting(hooks, async (tx) => {
-				outcomes = await Promise.allSettled(batch.map((w) => w.work(tx)))
+				const shared = sharing()
+				outcomes = await Promise.allSettled(batch.map((w) => w.work(tx, shared)))
 				if (outcomes.some((o) => o.status === 'rejected')) throw failedWork
 			})
 		} catch (error) {
@@ -84,7 +104,8 @@ export function groupCommit(maxBatch = 64): GroupCommit {
 	 * before the next batch starts.
 	 */
 	async function runAlone(works: Waiting[]) {
-		for (const w of works) await transaction(w.work).then(w.resolve, w.reject)
+		for (const w of works)
+			await transaction((tx) => w.work(tx, sharing())).then(w.resolve, w.reject)
 	}
 
 	return {

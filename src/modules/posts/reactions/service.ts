@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { groupCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { feedManager, getPosts, hydratePosts } from '../../../timelines'
+import { feedManager, hydratePosts, loadPosts } from '../../../timelines'
 import { isCm, type Session, viewerOf } from '../../auth/session'
 import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
@@ -73,17 +73,16 @@ const likeCommits = groupCommit()
 
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
-	// The post.liked payload is built from the post's cached form and its context rows,
-	// read in the same round trip as the like row: a like costs no read-back of the post.
-	// Read before the transaction: a cache miss loads from the pool, and a transaction
-	// waiting on the pool while holding a connection could starve it.
-	const cached = await getPosts(c, [postId])
-	const result = await likeCommits.run(async (tx) => {
-		const post = await visiblePost(tx, session, postId)
-		const shown = cached.get(post.id)
+	const result = await likeCommits.run(async (tx, shared) => {
+		// The post.liked payload is built from the post and its context rows, read in the
+		// round trips the like needs anyway, and once per batch for all its likes of the post.
+		const [post, shown] = await Promise.all([
+			visiblePost(tx, session, postId),
+			shared(`post:${postId}`, async () => (await loadPosts(tx, c, [postId]))[0]),
+		])
 		const [{ liked, added, delta }, context, likedBy] = await Promise.all([
 			setLike(tx, postLikeTarget, post.id, session.userId, input),
-			shown && loadPostContext(tx, shown),
+			shown && shared(`context:${post.id}`, () => loadPostContext(tx, shown)),
 			actor(tx, session),
 		])
 		const news = likeIsNews(added, input)
