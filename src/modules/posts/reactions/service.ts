@@ -90,7 +90,8 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 		// Row locks last, sent together: on a popular post every like waits for the
 		// author's activity group and the post's counter, so they are held only from
 		// here to the commit, not through the reads above. (Always in this order — the
-		// group, then the post — so two likes can never deadlock.)
+		// group, then the post — so two likes run alone never deadlock; batches of two
+		// processes can, see lib/group-commit.ts.)
 		const changed =
 			(added || !liked) &&
 			onPostLikeChanged(tx, {
