@@ -1,9 +1,9 @@
-// Hands checked rows to Postgres: one buffer per record type, each flushed with a COPY
-// into its staging table when it holds a batch (rows arrive as parsed chunks). Only one COPY runs on a connection at
-// a time, but the reader does not wait for it: it parses the next batch while Postgres
-// takes this one (the two share the machine's cores), and waits only when it has a
-// batch to send before the previous COPY is done. Memory stays at one batch per type
-// plus the one in flight, whatever the file.
+// Hands checked rows to Postgres: one buffer per record type, filled with the parsing
+// threads' chunks and flushed with a COPY into its staging table when it holds a batch.
+// Only one COPY runs on a connection at a time, but the reader does not wait for it:
+// the next batches are parsed while Postgres takes this one, and the reader waits only
+// when it has a batch to send before the previous COPY is done. Memory stays at one
+// batch per type plus the one in flight (and the batches parsing), whatever the file.
 import type { Db } from '../../../lib/db'
 import type { StagedChunk } from './parse-worker'
 import type { RecordType } from './record-model'
