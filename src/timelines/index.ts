@@ -7,7 +7,20 @@ export { readConnectionFeedJson } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { readPersonalisedJson } from './personalised'
-export { getPosts, getUsers, type SeenCounts, viewerBlocks } from './post-cache'
+export {
+	blocksFrom,
+	flagsFrom,
+	getPosts,
+	getPostViews,
+	getUsers,
+	getUserViews,
+	LOADED,
+	type SeenCounts,
+	type ViewerFlags,
+	viewerBlocks,
+	viewerFlags,
+	viewerSetKeys,
+} from './post-cache'
 export {
 	type FeedPost,
 	type FeedUser,
@@ -16,6 +29,6 @@ export {
 	type Viewer,
 } from './present'
 export { rebuildCommunity } from './rebuild'
-export { type EmbeddedPost, renderPostsById } from './render'
+export { type EmbeddedPost, embedPosts, PageWriter } from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export { type FeedQuery, readUniversalJson } from './universal'

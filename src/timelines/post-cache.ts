@@ -419,33 +419,57 @@ async function loadSet(key: string, load: () => Promise<(string | number)[]>): P
 		.exec()
 }
 
-/** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
-export async function viewerFlags(
-	userId: number,
-	postIds: string[],
-): Promise<{ liked: Set<string>; saved: Set<string> }> {
-	const read = (kind: 'liked' | 'saved') =>
-		redis.smismember(keys.viewerFlags(userId, kind), LOADED, ...postIds)
-	let [liked, saved] = await Promise.all([read('liked'), read('saved')])
-	if (!liked[0]) {
-		await loadSet(keys.viewerFlags(userId, 'liked'), () => likedPostIds(sql, userId))
-		liked = await read('liked')
-	}
-	if (!saved[0]) {
-		await loadSet(keys.viewerFlags(userId, 'saved'), () => savedPostIds(sql, userId))
-		saved = await read('saved')
-	}
+/**
+ * The viewer's lazily loaded sets — blocks, liked, saved — in that order. They share the
+ * viewer's hash tag ({u<id>}), so a script over the viewer's other keys may read them
+ * too (SMEMBERS of the first, SMISMEMBER LOADED + post ids of the others) and hand the
+ * answers to blocksFrom / flagsFrom.
+ */
+export const viewerSetKeys = (userId: number) => [
+	keys.viewerBlocks(userId),
+	keys.viewerFlags(userId, 'liked'),
+	keys.viewerFlags(userId, 'saved'),
+]
+
+export interface ViewerFlags {
+	liked: Set<string>
+	saved: Set<string>
+}
+
+/** Blocked user ids from SMEMBERS of the blocks set; null while it is not loaded. */
+export function blocksFrom(members: string[]): Set<number> | null {
+	if (!members.includes(LOADED)) return null
+	return new Set(members.filter((m) => m !== LOADED).map(Number))
+}
+
+/** The flags of `postIds` from SMISMEMBER <set> LOADED ...postIds answers; null while a set is not loaded. */
+export function flagsFrom(postIds: string[], liked: number[], saved: number[]): ViewerFlags | null {
+	if (!liked[0] || !saved[0]) return null
 	const pick = (answers: number[]) => new Set(postIds.filter((_, i) => answers[i + 1] === 1))
 	return { liked: pick(liked), saved: pick(saved) }
+}
+
+/** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
+export async function viewerFlags(userId: number, postIds: string[]): Promise<ViewerFlags> {
+	const [, likedKey, savedKey] = viewerSetKeys(userId)
+	const read = (key: string) => redis.smismember(key, LOADED, ...postIds)
+	let [liked, saved] = await Promise.all([read(likedKey), read(savedKey)])
+	if (!liked[0]) {
+		await loadSet(likedKey, () => likedPostIds(sql, userId))
+		liked = await read(likedKey)
+	}
+	if (!saved[0]) {
+		await loadSet(savedKey, () => savedPostIds(sql, userId))
+		saved = await read(savedKey)
+	}
+	return flagsFrom(postIds, liked, saved) ?? { liked: new Set(), saved: new Set() }
 }
 
 /** User ids hidden from the viewer by a block in either direction. */
 export async function viewerBlocks(userId: number): Promise<Set<number>> {
 	const key = keys.viewerBlocks(userId)
-	let members = await redis.smembers(key)
-	if (!members.includes(LOADED)) {
-		await loadSet(key, () => blockedUserIds(sql, userId))
-		members = await redis.smembers(key)
-	}
-	return new Set(members.filter((m) => m !== LOADED).map(Number))
+	const blocked = blocksFrom(await redis.smembers(key))
+	if (blocked) return blocked
+	await loadSet(key, () => blockedUserIds(sql, userId))
+	return blocksFrom(await redis.smembers(key)) ?? new Set()
 }

@@ -5,7 +5,13 @@
 // connection, personalised).
 import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
-import { getPostViews, getUserViews, type PostView, viewerFlags } from './post-cache'
+import {
+	getPostViews,
+	getUserViews,
+	type PostView,
+	type ViewerFlags,
+	viewerFlags,
+} from './post-cache'
 import { postMenu, type Viewer } from './present'
 
 /**
@@ -13,7 +19,7 @@ import { postMenu, type Viewer } from './present'
  * strings between them are encoded in place. Allocating a Buffer per piece (~60 per
  * page) cost more than the copying itself.
  */
-class PageWriter {
+export class PageWriter {
 	private pieces: (Buffer | string)[] = []
 	private text = ''
 	private bound = 0
@@ -82,6 +88,29 @@ export async function selectVisible(
 		getPostViews(viewer.communityId, ids),
 		viewerFlags(viewer.userId, ids.slice(offset)),
 	])
+	const page = { offset, limit, maxBytes: config.FEED_PAGE_MAX_BYTES }
+	return { ...pickVisible(viewer, ids, views, blocked, rules, page), ...flags }
+}
+
+interface PageBounds {
+	offset: number
+	limit: number
+	/** what the page's posts may weigh together (at least one post is kept) */
+	maxBytes: number
+}
+
+/**
+ * The posts of `ids` the viewer may see, in order, after skipping `offset` visible ones,
+ * up to `limit` of them and `maxBytes` of their cached bytes.
+ */
+function pickVisible(
+	viewer: Viewer,
+	ids: string[],
+	views: Map<string, PostView>,
+	blocked: Set<number>,
+	rules: VisibilityRules = {},
+	{ offset, limit, maxBytes }: PageBounds = { offset: 0, limit: ids.length, maxBytes: Infinity },
+): Pick<Selection, 'page' | 'visible' | 'cut'> {
 	const page: Selection['page'] = []
 	let visible = 0
 	let bytes = 0
@@ -91,11 +120,10 @@ export async function selectVisible(
 		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
 		if (visible++ < offset) continue
 		bytes += view.fragment.length
-		if (bytes > config.FEED_PAGE_MAX_BYTES && page.length > 0)
-			return { page, liked: flags.liked, saved: flags.saved, visible: visible - 1, cut: true }
+		if (bytes > maxBytes && page.length > 0) return { page, visible: visible - 1, cut: true }
 		page.push({ id, view })
 	}
-	return { page, liked: flags.liked, saved: flags.saved, visible, cut: false }
+	return { page, visible, cut: false }
 }
 
 export interface RenderOptions {
@@ -142,23 +170,25 @@ function idsIn(fragment: Buffer, key: Buffer): string[] {
 
 /**
  * The visible posts of `ids` one by one (for a page that embeds posts among other
- * things: the notification feed), each as the bytes a feed page holds: one round trip,
- * nothing parsed but the topic ids. The caller supplies the authors (`authorId`).
+ * things: the notification feed), each as the bytes a feed page holds, from views and
+ * flags the caller read (in its own round trip): nothing parsed but the topic ids. The
+ * caller supplies the authors (`authorId`).
  */
-export async function renderPostsById(
+export function embedPosts(
 	viewer: Viewer,
 	ids: string[],
+	views: Map<string, PostView>,
+	flags: ViewerFlags,
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
-): Promise<Map<string, EmbeddedPost>> {
-	const selection = await selectVisible(viewer, ids, blocked, rules)
+): Map<string, EmbeddedPost> {
 	const posts = new Map<string, EmbeddedPost>()
-	for (const { id, view } of selection.page) {
+	for (const { id, view } of pickVisible(viewer, ids, views, blocked, rules).page) {
 		const out = new PageWriter()
 		out.str('{')
 		out.buf(view.fragment)
 		out.str(
-			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`,
+			`,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`,
 		)
 		posts.set(id, {
 			json: out.done(),
