@@ -6,14 +6,14 @@ export { noteFeedRead } from './activity'
 export { readConnectionFeedJson } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
+export { viewsUnderVersion } from './kept-views'
+export { feedVersion } from './page-cache'
 export { readPersonalisedJson } from './personalised'
 export {
 	blocksFrom,
 	flagsFrom,
 	getPosts,
-	getPostViews,
 	getUsers,
-	getUserViews,
 	LOADED,
 	type SeenCounts,
 	type ViewerFlags,

@@ -146,8 +146,8 @@ export async function loadAuthors(viewer: Viewer, page: Selection['page']): Prom
 }
 
 export interface EmbeddedPost {
-	/** the post as a feed shows it to the viewer (same bytes as in a feed page) */
-	json: Buffer
+	/** the post as a feed shows it to the viewer (same bytes as in a feed page), in pieces to write in order */
+	json: (Buffer | string)[]
 	authorId: number
 	authorUuid: string
 	topicIds: string[]
@@ -168,11 +168,23 @@ function idsIn(fragment: Buffer, key: Buffer): string[] {
 	return end < 0 ? [] : (JSON.parse(fragment.toString('utf8', start, end + 1)) as string[])
 }
 
+// A post's topic and widget ids, found once per cached fragment (kept views serve the
+// same fragment to many pages).
+const lists = new WeakMap<Buffer, { topicIds: string[]; widgetIds: string[] }>()
+function listsOf(fragment: Buffer) {
+	let found = lists.get(fragment)
+	if (!found) {
+		found = { topicIds: idsIn(fragment, TOPICS), widgetIds: idsIn(fragment, WIDGETS) }
+		lists.set(fragment, found)
+	}
+	return found
+}
+
 /**
  * The visible posts of `ids` one by one (for a page that embeds posts among other
- * things: the notification feed), each as the bytes a feed page holds, from views and
- * flags the caller read (in its own round trip): nothing parsed but the topic ids. The
- * caller supplies the authors (`authorId`).
+ * things: the notification feed), each as the pieces of the bytes a feed page holds
+ * (the caller writes them into its page), from views and flags the caller read:
+ * nothing parsed but the topic ids. The caller supplies the authors (`authorId`).
  */
 export function embedPosts(
 	viewer: Viewer,
@@ -184,18 +196,12 @@ export function embedPosts(
 ): Map<string, EmbeddedPost> {
 	const posts = new Map<string, EmbeddedPost>()
 	for (const { id, view } of pickVisible(viewer, ids, views, blocked, rules).page) {
-		const out = new PageWriter()
-		out.str('{')
-		out.buf(view.fragment)
-		out.str(
-			`,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`,
-		)
+		const flagsAndMenu = `,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${JSON.stringify(postMenu(view.header, viewer))}}`
 		posts.set(id, {
-			json: out.done(),
+			json: ['{', view.fragment, flagsAndMenu],
 			authorId: view.header.user_id,
 			authorUuid: view.header.author_uuid,
-			topicIds: idsIn(view.fragment, TOPICS),
-			widgetIds: idsIn(view.fragment, WIDGETS),
+			...listsOf(view.fragment),
 		})
 	}
 	return posts

@@ -12,13 +12,13 @@ import {
 	type EmbeddedPost,
 	embedPosts,
 	type FeedUser,
-	getPostViews,
-	getUserViews,
+	feedVersion,
 	PageWriter,
 	presentFeedUser,
 	type ViewerFlags,
 	viewerBlocks,
 	viewerFlags,
+	viewsUnderVersion,
 } from '../../../timelines'
 import { type Session, viewerOf } from '../../auth/session'
 import { presentComment } from '../../posts/comments/present'
@@ -37,11 +37,14 @@ const idsOf = (activities: PageActivity[], type: number) => [
 	...new Set(activities.filter((a) => a.entityType === type).map((a) => a.entityId)),
 ]
 
-/** JSON as it is spliced: cached bytes, or a string made here. */
-type Json = Buffer | string
+/** JSON as it is spliced: cached bytes, a string made here, or pieces of both in order. */
+type Json = Buffer | string | (Buffer | string)[]
 
-const splice = (out: PageWriter, json: Json) =>
-	typeof json === 'string' ? out.str(json) : out.buf(json)
+function splice(out: PageWriter, json: Json) {
+	if (typeof json === 'string') out.str(json)
+	else if (Buffer.isBuffer(json)) out.buf(json)
+	else for (const piece of json) splice(out, piece)
+}
 
 /** An entity as the page embeds it: its JSON and its owner's uuid. */
 interface Entity {
@@ -63,38 +66,39 @@ interface PageRows {
 	flags: ViewerFlags | null
 }
 
-/** Users by id from the user cache, as bytes (spliced) and parsed (uuid and name). */
-async function loadPeople(communityId: number, ids: number[], into: Map<number, Person>) {
-	for (const [id, json] of await getUserViews(communityId, ids))
+/** People of a page by id: the feed form's bytes and the uuid and name read from them. */
+function addPeople(into: Map<number, Person>, users: Map<number, Buffer>) {
+	for (const [id, json] of users)
 		into.set(id, { json, user: JSON.parse(json.toString()) as FeedUser })
 }
 
 /**
- * Entities of a page in one round trip: posts as the bytes the feed engine caches
- * (with the viewer's flags and blocks the copy's script read, or read now), the users
- * the page names (actors and the viewer, who usually wrote the posts), comments
- * (Postgres, only when the page has any). Authors not among them come after.
+ * Entities of a page: posts as the bytes the feed engine caches, with the viewer's
+ * flags and blocks the copy's script read (or read now), the users the page names
+ * (actors and the viewer, who usually wrote the posts), comments (Postgres, only when
+ * the page has any); posts and users through this process's kept views while the
+ * community's feed `version` (read with the copy) stands, else in one round trip.
+ * Authors not among them come after.
  */
-async function loadEntities(session: Session, page: PageRows) {
+async function loadEntities(session: Session, page: PageRows, version: string) {
 	const { communityId, userId } = session
 	const postIds = idsOf(page.activities, EntityType.post)
 	const commentIds = idsOf(page.activities, EntityType.comment)
-	const people = new Map<number, Person>()
 	const actors = new Set([userId, ...page.activities.flatMap((a) => a.actorIds)])
 	const [views, comments, blocked, flags] = await Promise.all([
-		postIds.length > 0 ? getPostViews(communityId, postIds) : undefined,
+		viewsUnderVersion(communityId, version, postIds, [...actors]),
 		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
 		page.blocked ?? viewerBlocks(userId),
 		page.flags ?? (postIds.length > 0 ? viewerFlags(userId, postIds) : undefined),
-		loadPeople(communityId, [...actors], people),
 	])
-	const posts =
-		views && flags
-			? embedPosts(viewerOf(session), postIds, views, flags, blocked, {
-					visibilities: ['public', 'connections'],
-					keepHidden: true,
-				})
-			: new Map<string, EmbeddedPost>()
+	const people = new Map<number, Person>()
+	addPeople(people, views.users)
+	const posts = flags
+		? embedPosts(viewerOf(session), postIds, views.posts, flags, blocked, {
+				visibilities: ['public', 'connections'],
+				keepHidden: true,
+			})
+		: new Map<string, EmbeddedPost>()
 	const liveComments = comments.filter((c) => !c.is_deleted)
 	const authors = [
 		...new Set([
@@ -102,7 +106,8 @@ async function loadEntities(session: Session, page: PageRows) {
 			...liveComments.map((c) => c.user_id),
 		]),
 	].filter((id) => !people.has(id))
-	if (authors.length > 0) await loadPeople(communityId, authors, people)
+	if (authors.length > 0)
+		addPeople(people, (await viewsUnderVersion(communityId, version, [], authors)).users)
 	const byUuid = new Map<string, Person>()
 	for (const person of people.values()) byUuid.set(person.user.uuid, person)
 	// A user entity (100, 101) is its actor, already loaded; others are looked up.
@@ -155,11 +160,12 @@ async function pageRows(userId: number, offset: number, limit: number): Promise<
 
 /**
  * A page of the notification feed as the `data` JSON, `{activities, users, topics,
- * widgets, total_count}`: the activities (records, mostly JSON already) with the
- * viewer's blocks and flags in one script call on the user's copy, then posts and users
- * as the bytes the feed engine caches in one round trip; the page is spliced from those
- * bytes, nothing re-serialized. Postgres only for comments, topics and widgets when
- * the page has any.
+ * widgets, total_count}`. One round trip: the activities (records, mostly JSON already)
+ * with the viewer's blocks and flags in one script call on the user's copy, and the
+ * community's feed version beside it; then posts and users as the bytes the feed
+ * engine caches, kept in the process under that version (a second round trip when
+ * they are not). The page is spliced from those bytes, nothing re-serialized. Postgres
+ * only for comments, topics and widgets when the page has any.
  */
 export async function activityFeedJson(
 	session: Session,
@@ -168,8 +174,11 @@ export async function activityFeedJson(
 	v1: boolean,
 ): Promise<Buffer> {
 	const p = paging(page, pageSize, 20)
-	const rows = await pageRows(session.userId, p.offset, p.pageSize)
-	const loaded = await loadEntities(session, rows)
+	const [rows, version] = await Promise.all([
+		pageRows(session.userId, p.offset, p.pageSize),
+		feedVersion(session.communityId),
+	])
+	const loaded = await loadEntities(session, rows, version)
 	const users = new Map<number, Person['user']>()
 	for (const [id, person] of loaded.people) users.set(id, person.user)
 	const ctx = { users, recipientJson: JSON.stringify(session.uuid), v1 }
