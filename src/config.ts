@@ -55,6 +55,10 @@ const Schema = T.Object({
 	PUBLIC_BASE_URL: T.String({ pattern: '^https?://', default: 'http://localhost:3000' }),
 	RECOMPUTE_CRON: T.String({ default: '*/15 * * * *' }),
 	MAX_BODY_BYTES: T.Integer({ minimum: 1024, default: 256 * 1024 }),
+	// what the posts of one feed page may weigh together: a page stops before the post
+	// that would pass it (at least one post). 6 MiB holds 20 posts of the heaviest kind a
+	// 256 KB body can create, so a page of the default size is never cut (docs/security.md)
+	FEED_PAGE_MAX_BYTES: T.Integer({ minimum: 64 * 1024, default: 6 * 1024 * 1024 }),
 	// largest NDJSON body POST /migration/import takes (streamed to Postgres, never held)
 	IMPORT_MAX_BYTES: T.Integer({
 		minimum: 1024,

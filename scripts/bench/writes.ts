@@ -4,7 +4,8 @@
 // against baselines measured in the same run: the bare route, and the same 16
 // connections doing one-row INSERT transactions straight to Postgres through the same
 // driver. Own database plaza_bench_writes and Redis db 11 (fresh each run).
-// Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120)
+// Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120;
+// BENCH_WRITES_ONLY=1 stops after the post and like rows)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -23,6 +24,7 @@ const { createProject } = await import('../../src/modules/projects/service')
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
+const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1'
 const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
@@ -222,7 +224,17 @@ try {
 		over: baseline,
 		note: `counts wrong afterwards: ${await countsExact()}`,
 	})
+	if (!WRITES_ONLY) await readRows(bare)
+	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
+	console.log(`feed marks left unconfirmed at the end: ${marks}`)
+} finally {
+	printRows()
+	child.kill()
+	await sql.end()
+	redis.disconnect()
+}
 
+async function readRows(bare: Row) {
 	const universal = '/feed/universal?page=1&page_size=20'
 	const readOnly = await load('universal page 1, read-only', { path: universal, headers: viewer })
 	rows.push({ row: readOnly, over: bare })
@@ -309,7 +321,9 @@ try {
 		},
 	})
 	rows.push({ row: firstTime, over: bare })
+}
 
+function printRows() {
 	const pad = (v: string | number, w: number) => String(v).padStart(w)
 	console.log(`\nwrites benchmark: ${CONNECTIONS} connections, ${SECONDS} s per row, same run`)
 	console.log(
@@ -321,10 +335,4 @@ try {
 			`${row.name.padEnd(40)}${pad(row.rps, 8)}${pad(row.p50, 6)}${pad(row.p99, 6)}${pad(row.errors, 8)}  ${ratio}${note ? `; ${note}` : ''}`,
 		)
 	}
-	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
-	console.log(`feed marks left unconfirmed at the end: ${marks}`)
-} finally {
-	child.kill()
-	await sql.end()
-	redis.disconnect()
 }

@@ -12,7 +12,7 @@ export const sql = postgres(config.DATABASE_URL, {
 
 export type Db = postgres.Sql | postgres.TransactionSql
 
-type Hook = () => Promise<void>
+export type Hook = () => Promise<void>
 const commitHooks = new WeakMap<object, Hook[]>()
 
 /**
@@ -22,12 +22,23 @@ const commitHooks = new WeakMap<object, Hook[]>()
  */
 export async function transaction<T>(work: (tx: postgres.TransactionSql) => Promise<T>) {
 	const hooks: Hook[] = []
-	const result = await sql.begin((tx) => {
-		commitHooks.set(tx, hooks)
-		return work(tx)
-	})
+	const result = await beginCollecting(hooks, work)
 	for (const hook of hooks) await hook()
 	return result
+}
+
+/**
+ * `sql.begin(work)` where what `work` registers with `afterCommit` lands in `hooks`,
+ * for the caller to run once committed (lib/group-commit.ts runs a whole batch's).
+ */
+export function beginCollecting<T>(
+	hooks: Hook[],
+	work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
+	return sql.begin((tx) => {
+		commitHooks.set(tx, hooks)
+		return work(tx)
+	}) as Promise<T>
 }
 
 /** Runs `hook` after `tx` commits; `tx` must come from `transaction()` (else it throws). */

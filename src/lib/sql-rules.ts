@@ -21,6 +21,13 @@ export const hiddenByTopics = (db: Db, post: string): Fragment => db`
 			where pt.post_id = ${db(post)}.id and t.is_enabled))`
 
 /**
+ * hiddenByTopics as an aggregate over one post's topic links joined to their topics
+ * (alias `topic`), for reads of many posts at once; null for a post without links.
+ */
+export const hiddenByTopicLinks = (db: Db, topic: string): Fragment =>
+	db`bool_and(not ${db(topic)}.is_enabled)`
+
+/**
  * The viewer may see the post (alias `post`) by its visibility: their own, public,
  * any post for a CM, a connections post of someone they are connected to.
  */

@@ -10,12 +10,25 @@ export {
 } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
+export { viewsUnderVersion } from './kept-views'
+export { feedVersion } from './page-cache'
 export {
 	type PersonalisedFirstRead,
 	readPersonalisedJson,
 	startPersonalisedRead,
 } from './personalised'
-export { getPosts, getUsers, type SeenCounts, viewerBlocks } from './post-cache'
+export {
+	blocksFrom,
+	flagsFrom,
+	getPosts,
+	getUsers,
+	LOADED,
+	type SeenCounts,
+	type ViewerFlags,
+	viewerBlocks,
+	viewerFlags,
+	viewerSetKeys,
+} from './post-cache'
 export {
 	type FeedPost,
 	type FeedUser,
@@ -24,7 +37,7 @@ export {
 	type Viewer,
 } from './present'
 export { rebuildCommunity } from './rebuild'
-export { type EmbeddedPost, renderPostsById } from './render'
+export { type EmbeddedPost, embedPosts, PageWriter } from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export {
 	type FeedQuery,

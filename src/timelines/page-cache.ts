@@ -20,7 +20,7 @@ import { redis } from '../lib/redis'
 import type { PostView } from './post-cache'
 import type { Viewer } from './present'
 
-const MAX_AGE_MS = 1000
+export const MAX_AGE_MS = 1000
 // Bounds of what a process keeps: kept pages are evicted oldest first past either.
 const MAX_PAGES = 2000
 const MAX_BYTES = 64 * 1024 * 1024

@@ -419,29 +419,56 @@ async function loadSet(key: string, load: () => Promise<(string | number)[]>): P
 		.exec()
 }
 
+/**
+ * The viewer's lazily loaded sets — blocks, liked, saved — in that order. They share the
+ * viewer's hash tag ({u<id>}), so a script over the viewer's other keys may read them
+ * too (SMEMBERS of the first, SMISMEMBER LOADED + post ids of the others) and hand the
+ * answers to blocksFrom / flagsFrom.
+ */
+export const viewerSetKeys = (userId: number) => [
+	keys.viewerBlocks(userId),
+	keys.viewerFlags(userId, 'liked'),
+	keys.viewerFlags(userId, 'saved'),
+]
+
+export interface ViewerFlags {
+	liked: Set<string>
+	saved: Set<string>
+}
+
+/** Blocked user ids from SMEMBERS of the blocks set; null while it is not loaded. */
+export function blocksFrom(members: string[]): Set<number> | null {
+	if (!members.includes(LOADED)) return null
+	return new Set(members.filter((m) => m !== LOADED).map(Number))
+}
+
+/** The flags of `postIds` from SMISMEMBER <set> LOADED ...postIds answers; null while a set is not loaded. */
+export function flagsFrom(postIds: string[], liked: number[], saved: number[]): ViewerFlags | null {
+	if (!liked[0] || !saved[0]) return null
+	const pick = (answers: number[]) => new Set(postIds.filter((_, i) => answers[i + 1] === 1))
+	return { liked: pick(liked), saved: pick(saved) }
+}
+
 /** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
-export async function viewerFlags(
-	userId: number,
-	postIds: string[],
-): Promise<{ liked: Set<string>; saved: Set<string> }> {
-	const read = (kind: 'liked' | 'saved') =>
-		redis.smismember(keys.viewerFlags(userId, kind), LOADED, ...postIds)
-	let [liked, saved] = await Promise.all([read('liked'), read('saved')])
+export async function viewerFlags(userId: number, postIds: string[]): Promise<ViewerFlags> {
+	const [, likedKey, savedKey] = viewerSetKeys(userId)
+	const read = (key: string) => redis.smismember(key, LOADED, ...postIds)
+	let [liked, saved] = await Promise.all([read(likedKey), read(savedKey)])
 	if (!liked[0]) {
-		await loadSet(keys.viewerFlags(userId, 'liked'), () => likedPostIds(sql, userId))
-		liked = await read('liked')
+		await loadSet(likedKey, () => likedPostIds(sql, userId))
+		liked = await read(likedKey)
 	}
 	if (!saved[0]) {
-		await loadSet(keys.viewerFlags(userId, 'saved'), () => savedPostIds(sql, userId))
-		saved = await read('saved')
+		await loadSet(savedKey, () => savedPostIds(sql, userId))
+		saved = await read(savedKey)
 	}
-	return { liked: flagged(postIds, liked), saved: flagged(postIds, saved) }
+	return flagsFrom(postIds, liked, saved) ?? { liked: new Set(), saved: new Set() }
 }
 
 export interface ViewerState {
 	blocked: Set<number>
 	/** The viewer's flags of the kept page's posts (none kept: null). */
-	flags: { liked: Set<string>; saved: Set<string> } | null
+	flags: ViewerFlags | null
 }
 
 /**
@@ -456,17 +483,11 @@ export async function viewerState(userId: number, keptIds?: string[]): Promise<V
 	return { blocked, flags }
 }
 
-/** The post ids an SMISMEMBER led by LOADED answered 1 for. */
-const flagged = (postIds: string[], answers: number[]) =>
-	new Set(postIds.filter((_, i) => answers[i + 1] === 1))
-
 /** User ids hidden from the viewer by a block in either direction. */
 export async function viewerBlocks(userId: number): Promise<Set<number>> {
 	const key = keys.viewerBlocks(userId)
-	let members = await redis.smembers(key)
-	if (!members.includes(LOADED)) {
-		await loadSet(key, () => blockedUserIds(sql, userId))
-		members = await redis.smembers(key)
-	}
-	return new Set(members.filter((m) => m !== LOADED).map(Number))
+	const blocked = blocksFrom(await redis.smembers(key))
+	if (blocked) return blocked
+	await loadSet(key, () => blockedUserIds(sql, userId))
+	return blocksFrom(await redis.smembers(key)) ?? new Set()
 }

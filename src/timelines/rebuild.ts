@@ -4,20 +4,21 @@
 // rebuilt lazily on the next read), then
 // re-adds every post to the sorted sets in pipelined batches. The post cache fills on
 // read (a value stored here could be older than a like committed meanwhile).
-// Where the time goes: loading the posts (their topic and widget links) is most of it,
-// so the next batches load while the current one is written, and a batch is written
-// as one ZADD per set with all its members rather than one per post and set.
+// Where the time goes: reading the posts. Only what places a post is read, in one
+// set-based query (repo.ts eachPlacementBatch); the next batch is read while the current
+// one is written, and a batch is written as one ZADD per set with all its members
+// rather than one per post and set.
 import { replica } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { deleteKeys, execOrThrow, scanKeys } from '../lib/redis-slots'
 import { setsFor } from './index-post'
 import { bumpFeedVersion } from './page-cache'
-import { type CachedPost, communityPostIds, communityUserIds, loadPosts } from './repo'
+import { communityUserIds, eachPlacementBatch, type PlacedPost } from './repo'
 
 const BATCH = 1000
-/** Batches of posts loading at once (each on its own pooled connection) ahead of the writes. */
-const LOADS_AHEAD = 2
+/** Posts read from Postgres per batch (fewer round trips; a batch is one ZADD per set). */
+const PLACEMENT_BATCH = 5000
 
 async function dropCommunityKeys(communityId: number): Promise<void> {
 	// SCAN on every master: on a cluster the client's SCAN would see one node only.
@@ -39,7 +40,7 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 }
 
 /** The batch's sorted-set entries as one ZADD per set (every set is in the community's slot). */
-async function placeBatch(posts: CachedPost[]): Promise<void> {
+async function placeBatch(posts: PlacedPost[]): Promise<void> {
 	const members = new Map<string, (string | number)[]>()
 	for (const post of posts)
 		for (const { key, member } of setsFor(post)) {
@@ -62,29 +63,15 @@ export async function rebuildCommunity(
 	options: { drop?: boolean } = {},
 ): Promise<number> {
 	if (options.drop !== false) await dropCommunityKeys(communityId)
-	let after = ''
-	let read = false
-	let total = 0
-	const loading: Promise<CachedPost[]>[] = []
-	for (;;) {
-		// Ids page by page (an index range, cheap); their posts load up to LOADS_AHEAD at once.
-		while (!read && loading.length < LOADS_AHEAD) {
-			const ids = await communityPostIds(replica, communityId, after, BATCH)
-			if (ids.length === 0) {
-				read = true
-				break
-			}
-			after = ids[ids.length - 1] as string
-			total += ids.length
-			const load = loadPosts(replica, communityId, ids)
-			// Awaited in order below; a failure must not surface as unhandled meanwhile.
-			load.catch(() => {})
-			loading.push(load)
-		}
-		const next = loading.shift()
-		if (!next) break
-		await placeBatch(await next)
-	}
+	// One batch's ZADDs in flight while the next batch is read.
+	let placing: Promise<void> = Promise.resolve()
+	const total = await eachPlacementBatch(replica, communityId, PLACEMENT_BATCH, async (posts) => {
+		await placing
+		placing = placeBatch(posts)
+		// Awaited with the next batch or below; a failure must not surface as unhandled meanwhile.
+		placing.catch(() => {})
+	})
+	await placing
 	await redis.set(keys.feedBuilt(communityId), String(Date.now()))
 	await bumpFeedVersion(communityId)
 	return total

@@ -3,8 +3,15 @@
 // the viewer's fields are written here. Produces the JSON of hydrate.ts present()
 // (same fields, same order) for the same posts. Used by every feed page (universal,
 // connection, personalised).
+import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
-import { getPostViews, getUserViews, type PostView, viewerFlags } from './post-cache'
+import {
+	getPostViews,
+	getUserViews,
+	type PostView,
+	type ViewerFlags,
+	viewerFlags,
+} from './post-cache'
 import { postMenuJson, type Viewer } from './present'
 
 /**
@@ -12,7 +19,7 @@ import { postMenuJson, type Viewer } from './present'
  * strings between them are encoded in place. Allocating a Buffer per piece (~60 per
  * page) cost more than the copying itself.
  */
-class PageWriter {
+export class PageWriter {
 	private pieces: (Buffer | string)[] = []
 	private text = ''
 	private bound = 0
@@ -57,12 +64,15 @@ export interface Selection {
 	saved: Set<string>
 	/** Visible candidates seen in the window (skipped + page): fewer than offset + limit means the window ran short. */
 	visible: number
+	/** The page stopped early: the next post would have passed FEED_PAGE_MAX_BYTES. */
+	cut: boolean
 }
 
 /**
  * One round trip: the views and the viewer's flags of `ids` (feed order); drops what
  * the viewer may not see (deleted, hidden, visibility, blocked authors), skips the
- * first `offset` visible posts and keeps up to `limit`.
+ * first `offset` visible posts and keeps up to `limit`, and no more than
+ * FEED_PAGE_MAX_BYTES of posts (a page of heavy posts is cut; at least one post).
  */
 export async function selectVisible(
 	viewer: Viewer,
@@ -78,15 +88,42 @@ export async function selectVisible(
 		getPostViews(viewer.communityId, ids),
 		viewerFlags(viewer.userId, ids.slice(offset)),
 	])
+	const page = { offset, limit, maxBytes: config.FEED_PAGE_MAX_BYTES }
+	return { ...pickVisible(viewer, ids, views, blocked, rules, page), ...flags }
+}
+
+interface PageBounds {
+	offset: number
+	limit: number
+	/** what the page's posts may weigh together (at least one post is kept) */
+	maxBytes: number
+}
+
+/**
+ * The posts of `ids` the viewer may see, in order, after skipping `offset` visible ones,
+ * up to `limit` of them and `maxBytes` of their cached bytes.
+ */
+function pickVisible(
+	viewer: Viewer,
+	ids: string[],
+	views: Map<string, PostView>,
+	blocked: Set<number>,
+	rules: VisibilityRules = {},
+	{ offset, limit, maxBytes }: PageBounds = { offset: 0, limit: ids.length, maxBytes: Infinity },
+): Pick<Selection, 'page' | 'visible' | 'cut'> {
 	const page: Selection['page'] = []
 	let visible = 0
+	let bytes = 0
 	for (const id of ids) {
 		if (page.length >= limit) break
 		const view = views.get(id)
 		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
-		if (visible++ >= offset) page.push({ id, view })
+		if (visible++ < offset) continue
+		bytes += view.fragment.length
+		if (bytes > maxBytes && page.length > 0) return { page, visible: visible - 1, cut: true }
+		page.push({ id, view })
 	}
-	return { page, liked: flags.liked, saved: flags.saved, visible }
+	return { page, visible, cut: false }
 }
 
 export interface RenderOptions {
@@ -109,8 +146,8 @@ export async function loadAuthors(viewer: Viewer, page: Selection['page']): Prom
 }
 
 export interface EmbeddedPost {
-	/** the post as a feed shows it to the viewer (same bytes as in a feed page) */
-	json: Buffer
+	/** the post as a feed shows it to the viewer (same bytes as in a feed page), in pieces to write in order */
+	json: (Buffer | string)[]
 	authorId: number
 	authorUuid: string
 	topicIds: string[]
@@ -131,32 +168,40 @@ function idsIn(fragment: Buffer, key: Buffer): string[] {
 	return end < 0 ? [] : (JSON.parse(fragment.toString('utf8', start, end + 1)) as string[])
 }
 
+// A post's topic and widget ids, found once per cached fragment (kept views serve the
+// same fragment to many pages).
+const lists = new WeakMap<Buffer, { topicIds: string[]; widgetIds: string[] }>()
+function listsOf(fragment: Buffer) {
+	let found = lists.get(fragment)
+	if (!found) {
+		found = { topicIds: idsIn(fragment, TOPICS), widgetIds: idsIn(fragment, WIDGETS) }
+		lists.set(fragment, found)
+	}
+	return found
+}
+
 /**
  * The visible posts of `ids` one by one (for a page that embeds posts among other
- * things: the notification feed), each as the bytes a feed page holds: one round trip,
+ * things: the notification feed), each as the pieces of the bytes a feed page holds
+ * (the caller writes them into its page), from views and flags the caller read:
  * nothing parsed but the topic ids. The caller supplies the authors (`authorId`).
  */
-export async function renderPostsById(
+export function embedPosts(
 	viewer: Viewer,
 	ids: string[],
+	views: Map<string, PostView>,
+	flags: ViewerFlags,
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
-): Promise<Map<string, EmbeddedPost>> {
-	const selection = await selectVisible(viewer, ids, blocked, rules)
+): Map<string, EmbeddedPost> {
 	const posts = new Map<string, EmbeddedPost>()
-	for (const { id, view } of selection.page) {
-		const out = new PageWriter()
-		out.str('{')
-		out.buf(view.fragment)
-		out.str(
-			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}}`,
-		)
+	for (const { id, view } of pickVisible(viewer, ids, views, blocked, rules).page) {
+		const flagsAndMenu = `,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}}`
 		posts.set(id, {
-			json: out.done(),
+			json: ['{', view.fragment, flagsAndMenu],
 			authorId: view.header.user_id,
 			authorUuid: view.header.author_uuid,
-			topicIds: idsIn(view.fragment, TOPICS),
-			widgetIds: idsIn(view.fragment, WIDGETS),
+			...listsOf(view.fragment),
 		})
 	}
 	return posts
@@ -235,7 +280,7 @@ export async function selectPage(
 	let ids = first
 	for (;;) {
 		const selection = await selectVisible(viewer, ids, blocked, rules, offset, limit)
-		if (selection.page.length >= limit || ids.length < n) return selection
+		if (selection.page.length >= limit || selection.cut || ids.length < n) return selection
 		n *= 2
 		ids = await more(n)
 	}

@@ -85,6 +85,8 @@ export interface PagePlan {
 	ids: string[]
 	blocked: Set<number>
 	nextCursor: string | null
+	/** The page's entries, for a cursor after a page cut short by its weight. */
+	entries: Entry[]
 }
 
 export async function planUniversal(
@@ -126,7 +128,7 @@ export async function planUniversal(
 		if (await redis.exists(keys.feedBuilt(c))) return planUniversal(viewer, query, blocked)
 	}
 	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0)
-		return { ids: [], blocked, nextCursor: null }
+		return { ids: [], blocked, nextCursor: null, entries: [] }
 	if (direct && blocked.size === 0) return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
 	const enabled = new Set(filters.enabledTopicIds.map((id) => keys.topicFeed(c, id)))
 	const sources =
@@ -158,7 +160,15 @@ function planOf(
 	const page = visible.slice(offset, offset + pageSize)
 	const last = page.at(-1)
 	const nextCursor = visible.length > offset + pageSize && last ? encodeCursor(last) : null
-	return { ids: page.map((e) => e.id), blocked, nextCursor }
+	return { ids: page.map((e) => e.id), blocked, nextCursor, entries: page }
+}
+
+/** A page cut by its weight goes on right after its last post. */
+function cursorAfterCut(plan: PagePlan, selection: Selection): string | null {
+	if (!selection.cut) return plan.nextCursor
+	const lastId = selection.page.at(-1)?.id
+	const last = plan.entries.find((entry) => entry.id === lastId)
+	return last ? encodeCursor(last) : plan.nextCursor
 }
 
 /** What the first round trip of a universal page reads, before the page is planned. */
@@ -214,15 +224,10 @@ export async function readUniversalJson(
 	const plan = await planUniversal(viewer, query, blocked)
 	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
 	const authors = await loadAuthors(viewer, selection.page)
+	const nextCursor = cursorAfterCut(plan, selection)
 	if (shared)
-		keepPage(key, {
-			version,
-			keptAt: Date.now(),
-			page: selection.page,
-			...authors,
-			nextCursor: plan.nextCursor,
-		})
-	return finish(viewer, selection, authors, plan.nextCursor)
+		keepPage(key, { version, keptAt: Date.now(), page: selection.page, ...authors, nextCursor })
+	return finish(viewer, selection, authors, nextCursor)
 }
 
 function finish(

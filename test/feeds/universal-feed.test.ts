@@ -269,4 +269,27 @@ describe('GET /feed/universal', () => {
 		await redis.del(...(await scanKeys(redis, `*{c${community.communityId}}*`)))
 		for (const [i, q] of queries.entries()) expect(await feed(viewer, q)).toEqual(before[i])
 	})
+
+	test('a rebuild puts each post in exactly the sets its writes put it in (disabled topic, deleted and connections-only posts, widgets)', async () => {
+		const c = community.communityId
+		await setTopicEnabled(cm, topicB, false)
+		const deleted = await createPost(alice, { text: 'gone', topic_ids: [topicA] })
+		await api('DELETE', `/feed/post/${deleted._id}`, { token: alice.token })
+		await createPost(bob, { text: 'friends only', visibility: 'connections', topic_ids: [topicA] })
+		const sets = [
+			keys.universalFeed(c),
+			keys.topicFeed(c, topicA),
+			keys.topicFeed(c, topicB),
+			keys.widgetFeed(c, widgetId),
+		]
+		const contents = () => Promise.all(sets.map((key) => redis.zrange(key, 0, -1, 'WITHSCORES')))
+		const written = await contents()
+		// Topic B's posts are out of the universal feed, still in their topic's set.
+		expect(written[0]).not.toContain(posts.b0)
+		expect(written[2]).toContain(posts.b0)
+		await redis.del(...(await scanKeys(redis, `*{c${c}}*`)))
+		await rebuildCommunity(c)
+		expect(await contents()).toEqual(written)
+		await setTopicEnabled(cm, topicB, true)
+	})
 })

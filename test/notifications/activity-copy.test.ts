@@ -8,7 +8,7 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { ACTIVITY_CACHE_MAX } from '../../src/modules/notifications/store'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { createTopic, newPost } from '../support/content'
+import { createTopic, newPost, tag } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -157,6 +157,41 @@ describe('the Redis copy', () => {
 		const universal = await api('GET', '/feed/universal?page_size=50', { token: author.token })
 		const inFeed = universal.body.data.posts.find((p: any) => p._id === postId)
 		expect(post).toEqual(inFeed)
+	})
+
+	test('a warm copy’s next read shows the viewer’s new like, save and block, and a rename', async () => {
+		const viewer = await newUser(community, { name: 'Watcher' })
+		const fan = await newUser(community, { name: 'Admirer' })
+		const tagger = await newUser(community, { name: 'Tagger' })
+		const own = await newPost(viewer)
+		await like(fan, own)
+		const tagged = await newPost(tagger, { text: `hi ${tag(viewer)}` })
+		const of = (data: { activities: any[] }, entityId: string) =>
+			data.activities.find((a) => a.entity_id === entityId)
+		let data = await page(viewer) // the copy and the viewer's sets are loaded from here on
+		expect(of(data, own).activity_entity_data.is_liked).toBe(false)
+		expect(of(data, own).activity_entity_data.is_saved).toBe(false)
+		expect(of(data, tagged).action).toBe(10)
+		await like(viewer, own)
+		expect((await api('PUT', `/feed/post/${own}/save`, { token: viewer.token })).status).toBe(200)
+		const renamed = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: fan.uniqueId, user_name: 'Admirer Renamed' },
+		})
+		expect(renamed.status).toBe(200)
+		const blocked = await api('PUT', `/user/${viewer.uuid}/block`, {
+			token: viewer.token,
+			body: { uuid: tagger.uuid, shouldBlock: true },
+		})
+		expect(blocked.status).toBe(200)
+		data = await page(viewer)
+		const post = of(data, own).activity_entity_data
+		expect([post.is_liked, post.is_saved, post.likes_count]).toEqual([true, true, 2])
+		expect(of(data, own).activity_text).toBe(
+			`<<Admirer Renamed|route://user_profile/${fan.uuid}>> liked your post`,
+		)
+		expect(data.users[fan.uuid].name).toBe('Admirer Renamed')
+		expect(of(data, tagged)).toBeUndefined()
 	})
 
 	test('a custom activity to many: users with a copy and without both see it', async () => {

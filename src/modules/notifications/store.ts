@@ -1,5 +1,6 @@
 // The notification feed's Redis copy, per user (keys.activity*, one hash tag): the
-// newest ACTIVITY_CACHE_MAX groups by updated_at with their rows as JSON, every unread
+// newest ACTIVITY_CACHE_MAX groups by updated_at with their records (present.ts
+// activityRecord: what a page needs of the row, mostly already JSON), every unread
 // group id (so the unread count is SCARD: exact), and the version of each. Postgres
 // stays the truth: a missing copy is rebuilt from it on the next read.
 //
@@ -15,10 +16,15 @@ import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { pipelineBySlot } from '../../lib/redis-slots'
+import { blocksFrom, flagsFrom, LOADED, type ViewerFlags, viewerSetKeys } from '../../timelines'
+import { activityRecord, type PageActivity, parseRecord } from './present'
 import { type ActivityRow, activitySnapshot } from './repo'
 
 export const ACTIVITY_CACHE_MAX = 500
 const LIFE_MS = 7 * 86_400_000
+// The form of the records: a copy built with another form (an older release's) reads as
+// not built, so the next read rebuilds it.
+const RECORD_FORM = '2'
 const TOMBSTONE_MS = 600_000
 
 const keysOf = (userId: number) => [
@@ -125,6 +131,7 @@ export interface Change {
 
 interface Commands {
 	activityApply(...args: (string | number)[]): Promise<number>
+	activityPage(...args: (string | number)[]): Promise<PageReply>
 	activityUnread(meta: string, unread: string): Promise<number | null>
 }
 const commands = redis as unknown as Commands
@@ -134,7 +141,7 @@ const argsOf = (c: Change) => [
 	c.id,
 	c.version,
 	c.row?.updated_at ?? 0,
-	c.row ? JSON.stringify(c.row) : '',
+	c.row ? activityRecord(c.row) : '',
 ]
 
 /** A changed row as the copy takes it. */
@@ -207,7 +214,7 @@ export async function rebuild(userId: number): Promise<boolean> {
 	await redis
 		.multi()
 		.del(meta, ...data)
-		.hset(meta, 'build', token, 'complete', '1', 'until', Date.now() + LIFE_MS)
+		.hset(meta, 'build', token, 'complete', '1', 'until', Date.now() + LIFE_MS, 'form', RECORD_FORM)
 		.pexpire(meta, LIFE_MS)
 		.exec()
 	const { rows, unread } = await activitySnapshot(sql, userId, ACTIVITY_CACHE_MAX + 1)
@@ -231,18 +238,48 @@ export async function rebuild(userId: number): Promise<boolean> {
 	return applied === 1
 }
 
+// KEYS: meta feed rows unread, then the viewer's blocks, liked and saved sets
+// (timelines viewerSetKeys; same hash tag). ARGV: offset, limit, form. Not built (or
+// built with another form): {}. Else {complete, until, size, records, unread flags,
+// blocks, the page's post ids, liked and saved answers (LOADED first)}.
+redis.defineCommand('activityPage', {
+	numberOfKeys: 7,
+	lua: `local ready, complete, life, form = unpack(redis.call('hmget', KEYS[1], 'ready', 'complete', 'until', 'form'))
+if ready ~= '1' or form ~= ARGV[3] then return {} end
+local offset = tonumber(ARGV[1])
+local ids = redis.call('zrevrange', KEYS[2], offset, offset + tonumber(ARGV[2]) - 1)
+local records, unread, posts = {}, {}, {}
+if #ids > 0 then
+  records = redis.call('hmget', KEYS[3], unpack(ids))
+  unread = redis.call('smismember', KEYS[4], unpack(ids))
+  for _, record in ipairs(records) do
+    local post = record and string.match(record, '^0\t([^\t]*)')
+    if post then posts[#posts + 1] = post end
+  end
+end
+return {complete, life, redis.call('zcard', KEYS[2]), records, unread,
+  redis.call('smembers', KEYS[5]), posts,
+  redis.call('smismember', KEYS[6], '${LOADED}', unpack(posts)),
+  redis.call('smismember', KEYS[7], '${LOADED}', unpack(posts))}`,
+})
+
+type PageReply =
+	| []
+	| [string, string, number, (string | null)[], number[], string[], string[], number[], number[]]
+
 export interface CachedPage {
-	rows: ActivityRow[]
+	activities: PageActivity[]
 	/** groups in the copy, and whether that is all of them */
 	cached: number
 	complete: boolean
+	/** the viewer's blocks and the flags of the page's posts; null where a set is not loaded */
+	blocked: Set<number> | null
+	flags: ViewerFlags | null
 }
 
 /**
- * Rows offset … offset + limit - 1 of the copy, newest first; null until it is built.
- * Two round trips of plain commands (a Lua script doing the same cost Redis several
- * times as much): the ids and sizes, then their rows and unread flags. A group
- * deleted in between is simply left out.
+ * Activities offset … offset + limit - 1 of the copy, newest first, with what the page
+ * needs of the viewer's sets: ONE script call (one hash tag); null until it is built.
  */
 export async function readPage(
 	userId: number,
@@ -250,26 +287,31 @@ export async function readPage(
 	limit: number,
 ): Promise<CachedPage | null> {
 	const [meta, feed, rows, unread] = keysOf(userId)
-	const [[ready, complete, until], ids, cached] = await Promise.all([
-		redis.hmget(meta, 'ready', 'complete', 'until'),
-		redis.zrevrange(feed, offset, offset + limit - 1),
-		redis.zcard(feed),
-	])
-	if (ready !== '1') return null
+	const reply = await commands.activityPage(
+		meta,
+		feed,
+		rows,
+		unread,
+		...viewerSetKeys(userId),
+		offset,
+		limit,
+		RECORD_FORM,
+	)
+	if (reply.length === 0) return null
+	const [complete, until, cached, records, flags, blocks, posts, liked, saved] = reply
 	// Read copies live 7 days from their last read; refreshed once a day short of that.
 	if (Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
-	const [jsons, flags] =
-		ids.length > 0
-			? await Promise.all([redis.hmget(rows, ...ids), redis.smismember(unread, ...ids)])
-			: [[], []]
-	const page: ActivityRow[] = []
-	jsons.forEach((json, i) => {
-		if (json === null) return
-		const row = JSON.parse(json) as ActivityRow
-		row.is_read = flags[i] !== 1
-		page.push(row)
+	const activities: PageActivity[] = []
+	records.forEach((record, i) => {
+		if (record !== null) activities.push(parseRecord(record, flags[i] !== 1))
 	})
-	return { rows: page, cached, complete: complete === '1' }
+	return {
+		activities,
+		cached,
+		complete: complete === '1',
+		blocked: blocksFrom(blocks),
+		flags: flagsFrom(posts, liked, saved),
+	}
 }
 
 function refreshLife(userId: number): Promise<unknown> {

@@ -111,6 +111,74 @@ describe('PUT /feed/post/:post_id/like', () => {
 	})
 })
 
+describe('likes sent together (one group commit)', () => {
+	test('each keeps its own answer: a deleted post is 404, a back-dated like notifies nobody, {value: true} twice sets it once; counts, events and activities exact', async () => {
+		const live = await newPost(author)
+		const other = await newPost(author)
+		const gone = await newPost(author)
+		await api('DELETE', `/feed/post/${gone}`, { token: author.token })
+		const likers = await Promise.all(
+			Array.from({ length: 6 }, (_, i) => newUser(community, { name: `G${i}` })),
+		)
+		const [archivist, setter] = await Promise.all([
+			newUser(community, { name: 'Archivist' }),
+			newUser(community, { name: 'Setter' }),
+		])
+		const like = (user: TestUser, postId: string, body?: object) =>
+			api('PUT', `/feed/post/${postId}/like`, { token: user.token, body })
+		const replies = await Promise.all([
+			...likers.map((u) => like(u, live)),
+			like(fan, gone),
+			like(archivist, live, { created_at: Date.now() - 86_400_000 }),
+			...likers.slice(0, 3).map((u) => like(u, other)),
+			like(setter, other, { value: true }),
+			like(setter, other, { value: true }),
+		])
+		expect(replies.map((r) => r.status)).toEqual([
+			...likers.map(() => 200),
+			404,
+			200,
+			...Array(5).fill(200),
+		])
+		expect(replies[6]?.body.success).toBe(false)
+		expect(replies[6]?.body.error_message).toBeString()
+		expect(replies.slice(-2).map((r) => r.body.data.is_liked)).toEqual([true, true])
+		// Every answer's count is the count as that like left it: on one post, each once.
+		const liveCounts = replies.slice(0, 6).map((r) => r.body.data.likes_count)
+		liveCounts.push(replies[7]?.body.data.likes_count)
+		expect(liveCounts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7])
+
+		const counts = await sql`
+			select id, likes_count, (select count(*)::int from post_likes l where l.post_id = p.id) as stored
+			from posts p where id in ${sql([live, other, gone])}`
+		const byId = new Map(counts.map((r) => [r.id, r]))
+		expect(byId.get(live)).toMatchObject({ likes_count: 7, stored: 7 })
+		expect(byId.get(other)).toMatchObject({ likes_count: 4, stored: 4 })
+		expect(byId.get(gone)).toMatchObject({ likes_count: 0, stored: 0 })
+
+		const events = await eventsFor(community, 'post.liked')
+		const likedBy = (postId: string) =>
+			events
+				.filter((e) => e.post._id === postId)
+				.map((e) => e.post_liked_by.uuid)
+				.sort()
+		// The back-dated like is history: no event, no activity.
+		expect(likedBy(live)).toEqual(likers.map((u) => u.uuid).sort())
+		expect(likedBy(other)).toEqual([...likers.slice(0, 3), setter].map((u) => u.uuid).sort())
+		expect(likedBy(gone)).toEqual([])
+		const activity = await api('GET', '/feed/user/activity?page=1&page_size=50', {
+			token: author.token,
+		})
+		const actors = (postId: string) =>
+			activity.body.data.activities
+				.filter((a: any) => a.entity_id === postId && a.action === 6)
+				.flatMap((a: any) => a.action_by)
+				.sort()
+		expect(actors(live)).toEqual(likers.map((u) => u.uuid).sort())
+		expect(actors(other)).toEqual([...likers.slice(0, 3), setter].map((u) => u.uuid).sort())
+	})
+})
+
 describe('GET /feed/post/:post_id/like', () => {
 	test('lists likes newest first with users and total_count; pages; hides blocked users both ways', async () => {
 		const postId = await newPost(author)

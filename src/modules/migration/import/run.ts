@@ -27,8 +27,9 @@ import {
 	prepareContent,
 	recountTouched,
 } from './content-repo'
+import { createParsePool } from './parse-pool'
+import type { BatchResult } from './parse-worker'
 import { type Counts, type RecordType, recordTypes, zeroCounts } from './record-model'
-import { parseLine } from './records'
 import {
 	analyzeStage,
 	createStage,
@@ -88,27 +89,45 @@ function timer(report?: (part: string, ms: number) => void): Timer {
 	}
 }
 
+/** Batches parsing at once: enough to keep every thread busy while the first is consumed. */
+const PARSING_AHEAD = 8
+
 async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ rejects: number }> {
 	const writer = createStageWriter(db)
-	let line = 0
+	const pool = createParsePool(now, options.reread === undefined)
+	const parsing: Promise<BatchResult>[] = []
+	let lines = 0
 	let rejects = 0
-	for await (const batch of options.lines) {
-		for (const raw of batch) {
-			line++
-			if (raw.trim() === '') continue
-			const parsed = parseLine(raw, line, now, options.reread === undefined)
-			if (parsed.ok) {
-				const full = writer.add(parsed.type, parsed.copyLine)
-				if (full) await full
-			} else {
-				rejects++
-				await options.rejects.add(line, parsed.reason, raw)
-			}
-			if (line % PROGRESS_EVERY === 0) options.onProgress?.({ done: line, rejects })
+	let reported = 0
+	// Results are taken in the order the batches were sent: rejects and rows in line order.
+	const takeOldest = async () => {
+		const result = await (parsing.shift() as Promise<BatchResult>)
+		for (const [line, reason, raw] of result.rejects) await options.rejects.add(line, reason, raw)
+		rejects += result.rejects.length
+		for (const chunk of result.staged) {
+			const full = writer.add(chunk)
+			if (full) await full
 		}
 	}
+	try {
+		for await (const batch of options.lines) {
+			const parsed = pool.parse(batch, lines + 1)
+			// Awaited in order by takeOldest; a failure must not surface as unhandled meanwhile.
+			parsed.catch(() => {})
+			parsing.push(parsed)
+			lines += batch.length
+			if (parsing.length >= PARSING_AHEAD) await takeOldest()
+			if (lines - reported >= PROGRESS_EVERY) {
+				reported = lines
+				options.onProgress?.({ done: lines, rejects })
+			}
+		}
+		while (parsing.length > 0) await takeOldest()
+	} finally {
+		pool.close()
+	}
 	await writer.end()
-	options.onProgress?.({ done: line, rejects })
+	options.onProgress?.({ done: lines, rejects })
 	return { rejects }
 }
 

@@ -45,18 +45,18 @@ export async function createStage(db: Db): Promise<void> {
 	await db`create temp table touched_comments (id text)`
 }
 
-/** Appends rendered rows (COPY text format, one per line) to a type's staging table. */
+/** Appends rendered rows (COPY text format, newline-terminated, in chunks) to a type's staging table. */
 export async function copyIntoStage(
 	db: Db,
 	type: RecordType,
 	columns: string[],
-	rows: string[],
+	chunks: string[],
 ): Promise<void> {
 	const writable = await db`copy ${db(stageTable[type])} (${db(columns)}) from stdin`.writable()
 	await new Promise<void>((resolve, reject) => {
 		writable.on('error', reject)
 		writable.on('finish', resolve)
-		writable.end(rows.join(''))
+		writable.end(chunks.join(''))
 	})
 }
 

@@ -9,12 +9,16 @@ import { isId } from '../../../lib/ids'
 import { log } from '../../../lib/log'
 import { paging } from '../../../lib/paging'
 import {
-	type CachedUser,
 	type EmbeddedPost,
-	getUsers,
+	embedPosts,
+	type FeedUser,
+	feedVersion,
+	PageWriter,
 	presentFeedUser,
-	renderPostsById,
+	type ViewerFlags,
 	viewerBlocks,
+	viewerFlags,
+	viewsUnderVersion,
 } from '../../../timelines'
 import { type Session, viewerOf } from '../../auth/session'
 import { presentComment } from '../../posts/comments/present'
@@ -25,106 +29,143 @@ import { findUsersByUuids } from '../../users/repo'
 import { presentWidget } from '../../widgets/present'
 import { findWidgetsByIds } from '../../widgets/repo'
 import { EntityType } from '../model'
-import { presentActivity } from '../present'
-import {
-	type ActivityRow,
-	activityPage,
-	markAllRead,
-	markRead,
-	type ReadMark,
-	unreadCount,
-} from '../repo'
+import { activityHead, activityRecord, type PageActivity, parseRecord } from '../present'
+import { activityPage, markAllRead, markRead, type ReadMark, unreadCount } from '../repo'
 import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
 
-const idsOf = (rows: ActivityRow[], type: number) => [
-	...new Set(rows.filter((r) => r.entity_type === type).map((r) => r.entity_id)),
+const idsOf = (activities: PageActivity[], type: number) => [
+	...new Set(activities.filter((a) => a.entityType === type).map((a) => a.entityId)),
 ]
+
+/** JSON as it is spliced: cached bytes, a string made here, or pieces of both in order. */
+type Json = Buffer | string | (Buffer | string)[]
+
+function splice(out: PageWriter, json: Json) {
+	if (typeof json === 'string') out.str(json)
+	else if (Buffer.isBuffer(json)) out.buf(json)
+	else for (const piece of json) splice(out, piece)
+}
 
 /** An entity as the page embeds it: its JSON and its owner's uuid. */
 interface Entity {
-	json: Buffer | string
+	json: Json
 	ownerUuid: string
 }
 
+/** A user the page names: the feed form's bytes, and what the activity text needs. */
+interface Person {
+	json: Json
+	user: Pick<FeedUser, 'uuid' | 'name'>
+}
+
+/** The page's activities and total, and the viewer's sets when the copy's script read them. */
+interface PageRows {
+	activities: PageActivity[]
+	total: number
+	blocked: Set<number> | null
+	flags: ViewerFlags | null
+}
+
+/** People of a page by id: the feed form's bytes and the uuid and name read from them. */
+function addPeople(into: Map<number, Person>, users: Map<number, Buffer>) {
+	for (const [id, json] of users)
+		into.set(id, { json, user: JSON.parse(json.toString()) as FeedUser })
+}
+
 /**
- * Entities of a page: posts as the viewer sees them, as the bytes the feed engine
- * caches (with their authors' bytes and topic ids), comments (Postgres, only when the
- * page has any), and the users the page names (actors, comment authors, user entities).
+ * Entities of a page: posts as the bytes the feed engine caches, with the viewer's
+ * flags and blocks the copy's script read (or read now), the users the page names
+ * (actors and the viewer, who usually wrote the posts), comments (Postgres, only when
+ * the page has any); posts and users through this process's kept views while the
+ * community's feed `version` (read with the copy) stands, else in one round trip.
+ * Authors not among them come after.
  */
-async function loadEntities(session: Session, rows: ActivityRow[], blocked: Set<number>) {
-	const postIds = idsOf(rows, EntityType.post)
-	const commentIds = idsOf(rows, EntityType.comment)
-	// The viewer comes along: most posts of a notification feed are the viewer's own.
-	const userIds = new Set<number>([session.userId, ...rows.flatMap((r) => r.actor_ids)])
-	const [posts, comments, users] = await Promise.all([
-		postIds.length > 0
-			? renderPostsById(viewerOf(session), postIds, blocked, {
-					visibilities: ['public', 'connections'],
-					keepHidden: true,
-				})
-			: new Map<string, EmbeddedPost>(),
+async function loadEntities(session: Session, page: PageRows, version: string) {
+	const { communityId, userId } = session
+	const postIds = idsOf(page.activities, EntityType.post)
+	const commentIds = idsOf(page.activities, EntityType.comment)
+	const actors = new Set([userId, ...page.activities.flatMap((a) => a.actorIds)])
+	const [views, comments, blocked, flags] = await Promise.all([
+		viewsUnderVersion(communityId, version, postIds, [...actors]),
 		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
-		getUsers(session.communityId, [...userIds]),
+		page.blocked ?? viewerBlocks(userId),
+		page.flags ?? (postIds.length > 0 ? viewerFlags(userId, postIds) : undefined),
 	])
+	const people = new Map<number, Person>()
+	addPeople(people, views.users)
+	const posts = flags
+		? embedPosts(viewerOf(session), postIds, views.posts, flags, blocked, {
+				visibilities: ['public', 'connections'],
+				keepHidden: true,
+			})
+		: new Map<string, EmbeddedPost>()
 	const liveComments = comments.filter((c) => !c.is_deleted)
-	const others = [
+	const authors = [
 		...new Set([
 			...[...posts.values()].map((p) => p.authorId),
 			...liveComments.map((c) => c.user_id),
 		]),
-	].filter((id) => !users.has(id))
-	if (others.length > 0)
-		for (const [id, user] of await getUsers(session.communityId, others)) users.set(id, user)
-	const people = new Map<string, CachedUser>()
-	for (const user of users.values()) people.set(user.uuid, user)
+	].filter((id) => !people.has(id))
+	if (authors.length > 0)
+		addPeople(people, (await viewsUnderVersion(communityId, version, [], authors)).users)
+	const byUuid = new Map<string, Person>()
+	for (const person of people.values()) byUuid.set(person.user.uuid, person)
 	// A user entity (100, 101) is its actor, already loaded; others are looked up.
-	const strangers = idsOf(rows, EntityType.user).filter((uuid) => !people.has(uuid))
+	const userIds = idsOf(page.activities, EntityType.user)
+	const strangers = userIds.filter((uuid) => !byUuid.has(uuid))
 	if (strangers.length > 0)
-		for (const user of await findUsersByUuids(sql, session.communityId, strangers))
-			people.set(user.uuid, user)
+		for (const user of await findUsersByUuids(sql, communityId, strangers))
+			byUuid.set(user.uuid, { json: JSON.stringify(presentFeedUser(user)), user })
 	const entities = new Map<string, Entity>()
 	for (const [id, post] of posts) entities.set(id, { json: post.json, ownerUuid: post.authorUuid })
 	for (const c of liveComments)
 		entities.set(c.id, { json: JSON.stringify(presentComment(c, null)), ownerUuid: c.uuid })
-	for (const user of people.values())
-		entities.set(user.uuid, { json: JSON.stringify(presentFeedUser(user)), ownerUuid: user.uuid })
+	for (const uuid of userIds) {
+		const person = byUuid.get(uuid)
+		if (person) entities.set(uuid, { json: person.json, ownerUuid: uuid })
+	}
 	// `users` lists who the page names: actors, authors of its posts and comments, user entities.
 	const named = new Set<string>()
-	for (const row of rows)
-		for (const id of row.actor_ids) {
-			const actor = users.get(id)
-			if (actor) named.add(actor.uuid)
+	for (const a of page.activities)
+		for (const id of a.actorIds) {
+			const actor = people.get(id)
+			if (actor) named.add(actor.user.uuid)
 		}
 	for (const post of posts.values()) named.add(post.authorUuid)
 	for (const c of liveComments) named.add(c.uuid)
-	for (const uuid of idsOf(rows, EntityType.user)) named.add(uuid)
-	return { entities, posts: [...posts.values()], users, people, named }
+	for (const uuid of userIds) named.add(uuid)
+	return { entities, posts: [...posts.values()], people, byUuid, named }
 }
 
 /**
- * The page's rows and the total: from the user's Redis copy (one script call), rebuilt
- * from Postgres when missing; from Postgres when the page lies past a capped copy, or
- * when Redis fails (the copy is derived, the feed must still answer).
+ * The page's activities and the total: from the user's Redis copy (one script call),
+ * rebuilt from Postgres when missing; from Postgres when the page lies past a capped
+ * copy, or when Redis fails (the copy is derived, the feed must still answer).
  */
-async function pageRows(userId: number, offset: number, limit: number) {
+async function pageRows(userId: number, offset: number, limit: number): Promise<PageRows> {
 	try {
 		let cached = await readPage(userId, offset, limit)
 		if (!cached && (await rebuild(userId))) cached = await readPage(userId, offset, limit)
 		if (cached && (cached.complete || offset + limit <= cached.cached)) {
 			const total = cached.complete ? cached.cached : (await activityPage(sql, userId, 0, 0)).total
-			return { rows: cached.rows, total }
+			return { ...cached, total }
 		}
 	} catch (error) {
 		log.warn({ err: error, userId }, 'activity copy unreadable; reading Postgres')
 	}
-	return activityPage(sql, userId, limit, offset)
+	const { rows, total } = await activityPage(sql, userId, limit, offset)
+	const activities = rows.map((row) => parseRecord(activityRecord(row), row.is_read))
+	return { activities, total, blocked: null, flags: null }
 }
 
 /**
  * A page of the notification feed as the `data` JSON, `{activities, users, topics,
- * widgets, total_count}`: rows from the Redis copy and the viewer's blocks in one round
- * trip, then posts (cached bytes, spliced, not re-serialized) with actors, then their
- * authors; Postgres only for comments, topics and widgets when the page has any.
+ * widgets, total_count}`. One round trip: the activities (records, mostly JSON already)
+ * with the viewer's blocks and flags in one script call on the user's copy, and the
+ * community's feed version beside it; then posts and users as the bytes the feed
+ * engine caches, kept in the process under that version (a second round trip when
+ * they are not). The page is spliced from those bytes, nothing re-serialized. Postgres
+ * only for comments, topics and widgets when the page has any.
  */
 export async function activityFeedJson(
 	session: Session,
@@ -133,56 +174,40 @@ export async function activityFeedJson(
 	v1: boolean,
 ): Promise<Buffer> {
 	const p = paging(page, pageSize, 20)
-	const [{ rows, total }, blocked] = await Promise.all([
+	const [rows, version] = await Promise.all([
 		pageRows(session.userId, p.offset, p.pageSize),
-		viewerBlocks(session.userId),
+		feedVersion(session.communityId),
 	])
-	const loaded = await loadEntities(session, rows, blocked)
-	const out: (Buffer | string)[] = ['{"activities":[']
+	const loaded = await loadEntities(session, rows, version)
+	const users = new Map<number, Person['user']>()
+	for (const [id, person] of loaded.people) users.set(id, person.user)
+	const ctx = { users, recipientJson: JSON.stringify(session.uuid), v1 }
+	const out = new PageWriter()
+	out.str('{"activities":[')
 	let first = true
-	for (const row of rows) {
-		const entity = loaded.entities.get(row.entity_id)
+	for (const activity of rows.activities) {
+		const entity = loaded.entities.get(activity.entityId)
 		if (!entity) continue
-		const activity = presentActivity(row, {
-			users: loaded.users,
-			recipientUuid: session.uuid,
-			entityOwnerUuid: entity.ownerUuid,
-			v1,
-		})
-		// The entity goes in as the bytes it already is.
-		out.push(first ? '' : ',', JSON.stringify(activity).slice(0, -1), ',"activity_entity_data":')
-		out.push(entity.json, '}')
+		out.str(first ? '' : ',')
+		out.str(activityHead(activity, entity.ownerUuid, ctx))
+		splice(out, entity.json)
+		out.str('}')
 		first = false
 	}
-	out.push('],"users":{')
+	out.str('],"users":{')
 	first = true
 	for (const uuid of loaded.named) {
-		const user = loaded.people.get(uuid)
-		if (!user) continue
-		out.push(`${first ? '' : ','}${JSON.stringify(uuid)}:${JSON.stringify(presentFeedUser(user))}`)
+		const person = loaded.byUuid.get(uuid)
+		if (!person) continue
+		out.str(`${first ? '' : ','}${JSON.stringify(uuid)}:`)
+		splice(out, person.json)
 		first = false
 	}
 	const { topics, widgets } = await topicsAndWidgets(session.communityId, loaded.posts)
-	out.push(
-		`},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${total}}`,
+	out.str(
+		`},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rows.total}}`,
 	)
-	return concat(out)
-}
-
-/** Bytes of the parts; runs of strings are encoded together (a Buffer per piece costs more). */
-function concat(parts: (Buffer | string)[]): Buffer {
-	const buffers: Buffer[] = []
-	let text = ''
-	for (const part of parts) {
-		if (typeof part === 'string') text += part
-		else {
-			if (text !== '') buffers.push(Buffer.from(text))
-			text = ''
-			buffers.push(part)
-		}
-	}
-	if (text !== '') buffers.push(Buffer.from(text))
-	return Buffer.concat(buffers)
+	return out.done()
 }
 
 async function topicsAndWidgets(communityId: number, posts: EmbeddedPost[]) {

@@ -3,11 +3,12 @@
 // event commit together; the feed caches are told after the commit.
 
 import { recordEvent } from '../../../events/outbox'
-import { type Db, sql, transaction } from '../../../lib/db'
+import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
+import { groupCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { feedManager, getPosts, hydratePosts } from '../../../timelines'
+import { feedManager, hydratePosts, loadPosts } from '../../../timelines'
 import { isCm, type Session, viewerOf } from '../../auth/session'
 import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
@@ -64,19 +65,24 @@ export async function setLike(
 export const likeIsNews = (added: boolean, input: LikeInput) =>
 	added && !isBackDated(input.created_at ?? Date.now(), Date.now())
 
+/**
+ * Likes and unlikes of posts share transactions (lib/group-commit.ts): on a popular post
+ * the counter and the activity group are locked once per batch, not once per like.
+ */
+const likeCommits = groupCommit()
+
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
-	// The post.liked payload is built from the post's cached form and its context rows,
-	// read in the same round trip as the like row: a like costs no read-back of the post.
-	// Read before the transaction: a cache miss loads from the pool, and a transaction
-	// waiting on the pool while holding a connection could starve it.
-	const cached = await getPosts(c, [postId])
-	const result = await transaction(async (tx) => {
-		const post = await visiblePost(tx, session, postId)
-		const shown = cached.get(post.id)
+	const result = await likeCommits.run(async (tx, shared) => {
+		// The post.liked payload is built from the post and its context rows, read in the
+		// round trips the like needs anyway, and once per batch for all its likes of the post.
+		const [post, shown] = await Promise.all([
+			visiblePost(tx, session, postId),
+			shared(`post:${postId}`, async () => (await loadPosts(tx, c, [postId]))[0]),
+		])
 		const [{ liked, added, delta }, context, likedBy] = await Promise.all([
 			setLike(tx, postLikeTarget, post.id, session.userId, input),
-			shown && loadPostContext(tx, shown),
+			shown && shared(`context:${post.id}`, () => loadPostContext(tx, shown)),
 			actor(tx, session),
 		])
 		const news = likeIsNews(added, input)
@@ -84,7 +90,8 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 		// Row locks last, sent together: on a popular post every like waits for the
 		// author's activity group and the post's counter, so they are held only from
 		// here to the commit, not through the reads above. (Always in this order — the
-		// group, then the post — so two likes can never deadlock.)
+		// group, then the post — so two likes run alone never deadlock; batches of two
+		// processes can, see lib/group-commit.ts.)
 		const changed =
 			(added || !liked) &&
 			onPostLikeChanged(tx, {
