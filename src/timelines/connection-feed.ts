@@ -15,7 +15,7 @@ import {
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
 import { basisOf, feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
-import { viewerState } from './post-cache'
+import { type ViewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { loadAuthors, selectPage, writeSelection } from './render'
 
@@ -124,7 +124,7 @@ export interface ConnectionFirstRead {
 	total: number
 	blocked: Set<number>
 	version: string
-	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+	keptFlags: ViewerFlags | null
 }
 
 /**

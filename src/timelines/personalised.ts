@@ -21,7 +21,7 @@ import {
 	recordRecompute,
 	topicAffinity,
 } from './personalised-repo'
-import { getPosts, viewerState } from './post-cache'
+import { getPosts, type ViewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { loadAuthors, selectPage, writeSelection } from './render'
@@ -297,7 +297,7 @@ export interface PersonalisedFirstRead {
 	newestPlacement: string
 	/** With a kept page: the connection posts newer than its recompute (as freshEntries reads them). */
 	keptConnections: string[] | null
-	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+	keptFlags: ViewerFlags | null
 }
 
 /**

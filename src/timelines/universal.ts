@@ -9,7 +9,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
 import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
-import { getPosts, viewerBlocks, viewerState } from './post-cache'
+import { getPosts, type ViewerFlags, viewerBlocks, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import {
@@ -178,7 +178,7 @@ export interface FirstRead {
 	version: string
 	blocked: Set<number>
 	/** The viewer's flags of the kept page's posts. */
-	keptFlags: { liked: Set<string>; saved: Set<string> } | null
+	keptFlags: ViewerFlags | null
 }
 
 /**
