@@ -48,6 +48,32 @@ export function afterCommit(tx: Db, hook: Hook): void {
 	hooks.push(hook)
 }
 
+const togetherLists = new WeakMap<object, Map<unknown, unknown[]>>()
+
+/**
+ * Adds `item` to what ONE call of `flush` gets after `tx` commits: every write sharing
+ * the transaction (the likes of a group-committed batch, lib/group-commit.ts) hands its
+ * Redis change to the same call, which sends them in one pipeline — not one round trip
+ * per write. `flush` must be the same function each time (it names the list); it gets
+ * the items in the order they were added.
+ */
+export function afterCommitTogether<T>(
+	tx: Db,
+	flush: (items: T[]) => Promise<void>,
+	item: T,
+): void {
+	let lists = togetherLists.get(tx)
+	if (!lists) togetherLists.set(tx, (lists = new Map()))
+	const list = lists.get(flush) as T[] | undefined
+	if (list) {
+		list.push(item)
+		return
+	}
+	const items = [item]
+	lists.set(flush, items)
+	afterCommit(tx, () => flush(items))
+}
+
 /**
  * Reads that tolerate replication lag go to DATABASE_REPLICA_URL when it is set (else
  * to `sql`): the id and row scans of a feed rebuild (a post deleted meanwhile is still

@@ -5,10 +5,11 @@
 // block sets and connection feeds. Modules never choose among those themselves.
 //
 // Writes that change a post go through `onPostWritten` inside their transaction and
-// call `afterCommit()` on what it returns; everything else is told after the commit.
+// call `afterCommit()` on what it returns; likes are told inside theirs (onLike), so a
+// batch's likes reach Redis together; everything else is told after the commit.
 // Nothing here throws on a Redis failure (logged; caches expire, and a post write's
 // durable mark lets the reconciler re-place what Redis did not take).
-import type { Db } from '../lib/db'
+import { afterCommitTogether, type Db } from '../lib/db'
 import { followAuthor, unfollowAuthor } from './connection-feed'
 import { enqueueFanOut, enqueueFanOutRemoval } from './fanout'
 import { confirmFeedMark, markForFeeds } from './feed-marks'
@@ -19,7 +20,7 @@ import {
 	placePosts,
 	type SeenCounts,
 	setSeenCounts,
-	setViewerFlag,
+	setViewerFlags,
 	topicsChanged,
 } from './post-cache'
 import type { CachedPost, Visibility } from './repo'
@@ -73,6 +74,31 @@ async function onPostWritten(
 	}
 }
 
+export interface LikeChange {
+	communityId: number
+	userId: number
+	postId: string
+	liked: boolean
+}
+
+/**
+ * The Redis work of a batch of likes, sent at once whatever the batch's size: each post's
+ * cached copy dropped once (one MULTI per community, one feed version bump) and the
+ * likers' flags in one pipeline (in the order the likes came here).
+ */
+async function applyLikes(likes: LikeChange[]): Promise<void> {
+	const postsOf = new Map<number, Set<string>>()
+	for (const { communityId, postId } of likes)
+		postsOf.set(communityId, (postsOf.get(communityId) ?? new Set()).add(postId))
+	await Promise.all([
+		...[...postsOf].map(([communityId, postIds]) => forgetPosts(communityId, [...postIds])),
+		setViewerFlags(
+			'liked',
+			likes.map(({ userId, postId, liked }) => ({ userId, postId, on: liked })),
+		),
+	])
+}
+
 export const feedManager = {
 	onPostWritten,
 
@@ -82,15 +108,16 @@ export const feedManager = {
 	/** Impressions and reach as just committed (the busiest write: updated in place). */
 	onSeen: (communityId: number, counts: SeenCounts[]) => setSeenCounts(communityId, counts),
 
-	async onLike(communityId: number, userId: number, postId: string, liked: boolean) {
-		await Promise.all([
-			forgetPosts(communityId, [postId]),
-			setViewerFlag(userId, postId, 'liked', liked),
-		])
+	/**
+	 * A like or unlike in `tx`: after the commit the post's cached copy is dropped and the
+	 * liker's flag set, together with every other like of the transaction (applyLikes).
+	 */
+	onLike(tx: Db, like: LikeChange) {
+		afterCommitTogether(tx, applyLikes, like)
 	},
 
 	onSave: (userId: number, postId: string, saved: boolean) =>
-		setViewerFlag(userId, postId, 'saved', saved),
+		setViewerFlags('saved', [{ userId, postId, on: saved }]),
 
 	/** `followerId` now sees `authorId`'s connection posts. */
 	onFollow: (followerId: number, authorId: number) => followAuthor(followerId, authorId),

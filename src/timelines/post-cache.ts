@@ -8,8 +8,8 @@
 //                                           refills the post from Postgres.
 //   setSeenCounts(communityId, counts)     impressions/reach changed (seen): updates
 //                                           the cached post in place, no reload.
-//   setViewerFlag(userId, postId, 'liked' | 'saved', on)
-//                                           the viewer's is_liked / is_saved changed.
+//   setViewerFlags('liked' | 'saved', [{ userId, postId, on }])
+//                                           viewers' is_liked / is_saved changed.
 //   topicsChanged(communityId, topicIds)   a topic was enabled, disabled or deleted:
 //                                           re-places its posts in every feed at once.
 //   forgetBlocks(userIds)                  a block between users was added/removed.
@@ -162,18 +162,29 @@ export async function forgetBlocks(userIds: number[]): Promise<void> {
 	)
 }
 
-/** Adds or removes one post in the viewer's liked/saved set; a set not loaded yet is filled from Postgres later. */
-export async function setViewerFlag(
-	userId: number,
-	postId: string,
-	kind: 'liked' | 'saved',
-	on: boolean,
-): Promise<void> {
-	const key = keys.viewerFlags(userId, kind)
-	await quietly('setViewerFlag', async () => {
-		if (on) await redis.multi().sadd(key, postId).expire(key, VIEWER_TTL_SECONDS).exec()
-		else await redis.srem(key, postId)
-	})
+export interface ViewerFlag {
+	userId: number
+	postId: string
+	on: boolean
+}
+
+/**
+ * Adds or removes each post in its viewer's liked/saved set, in the order given, in one
+ * pipeline (a batch of likes); a set not loaded yet is filled from Postgres later.
+ */
+export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[]): Promise<void> {
+	await quietly('setViewerFlag', () =>
+		pipelineBySlot(
+			redis,
+			flags,
+			({ userId }) => keys.viewerFlags(userId, kind),
+			(pipeline, { userId, postId, on }) => {
+				const key = keys.viewerFlags(userId, kind)
+				if (on) pipeline.sadd(key, postId).expire(key, VIEWER_TTL_SECONDS)
+				else pipeline.srem(key, postId)
+			},
+		),
+	)
 }
 
 /**

@@ -6,7 +6,7 @@
 // here too, for the same recipients, so a webhook never tells of an activity that was
 // not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
 import { recordFeedNotification } from '../../events/outbox'
-import { afterCommit, type Db } from '../../lib/db'
+import { afterCommitTogether, type Db } from '../../lib/db'
 import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
 import { findUserById } from '../users/repo'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
@@ -21,6 +21,12 @@ import {
 	upsertActivities,
 } from './repo'
 import { applyChanges, type Change, rowChange } from './store'
+
+// The changes of every write in one transaction (a batch of likes) go to the copies in
+// one applyChanges call: one pipeline. Versions order them, not the order of the calls.
+const applyAll = (lists: Change[][]) => applyChanges(lists.flat())
+const changeCopiesAfterCommit = (tx: Db, changes: Change[]) =>
+	afterCommitTogether(tx, applyAll, changes)
 
 type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
 
@@ -41,7 +47,10 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 		pushPayload(tx, a),
 	])
 	if (touched.length === 0) return 0
-	afterCommit(tx, () => applyChanges(touched.map(({ customer_id: _, ...row }) => rowChange(row))))
+	changeCopiesAfterCommit(
+		tx,
+		touched.map(({ customer_id: _, ...row }) => rowChange(row)),
+	)
 	await Promise.all([
 		enqueueActivityPushes(tx, {
 			communityId: a.communityId,
@@ -85,7 +94,7 @@ const deletions = (removed: Removed[]): Change[] =>
 async function removeActorOf(tx: Db, action: ActionCode, groupKey: string, actorId: number) {
 	const { changed, deleted } = await removeActor(tx, action, groupKey, actorId)
 	if (changed.length + deleted.length > 0)
-		afterCommit(tx, () => applyChanges([...changed.map(rowChange), ...deletions(deleted)]))
+		changeCopiesAfterCommit(tx, [...changed.map(rowChange), ...deletions(deleted)])
 }
 
 interface Write {
@@ -250,5 +259,5 @@ export async function onContentDeleted(
 		'postId' in e
 			? await deleteActivitiesOfPost(tx, e.postId)
 			: await deleteActivitiesOfComment(tx, e.commentId)
-	if (removed.length > 0) afterCommit(tx, () => applyChanges(deletions(removed)))
+	if (removed.length > 0) changeCopiesAfterCommit(tx, deletions(removed))
 }

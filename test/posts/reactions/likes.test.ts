@@ -92,6 +92,39 @@ describe('PUT /feed/post/:post_id/like', () => {
 		expect(row!.likes_count).toBe(row!.stored)
 	})
 
+	test("likes and unlikes of one batch over several posts all reach the warm caches: each post's count, each liker's flag", async () => {
+		const posts = [await newPost(author), await newPost(author), await newPost(author)]
+		const users = await Promise.all(
+			Array.from({ length: 6 }, (_, i) => newUser(community, { name: `B${i}` })),
+		)
+		const like = (u: TestUser, postId: string) =>
+			api('PUT', `/feed/post/${postId}/like`, { token: u.token }).then((r) =>
+				expect(r.status).toBe(200),
+			)
+		const early = users.slice(0, 3)
+		const late = users.slice(3)
+		for (const u of early) for (const postId of posts) await like(u, postId)
+		const read = (u: TestUser, postId: string) =>
+			api('GET', `/feed/post/${postId}`, { token: u.token }).then((r) => r.body.data.post)
+		// Every post cached and every liked set loaded before the batch.
+		for (const u of users) for (const postId of posts) await read(u, postId)
+
+		// Sent together: the early likers take back their like of the first post while the
+		// late ones like the first two.
+		await Promise.all([
+			...early.map((u) => like(u, posts[0]!)),
+			...late.flatMap((u) => [like(u, posts[0]!), like(u, posts[1]!)]),
+		])
+
+		const likers = [late, users, early]
+		for (const [i, postId] of posts.entries())
+			for (const u of users)
+				expect(await read(u, postId)).toMatchObject({
+					likes_count: likers[i]!.length,
+					is_liked: likers[i]!.includes(u),
+				})
+	})
+
 	test('unknown, foreign and deleted posts are 404; no token is 401', async () => {
 		expect(
 			(await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status,

@@ -73,7 +73,7 @@ const likeCommits = groupCommit()
 
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
-	const result = await likeCommits.run(async (tx, shared) => {
+	return likeCommits.run(async (tx, shared) => {
 		// The post.liked payload is built from the post and its context rows, read in the
 		// round trips the like needs anyway, and once per batch for all its likes of the post.
 		const [post, shown] = await Promise.all([
@@ -115,10 +115,9 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 				data: { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy },
 			})
 		await Promise.all([changed, recorded])
+		feedManager.onLike(tx, { communityId: c, userId: session.userId, postId, liked })
 		return { is_liked: liked, likes_count }
 	})
-	await feedManager.onLike(c, session.userId, postId, result.is_liked)
-	return result
 }
 
 export async function listPostLikes(
