@@ -62,8 +62,8 @@ export function afterCommitTogether<T>(
 	flush: (items: T[]) => Promise<void>,
 	item: T,
 ): void {
-	let lists = togetherLists.get(tx)
-	if (!lists) togetherLists.set(tx, (lists = new Map()))
+	const lists = togetherLists.get(tx) ?? new Map<unknown, unknown[]>()
+	togetherLists.set(tx, lists)
 	const list = lists.get(flush) as T[] | undefined
 	if (list) {
 		list.push(item)

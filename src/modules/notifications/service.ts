@@ -8,7 +8,7 @@
 import { recordFeedNotification } from '../../events/outbox'
 import { afterCommitTogether, type Db } from '../../lib/db'
 import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
-import { findUserById } from '../users/repo'
+import { findUserById, type UserRow } from '../users/repo'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
 import {
@@ -28,7 +28,11 @@ const applyAll = (lists: Change[][]) => applyChanges(lists.flat())
 const changeCopiesAfterCommit = (tx: Db, changes: Change[]) =>
 	afterCommitTogether(tx, applyAll, changes)
 
-type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
+type Activities = Omit<NewActivities, 'now' | 'grouped'> & {
+	grouped?: boolean
+	/** the actor's row when the caller reads it anyway (a like): the push reads it no more */
+	actor?: Promise<UserRow | null>
+}
 
 /** Upserts the activities and queues a push per touched group and device. */
 export async function recordActivities(tx: Db, a: Activities): Promise<number> {
@@ -72,7 +76,7 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 
 /** What the push says: this actor's part ("Bob liked your post"), not the group's text. */
 async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
-	const actor = await findUserById(tx, a.actorId)
+	const actor = await (a.actor ?? findUserById(tx, a.actorId))
 	const title = a.customText ?? activityText(a.action, actor ?? undefined, 1)
 	return {
 		title: plainText(title),
@@ -106,7 +110,12 @@ interface Write {
 
 export async function onPostLikeChanged(
 	tx: Db,
-	e: Write & { postId: string; postAuthorId: number; liked: boolean },
+	e: Write & {
+		postId: string
+		postAuthorId: number
+		liked: boolean
+		actor?: Promise<UserRow | null>
+	},
 ): Promise<void> {
 	if (!e.liked) {
 		await removeActorOf(tx, Action.likeOnPost, e.postId, e.actorId)
@@ -121,6 +130,7 @@ export async function onPostLikeChanged(
 		postId: e.postId,
 		commentId: null,
 		actorId: e.actorId,
+		actor: e.actor,
 		recipientIds: [e.postAuthorId],
 	})
 }

@@ -17,7 +17,21 @@ export async function visiblePost(
 	postId: string,
 	lock = false,
 ): Promise<PostRow> {
-	const post = await findPost(db, session.communityId, postId, lock)
+	return visibleTo(db, session, await findPost(db, session.communityId, postId, lock))
+}
+
+interface Visible {
+	user_id: number
+	visibility: string
+	is_deleted: boolean
+}
+
+/** `post` as the caller read it (null: not found) when the viewer may engage with it, else 404. */
+export async function visibleTo<P extends Visible>(
+	db: Db,
+	session: Session,
+	post: P | null | undefined,
+): Promise<P> {
 	if (!post || post.is_deleted) throw notFound('Post')
 	if (post.visibility === 'public' || post.user_id === session.userId) return post
 	if (isCm(session)) return post

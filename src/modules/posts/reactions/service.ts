@@ -13,7 +13,7 @@ import { isCm, type Session, viewerOf } from '../../auth/session'
 import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
-import { visiblePost } from '../access'
+import { visiblePost, visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { loadPostContext, postEventData, presentPostEvent } from '../present'
 import type { LikeInput } from './model'
@@ -74,29 +74,39 @@ const likeCommits = groupCommit()
 export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
 	const c = session.communityId
 	return likeCommits.run(async (tx, shared) => {
-		// The post.liked payload is built from the post and its context rows, read in the
-		// round trips the like needs anyway, and once per batch for all its likes of the post.
-		const [post, shown] = await Promise.all([
-			visiblePost(tx, session, postId),
-			shared(`post:${postId}`, async () => (await loadPosts(tx, c, [postId]))[0]),
-		])
-		const [{ liked, added, delta }, context, likedBy] = await Promise.all([
-			setLike(tx, postLikeTarget, post.id, session.userId, input),
-			shown && shared(`context:${post.id}`, () => loadPostContext(tx, shown)),
-			actor(tx, session),
-		])
+		// One read of the post for the visibility check and the post.liked payload, once per
+		// batch for all its likes of the post.
+		const post = await visibleTo(
+			tx,
+			session,
+			await shared(`post:${postId}`, async () => (await loadPosts(tx, c, [postId]))[0]),
+		)
+		const { liked, added, delta } = await setLike(
+			tx,
+			postLikeTarget,
+			post.id,
+			session.userId,
+			input,
+		)
 		const news = likeIsNews(added, input)
-		const event = news && shown && context && presentPostEvent(shown, context)
-		// Row locks last, sent together: on a popular post every like waits for the
-		// author's activity group and the post's counter, so they are held only from
-		// here to the commit, not through the reads above. (Always in this order — the
-		// group, then the post — so two likes run alone never deadlock; batches of two
-		// processes can, see lib/group-commit.ts.)
+		// Only news reads the post.liked payload's context (once per batch per post) and the
+		// liker (also the push's actor): an unlike, half a toggling client's traffic, reads
+		// neither. Sent before the row locks below, in the same round trip.
+		const liker = news ? findUserById(tx, session.userId) : undefined
+		const context = news ? shared(`context:${post.id}`, () => loadPostContext(tx, post)) : undefined
+		// Row locks last: on a popular post every like waits for the author's activity group
+		// and the post's counter, so they are held only from here to the commit, not through
+		// the reads above. (Always in this order — the group, then the post — so two likes run
+		// alone never deadlock; batches of two processes can, see lib/group-commit.ts.) Sent
+		// in this same turn for every like of the batch, so the counter moves in the order the
+		// like rows changed (its floor at 0 would otherwise eat an unlike counted before the
+		// like it undoes).
 		const changed =
 			(added || !liked) &&
 			onPostLikeChanged(tx, {
 				communityId: c,
 				actorId: session.userId,
+				actor: liker,
 				postId: post.id,
 				postAuthorId: post.user_id,
 				liked,
@@ -104,15 +114,26 @@ export async function togglePostLike(session: Session, postId: string, input: Li
 			})
 		// Its failure is reported by the Promise.all below (or the counter's, which fails with it).
 		if (changed) changed.catch(() => {})
-		const likes_count = await countLike(tx, postLikeTarget, post.id, delta)
+		const [likes_count, shown, likedBy] = await Promise.all([
+			countLike(tx, postLikeTarget, post.id, delta),
+			context,
+			liker,
+		])
+		if (news && !likedBy) throw notFound('User')
 		// The event goes out with the activity's own last statements (one round trip).
+		const event = shown && likedBy && presentPostEvent(post, shown)
 		const recorded =
 			event &&
+			likedBy &&
 			recordEvent(tx, {
 				communityId: c,
 				event: 'post.liked',
 				// The post as this like leaves it: read before the counter moved.
-				data: { ...event, post: { ...event.post, likes_count }, post_liked_by: likedBy },
+				data: {
+					...event,
+					post: { ...event.post, likes_count },
+					post_liked_by: presentUserForWebhook(likedBy),
+				},
 			})
 		await Promise.all([changed, recorded])
 		feedManager.onLike(tx, { communityId: c, userId: session.userId, postId, liked })
