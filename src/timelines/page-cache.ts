@@ -9,7 +9,8 @@
 // AFTER its change is in Redis, and a page is kept under the version read BEFORE it was
 // computed; a page whose version is not the current one is computed again. Seen
 // counters (rewritten in place at every impression) do not bump it: a kept page is at
-// most MAX_AGE_MS old, so they lag by at most that.
+// most MAX_AGE_MS old, so they lag by at most that. The bounded store (KeptPages) also
+// keeps the notification feed's rendered pages 1 (modules/notifications/feed/kept-page.ts).
 //
 // A viewer's own page (connection and personalised feeds) is kept the same way under a
 // key naming the viewer, with its `basis`: what the page was computed from besides the
@@ -21,13 +22,59 @@ import type { PostView } from './post-cache'
 import type { Viewer } from './present'
 
 export const MAX_AGE_MS = 1000
-// Bounds of what a process keeps: kept pages are evicted oldest first past either.
-const MAX_PAGES = 2000
-const MAX_BYTES = 64 * 1024 * 1024
 
-export interface SharedPage {
-	version: string
+/** What a kept page carries whatever else it holds: when it was computed. */
+export interface Kept {
 	keptAt: number
+}
+
+/**
+ * Pages kept in this process, at most MAX_AGE_MS old, bounded by count and by the bytes
+ * `sizeOf` says each holds on to: evicted oldest first past either bound. The caller
+ * checks a kept page's versions against the ones it reads in its round trip.
+ */
+export class KeptPages<T extends Kept> {
+	private pages = new Map<string, T>()
+	private sizes = new Map<string, number>()
+	private keptBytes = 0
+
+	constructor(
+		private readonly sizeOf: (page: T) => number,
+		private readonly maxPages = 2000,
+		private readonly maxBytes = 64 * 1024 * 1024,
+	) {}
+
+	private forget(key: string): void {
+		this.keptBytes -= this.sizes.get(key) ?? 0
+		this.sizes.delete(key)
+		this.pages.delete(key)
+	}
+
+	/** A kept page, whatever its version (the caller reads the version in the same round trip). */
+	get(key: string): T | undefined {
+		const page = this.pages.get(key)
+		if (page && Date.now() - page.keptAt > MAX_AGE_MS) {
+			this.forget(key)
+			return undefined
+		}
+		return page
+	}
+
+	keep(key: string, page: T): void {
+		const size = this.sizeOf(page)
+		if (size > this.maxBytes / 16) return // a page that heavy is not worth keeping
+		this.forget(key)
+		// Oldest first out (a Map iterates in insertion order).
+		while (this.pages.size >= this.maxPages || this.keptBytes + size > this.maxBytes)
+			this.forget(this.pages.keys().next().value as string)
+		this.pages.set(key, page)
+		this.sizes.set(key, size)
+		this.keptBytes += size
+	}
+}
+
+export interface SharedPage extends Kept {
+	version: string
 	page: { id: string; view: PostView }[]
 	/** Author id → uuid and feed form, as the page shows them. */
 	authors: Map<number, string>
@@ -41,45 +88,13 @@ export interface SharedPage {
 	rankedAt?: number
 }
 
-const pages = new Map<string, SharedPage>()
-const sizes = new Map<string, number>()
-let keptBytes = 0
-
-function forget(key: string): void {
-	keptBytes -= sizes.get(key) ?? 0
-	sizes.delete(key)
-	pages.delete(key)
-}
-
-/** The bytes a kept page holds on to (its posts' fragments and its authors' forms). */
-function sizeOf(page: SharedPage): number {
+/** The universal feed's shared pages, sized by their posts' fragments and authors' forms. */
+export const sharedPages = new KeptPages<SharedPage>((page) => {
 	let bytes = 0
 	for (const { view } of page.page) bytes += view.fragment.length
 	for (const user of page.users.values()) bytes += user.length
 	return bytes
-}
-
-/** A kept page, whatever its version (the caller reads the version in the same round trip). */
-export function keptPage(key: string): SharedPage | undefined {
-	const page = pages.get(key)
-	if (page && Date.now() - page.keptAt > MAX_AGE_MS) {
-		forget(key)
-		return undefined
-	}
-	return page
-}
-
-export function keepPage(key: string, page: SharedPage): void {
-	const size = sizeOf(page)
-	if (size > MAX_BYTES / 16) return // a page that heavy is not worth keeping
-	forget(key)
-	// Oldest first out (a Map iterates in insertion order).
-	while (pages.size >= MAX_PAGES || keptBytes + size > MAX_BYTES)
-		forget(pages.keys().next().value as string)
-	pages.set(key, page)
-	sizes.set(key, size)
-	keptBytes += size
-}
+})
 
 /** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
 export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>

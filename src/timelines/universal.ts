@@ -8,7 +8,7 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { feedVersion, keepPage, keptPage, type SharedPage } from './page-cache'
+import { feedVersion, type SharedPage, sharedPages } from './page-cache'
 import { getPosts, type ViewerFlags, viewerBlocks, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
@@ -191,7 +191,7 @@ export async function startUniversalRead(
 	query: FeedQuery,
 ): Promise<FirstRead> {
 	const key = pageKey(viewer.communityId, query)
-	const kept = keptPage(key)
+	const kept = sharedPages.get(key)
 	const [version, { blocked, flags }] = await Promise.all([
 		feedVersion(viewer.communityId),
 		viewerState(
@@ -226,7 +226,13 @@ export async function readUniversalJson(
 	const authors = await loadAuthors(viewer, selection.page)
 	const nextCursor = cursorAfterCut(plan, selection)
 	if (shared)
-		keepPage(key, { version, keptAt: Date.now(), page: selection.page, ...authors, nextCursor })
+		sharedPages.keep(key, {
+			version,
+			keptAt: Date.now(),
+			page: selection.page,
+			...authors,
+			nextCursor,
+		})
 	return finish(viewer, selection, authors, nextCursor)
 }
 
