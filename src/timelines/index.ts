@@ -11,7 +11,7 @@ export {
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { viewsUnderVersion } from './kept-views'
-export { feedVersion } from './page-cache'
+export { feedVersion, type Kept, KeptPages } from './page-cache'
 export {
 	type PersonalisedFirstRead,
 	readPersonalisedJson,
@@ -37,7 +37,14 @@ export {
 	type Viewer,
 } from './present'
 export { rebuildCommunity } from './rebuild'
-export { type EmbeddedPost, embedPosts, PageWriter } from './render'
+export {
+	type EmbeddedPost,
+	embedPosts,
+	FlagPageWriter,
+	type FlagsHole,
+	type FlagTemplate,
+	fillFlags,
+} from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export {
 	type FeedQuery,

@@ -57,6 +57,52 @@ export class PageWriter {
 	}
 }
 
+const flagsJson = (flags: ViewerFlags, postId: string) =>
+	`,"is_liked":${flags.liked.has(postId)},"is_saved":${flags.saved.has(postId)}`
+
+/** A page rendered with its posts' flags left open: `parts` around `holes` (post ids). */
+export interface FlagTemplate {
+	parts: Buffer[]
+	holes: string[]
+}
+
+/** Writes a page as a FlagTemplate: a PageWriter whose `flags` leaves a hole. */
+export class FlagPageWriter {
+	private current = new PageWriter()
+	private parts: Buffer[] = []
+	private holes: string[] = []
+
+	str(text: string) {
+		this.current.str(text)
+	}
+
+	buf(bytes: Buffer) {
+		this.current.buf(bytes)
+	}
+
+	flags(postId: string) {
+		this.parts.push(this.current.done())
+		this.current = new PageWriter()
+		this.holes.push(postId)
+	}
+
+	done(): FlagTemplate {
+		this.parts.push(this.current.done())
+		return { parts: this.parts, holes: this.holes }
+	}
+}
+
+/** The page's bytes with the viewer's flags written into its holes. */
+export function fillFlags({ parts, holes }: FlagTemplate, flags: ViewerFlags): Buffer {
+	const out = new PageWriter()
+	holes.forEach((postId, i) => {
+		out.buf(parts[i] as Buffer)
+		out.str(flagsJson(flags, postId))
+	})
+	out.buf(parts[holes.length] as Buffer)
+	return out.done()
+}
+
 /** The visible posts of a window of candidates, with what rendering them needs. */
 export interface Selection {
 	page: { id: string; view: PostView }[]
@@ -145,9 +191,17 @@ export async function loadAuthors(viewer: Viewer, page: Selection['page']): Prom
 	return { authors, users: await getUserViews(viewer.communityId, [...authors.keys()]) }
 }
 
+/** Where a post's `is_liked` and `is_saved` go: filled per read (fillFlags). */
+export interface FlagsHole {
+	flagsOf: string
+}
+
 export interface EmbeddedPost {
-	/** the post as a feed shows it to the viewer (same bytes as in a feed page), in pieces to write in order */
-	json: (Buffer | string)[]
+	/**
+	 * the post as a feed shows it to the viewer (same bytes as in a feed page), in pieces
+	 * to write in order, its flags left open (they change without any version bump)
+	 */
+	json: (Buffer | string | FlagsHole)[]
 	authorId: number
 	authorUuid: string
 	topicIds: string[]
@@ -184,21 +238,21 @@ function listsOf(fragment: Buffer) {
  * The visible posts of `ids` one by one (for a page that embeds posts among other
  * things: the notification feed), each as the pieces of the bytes a feed page holds
  * (the caller writes them into its page), from views and flags the caller read:
- * nothing parsed but the topic ids. The caller supplies the authors (`authorId`).
+ * nothing parsed but the topic ids. The caller supplies the authors (`authorId`) and
+ * writes the flags into the hole (FlagPageWriter).
  */
 export function embedPosts(
 	viewer: Viewer,
 	ids: string[],
 	views: Map<string, PostView>,
-	flags: ViewerFlags,
 	blocked: Set<number>,
 	rules: VisibilityRules = {},
 ): Map<string, EmbeddedPost> {
 	const posts = new Map<string, EmbeddedPost>()
 	for (const { id, view } of pickVisible(viewer, ids, views, blocked, rules).page) {
-		const flagsAndMenu = `,"is_liked":${flags.liked.has(id)},"is_saved":${flags.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}}`
+		const menu = `,"menu_items":${postMenuJson(view.header, viewer)}}`
 		posts.set(id, {
-			json: ['{', view.fragment, flagsAndMenu],
+			json: ['{', view.fragment, { flagsOf: id }, menu],
 			authorId: view.header.user_id,
 			authorUuid: view.header.author_uuid,
 			...listsOf(view.fragment),
@@ -231,9 +285,7 @@ export function writeSelection(
 		out.str(first ? '{' : ',{')
 		first = false
 		out.buf(view.fragment)
-		out.str(
-			`,"is_liked":${selection.liked.has(id)},"is_saved":${selection.saved.has(id)},"menu_items":${postMenuJson(view.header, viewer)}`,
-		)
+		out.str(`${flagsJson(selection, id)},"menu_items":${postMenuJson(view.header, viewer)}`)
 		if (author) {
 			out.str(',"user":')
 			out.buf(author)

@@ -1,7 +1,8 @@
 // The notification feed read from its per-user Redis copy: exact under concurrent
 // likes and unlikes (the copy, written after commit in whatever order commits finish,
 // equals a rebuild from Postgres), rebuilt when lost, kept in step by mark_read and
-// deletes, and correct past its cap (pages and total_count from Postgres there).
+// deletes, and correct past its cap (pages and total_count from Postgres there); page 1
+// kept rendered in the process shows every change at the next read.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
@@ -192,6 +193,88 @@ describe('the Redis copy', () => {
 		)
 		expect(data.users[fan.uuid].name).toBe('Admirer Renamed')
 		expect(of(data, tagged)).toBeUndefined()
+	})
+
+	test('a kept page 1 is served until the copy’s version moves (positive control)', async () => {
+		const viewer = await newUser(community, { name: 'Kept' })
+		const postId = await newPost(cm)
+		const body = {
+			action: 'custom_activity',
+			action_on: [viewer.uuid],
+			entity_type: 'post',
+			entity_id: postId,
+			activity_text: 'as kept',
+		}
+		expect((await api('POST', '/feed/user/activity', { token: cm.token, body })).status).toBe(200)
+		const [activity] = (await page(viewer)).activities // rendered and kept
+		// The record changed in the copy without its version: the kept page still answers…
+		const rows = keys.activityRows(viewer.id)
+		const record = (await redis.hget(rows, activity._id)) as string
+		await redis.hset(rows, activity._id, record.replace('"as kept"', '"changed in Redis"'))
+		expect((await page(viewer)).activities[0].activity_text).toBe('as kept')
+		// …until the version moves, as every writer of the copy moves it.
+		await redis.hincrby(keys.activityMeta(viewer.id), 'page', 1)
+		expect((await page(viewer)).activities[0].activity_text).toBe('changed in Redis')
+	})
+
+	test('a kept page 1 shows the next like, comment, unlike, mark_read and delete at once', async () => {
+		const viewer = await newUser(community, { name: 'Warm' })
+		const [fan, other] = [await newUser(community, { name: 'Fan A' }), await newUser(community)]
+		const [liked, commented] = [await newPost(viewer), await newPost(viewer)]
+		await like(fan, liked)
+		const of = (data: { activities: any[] }, entityId: string, action: number) =>
+			data.activities.find((a) => a.entity_id === entityId && a.action === action)
+		await page(viewer)
+		expect(of(await page(viewer), liked, 6).action_by).toEqual([fan.uuid]) // warm
+		await like(other, liked)
+		expect(of(await page(viewer), liked, 6).action_by).toEqual([fan.uuid, other.uuid])
+		const replied = await api('POST', `/feed/post/${commented}/comment`, {
+			token: fan.token,
+			body: { text: 'first!' },
+		})
+		expect(replied.status).toBe(200)
+		const comment = of(await page(viewer), commented, 7)
+		expect(comment.activity_entity_data.comments_count).toBe(1)
+		await like(other, liked) // unlike: the actor leaves the group
+		expect(of(await page(viewer), liked, 6).action_by).toEqual([fan.uuid])
+		const one = await api('POST', `/feed/user/activity/${comment._id}/mark_read`, {
+			token: viewer.token,
+		})
+		expect(one.status).toBe(200)
+		let data = await page(viewer)
+		expect([of(data, commented, 7).is_read, of(data, liked, 6).is_read]).toEqual([true, false])
+		const all = await api('POST', '/feed/user/activity/mark_read', { token: viewer.token })
+		expect(all.status).toBe(200)
+		expect(of(await page(viewer), liked, 6).is_read).toBe(true)
+		const deleted = await api('DELETE', `/feed/post/${commented}`, {
+			token: viewer.token,
+			body: { reason: 'gone' },
+		})
+		expect(deleted.status).toBe(200)
+		data = await page(viewer)
+		expect(data.activities.map((a: any) => a.entity_id)).toEqual([liked])
+		expect(data.total_count).toBe(1)
+	})
+
+	test('a page with a comment shows the comment’s edit at once (such pages are not kept)', async () => {
+		const viewer = await newUser(community, { name: 'Commenter' })
+		const fan = await newUser(community)
+		const postId = await newPost(cm)
+		const made = await api('POST', `/feed/post/${postId}/comment`, {
+			token: viewer.token,
+			body: { text: 'before' },
+		})
+		const commentId = made.body.data.comment._id
+		await api('PUT', `/feed/post/${postId}/comment/${commentId}/like`, { token: fan.token })
+		const text = async () => (await page(viewer)).activities[0].activity_entity_data.text
+		expect(await text()).toBe('before')
+		expect(await text()).toBe('before')
+		const edited = await api('PUT', `/feed/post/${postId}/comment/${commentId}`, {
+			token: viewer.token,
+			body: { text: 'after' },
+		})
+		expect(edited.status).toBe(200)
+		expect(await text()).toBe('after')
 	})
 
 	test('a custom activity to many: users with a copy and without both see it', async () => {

@@ -10,6 +10,10 @@
 // highest; a deleted group leaves a tombstone for 10 minutes so that a late write cannot
 // bring it back. A rebuild marks the copy "building" (writers write into it), reads
 // Postgres, then fills with its token: a fill overtaken by another rebuild is dropped.
+//
+// The copy's `page` version (in meta) counts its changes: every change goes through the
+// apply script, which bumps it, and a rebuild starts it at random, so a page rendered
+// from the copy (feed/kept-page.ts) is current while the version it was read with is.
 import { randomUUID } from 'node:crypto'
 import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
@@ -101,6 +105,7 @@ if n > cap then
   end
   redis.call('hset', meta, 'complete', '0')
 end
+redis.call('hincrby', meta, 'page', 1)
 if ARGV[4] ~= '' then
   redis.call('hset', meta, 'ready', '1')
   if ARGV[4] == '0' then redis.call('hset', meta, 'complete', '0') end
@@ -205,6 +210,9 @@ async function withCopies(userIds: number[]): Promise<number[]> {
 	return found
 }
 
+// A version no earlier copy of the user reached, whatever happened to Redis meanwhile.
+const randomStart = () => Math.floor(Math.random() * 2 ** 48)
+
 const forget = (userId: number) => redis.del(keys.activityMeta(userId)).catch(() => undefined)
 
 /** Rebuilds the user's copy from Postgres; false when another rebuild overtook this one. */
@@ -214,7 +222,19 @@ export async function rebuild(userId: number): Promise<boolean> {
 	await redis
 		.multi()
 		.del(meta, ...data)
-		.hset(meta, 'build', token, 'complete', '1', 'until', Date.now() + LIFE_MS, 'form', RECORD_FORM)
+		.hset(
+			meta,
+			'build',
+			token,
+			'complete',
+			'1',
+			'until',
+			Date.now() + LIFE_MS,
+			'form',
+			RECORD_FORM,
+			'page',
+			randomStart(),
+		)
 		.pexpire(meta, LIFE_MS)
 		.exec()
 	const { rows, unread } = await activitySnapshot(sql, userId, ACTIVITY_CACHE_MAX + 1)
@@ -241,10 +261,10 @@ export async function rebuild(userId: number): Promise<boolean> {
 // KEYS: meta feed rows unread, then the viewer's blocks, liked and saved sets
 // (timelines viewerSetKeys; same hash tag). ARGV: offset, limit, form. Not built (or
 // built with another form): {}. Else {complete, until, size, records, unread flags,
-// blocks, the page's post ids, liked and saved answers (LOADED first)}.
+// blocks, the page's post ids, liked and saved answers (LOADED first), the page version}.
 redis.defineCommand('activityPage', {
 	numberOfKeys: 7,
-	lua: `local ready, complete, life, form = unpack(redis.call('hmget', KEYS[1], 'ready', 'complete', 'until', 'form'))
+	lua: `local ready, complete, life, form, version = unpack(redis.call('hmget', KEYS[1], 'ready', 'complete', 'until', 'form', 'page'))
 if ready ~= '1' or form ~= ARGV[3] then return {} end
 local offset = tonumber(ARGV[1])
 local ids = redis.call('zrevrange', KEYS[2], offset, offset + tonumber(ARGV[2]) - 1)
@@ -260,18 +280,31 @@ end
 return {complete, life, redis.call('zcard', KEYS[2]), records, unread,
   redis.call('smembers', KEYS[5]), posts,
   redis.call('smismember', KEYS[6], '${LOADED}', unpack(posts)),
-  redis.call('smismember', KEYS[7], '${LOADED}', unpack(posts))}`,
+  redis.call('smismember', KEYS[7], '${LOADED}', unpack(posts)), version}`,
 })
 
 type PageReply =
 	| []
-	| [string, string, number, (string | null)[], number[], string[], string[], number[], number[]]
+	| [
+			string,
+			string,
+			number,
+			(string | null)[],
+			number[],
+			string[],
+			string[],
+			number[],
+			number[],
+			string | null,
+	  ]
 
 export interface CachedPage {
 	activities: PageActivity[]
 	/** groups in the copy, and whether that is all of them */
 	cached: number
 	complete: boolean
+	/** the copy's page version, read with the records (null in a copy built before there was one) */
+	version: string | null
 	/** the viewer's blocks and the flags of the page's posts; null where a set is not loaded */
 	blocked: Set<number> | null
 	flags: ViewerFlags | null
@@ -298,9 +331,8 @@ export async function readPage(
 		RECORD_FORM,
 	)
 	if (reply.length === 0) return null
-	const [complete, until, cached, records, flags, blocks, posts, liked, saved] = reply
-	// Read copies live 7 days from their last read; refreshed once a day short of that.
-	if (Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
+	const [complete, until, cached, records, flags, blocks, posts, liked, saved, version] = reply
+	keepAlive(userId, until)
 	const activities: PageActivity[] = []
 	records.forEach((record, i) => {
 		if (record !== null) activities.push(parseRecord(record, flags[i] !== 1))
@@ -309,9 +341,29 @@ export async function readPage(
 		activities,
 		cached,
 		complete: complete === '1',
+		version,
 		blocked: blocksFrom(blocks),
 		flags: flagsFrom(posts, liked, saved),
 	}
+}
+
+/** The copy's page version (a plain HMGET); null until it is built. */
+export async function readPageVersion(userId: number): Promise<string | null> {
+	const [ready, form, version, until] = await redis.hmget(
+		keys.activityMeta(userId),
+		'ready',
+		'form',
+		'page',
+		'until',
+	)
+	if (ready !== '1' || form !== RECORD_FORM || version === null) return null
+	keepAlive(userId, until)
+	return version
+}
+
+// Read copies live 7 days from their last read; refreshed once a day short of that.
+function keepAlive(userId: number, until: string | null) {
+	if (Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
 }
 
 function refreshLife(userId: number): Promise<unknown> {

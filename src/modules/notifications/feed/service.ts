@@ -12,8 +12,10 @@ import {
 	type EmbeddedPost,
 	embedPosts,
 	type FeedUser,
+	FlagPageWriter,
+	type FlagsHole,
 	feedVersion,
-	PageWriter,
+	fillFlags,
 	presentFeedUser,
 	type ViewerFlags,
 	viewerBlocks,
@@ -32,18 +34,20 @@ import { EntityType } from '../model'
 import { activityHead, activityRecord, type PageActivity, parseRecord } from '../present'
 import { activityPage, markAllRead, markRead, type ReadMark, unreadCount } from '../repo'
 import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
+import { currentKeptPage, keepActivityPage, keptPageKey } from './kept-page'
 
 const idsOf = (activities: PageActivity[], type: number) => [
 	...new Set(activities.filter((a) => a.entityType === type).map((a) => a.entityId)),
 ]
 
-/** JSON as it is spliced: cached bytes, a string made here, or pieces of both in order. */
-type Json = Buffer | string | (Buffer | string)[]
+/** JSON as it is spliced: cached bytes, a string made here, a post's open flags, or pieces in order. */
+type Json = Buffer | string | FlagsHole | Json[]
 
-function splice(out: PageWriter, json: Json) {
+function splice(out: FlagPageWriter, json: Json) {
 	if (typeof json === 'string') out.str(json)
 	else if (Buffer.isBuffer(json)) out.buf(json)
-	else for (const piece of json) splice(out, piece)
+	else if (Array.isArray(json)) for (const piece of json) splice(out, piece)
+	else out.flags(json.flagsOf)
 }
 
 /** An entity as the page embeds it: its JSON and its owner's uuid. */
@@ -62,6 +66,8 @@ interface Person {
 interface PageRows {
 	activities: PageActivity[]
 	total: number
+	/** the copy's page version the rows were read under; null when not read from the copy */
+	version: string | null
 	blocked: Set<number> | null
 	flags: ViewerFlags | null
 }
@@ -94,7 +100,7 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
 	const people = new Map<number, Person>()
 	addPeople(people, views.users)
 	const posts = flags
-		? embedPosts(viewerOf(session), postIds, views.posts, flags, blocked, {
+		? embedPosts(viewerOf(session), postIds, views.posts, blocked, {
 				visibilities: ['public', 'connections'],
 				keepHidden: true,
 			})
@@ -134,7 +140,7 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
 	for (const post of posts.values()) named.add(post.authorUuid)
 	for (const c of liveComments) named.add(c.uuid)
 	for (const uuid of userIds) named.add(uuid)
-	return { entities, posts: [...posts.values()], people, byUuid, named }
+	return { entities, posts: [...posts.values()], people, byUuid, named, blocked, flags }
 }
 
 /**
@@ -155,15 +161,17 @@ async function pageRows(userId: number, offset: number, limit: number): Promise<
 	}
 	const { rows, total } = await activityPage(sql, userId, limit, offset)
 	const activities = rows.map((row) => parseRecord(activityRecord(row), row.is_read))
-	return { activities, total, blocked: null, flags: null }
+	return { activities, total, version: null, blocked: null, flags: null }
 }
 
 /**
  * A page of the notification feed as the `data` JSON, `{activities, users, topics,
- * widgets, total_count}`. One round trip: the activities (records, mostly JSON already)
- * with the viewer's blocks and flags in one script call on the user's copy, and the
- * community's feed version beside it; then posts and users as the bytes the feed
- * engine caches, kept in the process under that version (a second round trip when
+ * widgets, total_count}`. Page 1 kept in the process (kept-page.ts) while the versions
+ * it was rendered under stand: one round trip of plain commands and a splice of the
+ * viewer's flags. Otherwise one round trip: the activities (records, mostly JSON
+ * already) with the viewer's blocks and flags in one script call on the user's copy,
+ * and the community's feed version beside it; then posts and users as the bytes the
+ * feed engine caches, kept in the process under that version (a second round trip when
  * they are not). The page is spliced from those bytes, nothing re-serialized. Postgres
  * only for comments, topics and widgets when the page has any.
  */
@@ -174,18 +182,48 @@ export async function activityFeedJson(
 	v1: boolean,
 ): Promise<Buffer> {
 	const p = paging(page, pageSize, 20)
+	const key = p.offset === 0 ? keptPageKey(session, p.pageSize, v1) : null
+	const warm = key ? await currentKeptPage(session, key) : undefined
+	if (warm) return finishPage(session.communityId, fillFlags(warm.kept.body, warm.flags), warm.kept)
 	const [rows, version] = await Promise.all([
 		pageRows(session.userId, p.offset, p.pageSize),
 		feedVersion(session.communityId),
 	])
 	const loaded = await loadEntities(session, rows, version)
+	const body = renderBody(session, rows.activities, loaded, v1)
+	const rest = {
+		topicIds: [...new Set(loaded.posts.flatMap((post) => post.topicIds))],
+		widgetIds: [...new Set(loaded.posts.flatMap((post) => post.widgetIds))],
+		total: rows.total,
+	}
+	const hasComments = rows.activities.some((a) => a.entityType === EntityType.comment)
+	if (key && rows.version !== null && !hasComments)
+		keepActivityPage(key, {
+			keptAt: Date.now(),
+			copyVersion: rows.version,
+			feedVersion: version,
+			blocked: loaded.blocked,
+			body,
+			...rest,
+		})
+	const flags = loaded.flags ?? { liked: new Set<string>(), saved: new Set<string>() }
+	return finishPage(session.communityId, fillFlags(body, flags), rest)
+}
+
+/** `{"activities":[…],"users":{…}` with the posts' flags left open. */
+function renderBody(
+	session: Session,
+	activities: PageActivity[],
+	loaded: Awaited<ReturnType<typeof loadEntities>>,
+	v1: boolean,
+) {
 	const users = new Map<number, Person['user']>()
 	for (const [id, person] of loaded.people) users.set(id, person.user)
 	const ctx = { users, recipientJson: JSON.stringify(session.uuid), v1 }
-	const out = new PageWriter()
+	const out = new FlagPageWriter()
 	out.str('{"activities":[')
 	let first = true
-	for (const activity of rows.activities) {
+	for (const activity of activities) {
 		const entity = loaded.entities.get(activity.entityId)
 		if (!entity) continue
 		out.str(first ? '' : ',')
@@ -203,16 +241,21 @@ export async function activityFeedJson(
 		splice(out, person.json)
 		first = false
 	}
-	const { topics, widgets } = await topicsAndWidgets(session.communityId, loaded.posts)
-	out.str(
-		`},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rows.total}}`,
-	)
 	return out.done()
 }
 
-async function topicsAndWidgets(communityId: number, posts: EmbeddedPost[]) {
-	const topicIds = [...new Set(posts.flatMap((p) => p.topicIds))]
-	const widgetIds = [...new Set(posts.flatMap((p) => p.widgetIds))]
+/** The body followed by the posts' topics and widgets (read now) and the total. */
+async function finishPage(
+	communityId: number,
+	body: Buffer,
+	rest: { topicIds: string[]; widgetIds: string[]; total: number },
+): Promise<Buffer> {
+	const { topics, widgets } = await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
+	const tail = `},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rest.total}}`
+	return Buffer.concat([body, Buffer.from(tail)])
+}
+
+async function topicsAndWidgets(communityId: number, topicIds: string[], widgetIds: string[]) {
 	const [topics, widgets] = await Promise.all([
 		topicIds.length > 0 ? findTopicsByIds(sql, communityId, topicIds) : [],
 		widgetIds.length > 0 ? findWidgetsByIds(sql, communityId, widgetIds) : [],
