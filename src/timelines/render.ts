@@ -92,14 +92,15 @@ export class FlagPageWriter {
 	}
 }
 
-/** The page's bytes with the viewer's flags written into its holes. */
-export function fillFlags({ parts, holes }: FlagTemplate, flags: ViewerFlags): Buffer {
+/** The page's bytes with the viewer's flags written into its holes, then `tail`. */
+export function fillFlags({ parts, holes }: FlagTemplate, flags: ViewerFlags, tail = ''): Buffer {
 	const out = new PageWriter()
 	holes.forEach((postId, i) => {
 		out.buf(parts[i] as Buffer)
 		out.str(flagsJson(flags, postId))
 	})
 	out.buf(parts[holes.length] as Buffer)
+	out.str(tail)
 	return out.done()
 }
 

@@ -347,23 +347,19 @@ export async function readPage(
 	}
 }
 
-/** The copy's page version (a plain HMGET); null until it is built. */
+/**
+ * The copy's page version (a plain HMGET): null while there is no copy; a rebuilt copy
+ * starts anew at random, so no check of its state is needed beside it.
+ */
 export async function readPageVersion(userId: number): Promise<string | null> {
-	const [ready, form, version, until] = await redis.hmget(
-		keys.activityMeta(userId),
-		'ready',
-		'form',
-		'page',
-		'until',
-	)
-	if (ready !== '1' || form !== RECORD_FORM || version === null) return null
+	const [version, until] = await redis.hmget(keys.activityMeta(userId), 'page', 'until')
 	keepAlive(userId, until)
 	return version
 }
 
 // Read copies live 7 days from their last read; refreshed once a day short of that.
 function keepAlive(userId: number, until: string | null) {
-	if (Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
+	if (until !== null && Number(until) < Date.now() + LIFE_MS - 86_400_000) void refreshLife(userId)
 }
 
 function refreshLife(userId: number): Promise<unknown> {

@@ -14,6 +14,7 @@ import {
 	type FeedUser,
 	FlagPageWriter,
 	type FlagsHole,
+	type FlagTemplate,
 	feedVersion,
 	fillFlags,
 	presentFeedUser,
@@ -184,7 +185,7 @@ export async function activityFeedJson(
 	const p = paging(page, pageSize, 20)
 	const key = p.offset === 0 ? keptPageKey(session, p.pageSize, v1) : null
 	const warm = key ? await currentKeptPage(session, key) : undefined
-	if (warm) return finishPage(session.communityId, fillFlags(warm.kept.body, warm.flags), warm.kept)
+	if (warm) return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept)
 	const [rows, version] = await Promise.all([
 		pageRows(session.userId, p.offset, p.pageSize),
 		feedVersion(session.communityId),
@@ -207,7 +208,7 @@ export async function activityFeedJson(
 			...rest,
 		})
 	const flags = loaded.flags ?? { liked: new Set<string>(), saved: new Set<string>() }
-	return finishPage(session.communityId, fillFlags(body, flags), rest)
+	return finishPage(session.communityId, body, flags, rest)
 }
 
 /** `{"activities":[…],"users":{…}` with the posts' flags left open. */
@@ -244,15 +245,16 @@ function renderBody(
 	return out.done()
 }
 
-/** The body followed by the posts' topics and widgets (read now) and the total. */
+/** The body with the viewer's flags, then the posts' topics and widgets (read now) and the total. */
 async function finishPage(
 	communityId: number,
-	body: Buffer,
+	body: FlagTemplate,
+	flags: ViewerFlags,
 	rest: { topicIds: string[]; widgetIds: string[]; total: number },
 ): Promise<Buffer> {
 	const { topics, widgets } = await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
 	const tail = `},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rest.total}}`
-	return Buffer.concat([body, Buffer.from(tail)])
+	return fillFlags(body, flags, tail)
 }
 
 async function topicsAndWidgets(communityId: number, topicIds: string[], widgetIds: string[]) {
