@@ -238,7 +238,7 @@ function listsOf(fragment: Buffer) {
 /**
  * The visible posts of `ids` one by one (for a page that embeds posts among other
  * things: the notification feed), each as the pieces of the bytes a feed page holds
- * (the caller writes them into its page), from views and flags the caller read:
+ * (the caller writes them into its page), from views the caller read:
  * nothing parsed but the topic ids. The caller supplies the authors (`authorId`) and
  * writes the flags into the hole (FlagPageWriter).
  */

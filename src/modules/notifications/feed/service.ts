@@ -9,7 +9,6 @@ import { isId } from '../../../lib/ids'
 import { log } from '../../../lib/log'
 import { paging } from '../../../lib/paging'
 import {
-	type EmbeddedPost,
 	embedPosts,
 	type FeedUser,
 	FlagPageWriter,
@@ -96,16 +95,14 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
 		viewsUnderVersion(communityId, version, postIds, [...actors]),
 		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
 		page.blocked ?? viewerBlocks(userId),
-		page.flags ?? (postIds.length > 0 ? viewerFlags(userId, postIds) : undefined),
+		page.flags ?? viewerFlags(userId, postIds),
 	])
 	const people = new Map<number, Person>()
 	addPeople(people, views.users)
-	const posts = flags
-		? embedPosts(viewerOf(session), postIds, views.posts, blocked, {
-				visibilities: ['public', 'connections'],
-				keepHidden: true,
-			})
-		: new Map<string, EmbeddedPost>()
+	const posts = embedPosts(viewerOf(session), postIds, views.posts, blocked, {
+		visibilities: ['public', 'connections'],
+		keepHidden: true,
+	})
 	const liveComments = comments.filter((c) => !c.is_deleted)
 	const authors = [
 		...new Set([
@@ -207,8 +204,7 @@ export async function activityFeedJson(
 			body,
 			...rest,
 		})
-	const flags = loaded.flags ?? { liked: new Set<string>(), saved: new Set<string>() }
-	return finishPage(session.communityId, body, flags, rest)
+	return finishPage(session.communityId, body, loaded.flags, rest)
 }
 
 /** `{"activities":[…],"users":{…}` with the posts' flags left open. */
