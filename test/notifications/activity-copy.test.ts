@@ -256,6 +256,17 @@ describe('the Redis copy', () => {
 		expect(data.total_count).toBe(1)
 	})
 
+	test('reads in parallel while page 1 is rendered again all show the change', async () => {
+		const viewer = await newUser(community, { name: 'Busy' })
+		const [fan, next] = [await newUser(community), await newUser(community)]
+		const postId = await newPost(viewer)
+		await like(fan, postId)
+		expect((await page(viewer)).activities[0].action_by).toEqual([fan.uuid]) // kept
+		await like(next, postId)
+		const reads = await Promise.all(Array.from({ length: 8 }, () => page(viewer)))
+		for (const data of reads) expect(data.activities[0].action_by).toEqual([fan.uuid, next.uuid])
+	})
+
 	test('a page with a comment shows the comment’s edit at once (such pages are not kept)', async () => {
 		const viewer = await newUser(community, { name: 'Commenter' })
 		const fan = await newUser(community)
