@@ -14,7 +14,7 @@ import {
 	recentPostsOfAuthor,
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
-import { basisOf, feedVersion, type SharedPage, sharedPages } from './page-cache'
+import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
 import { type ViewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { loadAuthors, selectPage, writeSelection } from './render'
@@ -140,7 +140,7 @@ export async function startConnectionRead(
 ): Promise<ConnectionFirstRead> {
 	const feed = keys.connFeed(viewer.userId)
 	const key = `conn|${viewer.userId}|${page}|${pageSize}`
-	const kept = sharedPages.get(key)
+	const kept = viewerPages.get(key)
 	const [live, first, total, { blocked, flags }, version] = await Promise.all([
 		touchLiveFeed(viewer.userId),
 		redis.zrevrange(feed, 0, page * pageSize - 1),
@@ -192,7 +192,7 @@ export async function readConnectionFeedJson(
 	const selection = await selectPage(viewer, first, more, blocked, SHOWN, offset, pageSize)
 	const authors = await loadAuthors(viewer, selection.page)
 	if (!deeper)
-		sharedPages.keep(key, {
+		viewerPages.keep(key, {
 			version,
 			keptAt: Date.now(),
 			page: selection.page,

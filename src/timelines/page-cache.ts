@@ -88,13 +88,22 @@ export interface SharedPage extends Kept {
 	rankedAt?: number
 }
 
-/** The universal feed's shared pages, sized by their posts' fragments and authors' forms. */
-export const sharedPages = new KeptPages<SharedPage>((page) => {
+/** The bytes a kept page holds on to: its posts' fragments and its authors' forms. */
+function sizeOfPage(page: SharedPage): number {
 	let bytes = 0
 	for (const { view } of page.page) bytes += view.fragment.length
 	for (const user of page.users.values()) bytes += user.length
 	return bytes
-})
+}
+
+/** The universal feed's pages, shared by every viewer without blocks. */
+export const sharedPages = new KeptPages<SharedPage>(sizeOfPage)
+
+/**
+ * The connection and personalised feeds' pages, one per viewer: a store of their own, so
+ * thousands of viewers' pages never evict the few pages that every viewer shares.
+ */
+export const viewerPages = new KeptPages<SharedPage>(sizeOfPage)
 
 /** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
 export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>

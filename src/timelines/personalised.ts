@@ -12,7 +12,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { VisibilityRules } from './hydrate'
 import { parsePlacement } from './index-post'
-import { basisOf, feedVersion, type SharedPage, sharedPages } from './page-cache'
+import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
 import {
 	authorAffinity,
 	enabledTopicIdsByNames,
@@ -314,7 +314,7 @@ export async function startPersonalisedRead(
 ): Promise<PersonalisedFirstRead> {
 	const u = viewer.userId
 	const key = `pers|${u}|${page}|${pageSize}`
-	const kept = sharedPages.get(key)
+	const kept = viewerPages.get(key)
 	const since = kept?.rankedAt
 	const [meta, stored, storedCount, { blocked, flags }, version, newest, keptConnections] =
 		await Promise.all([
@@ -445,7 +445,7 @@ export async function readPersonalisedJson(
 		`,"total_count":${total},"page":${query.page},"page_size":${query.pageSize}}`,
 	)
 	if (plain && !deeper)
-		sharedPages.keep(first.key, {
+		viewerPages.keep(first.key, {
 			version: first.version,
 			keptAt: Date.now(),
 			page: selection.page,
