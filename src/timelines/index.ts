@@ -44,6 +44,7 @@ export {
 	type FlagsHole,
 	type FlagTemplate,
 	fillFlags,
+	flagBits,
 } from './render'
 export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
 export {

@@ -86,7 +86,15 @@ export interface SharedPage extends Kept {
 	tail?: Buffer
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
+	/**
+	 * A universal page's bytes as served, by what varies between viewers (universal.ts
+	 * renderingOf): most viewers of a hot page get the same bytes, copied by none of them.
+	 */
+	renderings?: Map<string, Buffer>
 }
+
+/** How many renderings of one shared page are kept (each about the page's own bytes). */
+export const MAX_RENDERINGS = 4
 
 /** The bytes a kept page holds on to: its posts' fragments and its authors' forms. */
 function sizeOfPage(page: SharedPage): number {
@@ -96,8 +104,10 @@ function sizeOfPage(page: SharedPage): number {
 	return bytes
 }
 
-/** The universal feed's pages, shared by every viewer without blocks. */
-export const sharedPages = new KeptPages<SharedPage>(sizeOfPage)
+/** The universal feed's pages, shared by every viewer without blocks; counted with the renderings they may keep. */
+export const sharedPages = new KeptPages<SharedPage>(
+	(page) => sizeOfPage(page) * (1 + MAX_RENDERINGS),
+)
 
 /**
  * The connection and personalised feeds' pages, one per viewer: a store of their own, so

@@ -60,6 +60,14 @@ export class PageWriter {
 const flagsJson = (flags: ViewerFlags, postId: string) =>
 	`,"is_liked":${flags.liked.has(postId)},"is_saved":${flags.saved.has(postId)}`
 
+/** The viewer's flags of `postIds` as one character each: two pages filled with equal bits are equal. */
+export function flagBits(postIds: string[], flags: ViewerFlags): string {
+	let bits = ''
+	for (const id of postIds)
+		bits += String.fromCharCode(48 + (flags.liked.has(id) ? 2 : 0) + (flags.saved.has(id) ? 1 : 0))
+	return bits
+}
+
 /** A page rendered with its posts' flags left open: `parts` around `holes` (post ids). */
 export interface FlagTemplate {
 	parts: Buffer[]

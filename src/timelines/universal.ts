@@ -8,11 +8,12 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { feedVersion, type SharedPage, sharedPages } from './page-cache'
+import { feedVersion, MAX_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
 import { getPosts, type ViewerFlags, viewerBlocks, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import {
+	flagBits,
 	loadAuthors,
 	type PageAuthors,
 	type Selection,
@@ -220,7 +221,7 @@ export async function readUniversalJson(
 	const { kept, version, blocked, keptFlags } = first
 	const shared = blocked.size === 0
 	if (shared && kept && keptFlags && kept.version === version)
-		return finish(viewer, { ...kept, ...keptFlags }, kept, kept.nextCursor)
+		return renderingOf(viewer, kept, keptFlags)
 	const plan = await planUniversal(viewer, query, blocked)
 	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
 	const authors = await loadAuthors(viewer, selection.page)
@@ -246,6 +247,27 @@ function finish(
 		writeSelection(viewer, selection, authors),
 		Buffer.from(`,"next_cursor":${JSON.stringify(nextCursor)}}`),
 	])
+}
+
+/**
+ * A kept page as this viewer gets it. What differs between viewers is each post's flags
+ * and whether its menu is the author's, and the viewer's CM menus: a page served to many
+ * viewers is written once per such combination (MAX_RENDERINGS kept), not once per read.
+ */
+function renderingOf(viewer: Viewer, kept: SharedPage, flags: ViewerFlags): Buffer {
+	let variant = viewer.isCm ? 'c' : 'm'
+	for (const { view } of kept.page) variant += view.header.user_id === viewer.userId ? 'a' : '-'
+	variant += flagBits(
+		kept.page.map((p) => p.id),
+		flags,
+	)
+	kept.renderings ??= new Map()
+	let bytes = kept.renderings.get(variant)
+	if (!bytes) {
+		bytes = finish(viewer, { ...kept, ...flags }, kept, kept.nextCursor)
+		if (kept.renderings.size < MAX_RENDERINGS) kept.renderings.set(variant, bytes)
+	}
+	return bytes
 }
 
 /** What identifies a page of a community's universal feed (the viewer is not part of it). */

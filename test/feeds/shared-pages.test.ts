@@ -46,6 +46,32 @@ describe('shared universal pages', () => {
 		expect(ids(await page(bob))[0]).toBe(first._id)
 	})
 
+	test('one kept page, each viewer their own flags and menus (renderings are per variant)', async () => {
+		await warm()
+		const version = await redis.get(keys.feedVersion(community.communityId))
+		const [first] = await page(alice)
+		// A save moves no feed version: the kept page stays, only the saver's bytes change.
+		const saved = await api('PUT', `/feed/post/${first._id}/save`, { token: alice.token })
+		expect(saved.status).toBe(200)
+		expect((await page(alice))[0]).toMatchObject({ _id: first._id, is_saved: true })
+		expect((await page(bob))[0]).toMatchObject({ _id: first._id, is_saved: false })
+		expect((await page(alice))[0]).toMatchObject({ _id: first._id, is_saved: true })
+
+		const menu = async (viewer: TestUser) =>
+			((await page(viewer))[0].menu_items as { id: number }[]).map((item) => item.id)
+		const [own, managed, member] = [await menu(author), await menu(cm), await menu(bob)]
+		expect(member).toEqual([4])
+		expect(own).toEqual([1, 2, 5])
+		expect(managed).not.toEqual(member)
+		expect(await menu(alice)).toEqual(member)
+		expect(await redis.get(keys.feedVersion(community.communityId))).toBe(version)
+
+		expect((await api('PUT', `/feed/post/${first._id}/save`, { token: alice.token })).status).toBe(
+			200,
+		)
+		expect((await page(alice))[0]).toMatchObject({ _id: first._id, is_saved: false })
+	})
+
 	test('created, liked, edited and deleted posts show in the very next read of every viewer', async () => {
 		await warm()
 		const created = await newPost(author, { text: 'fresh', topic_ids: [topic] })

@@ -27,6 +27,8 @@ export interface KeptActivityPage extends Kept {
 	topicIds: string[]
 	widgetIds: string[]
 	total: number
+	/** The bytes last served from it, and the flags and tail they were filled with. */
+	served?: { variant: string; bytes: Buffer }
 }
 
 const pages = new KeptPages<KeptActivityPage>(

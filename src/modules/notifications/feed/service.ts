@@ -16,6 +16,7 @@ import {
 	type FlagTemplate,
 	feedVersion,
 	fillFlags,
+	flagBits,
 	presentFeedUser,
 	type ViewerFlags,
 	viewerBlocks,
@@ -34,7 +35,7 @@ import { EntityType } from '../model'
 import { activityHead, activityRecord, type PageActivity, parseRecord } from '../present'
 import { activityPage, markAllRead, markRead, type ReadMark, unreadCount } from '../repo'
 import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
-import { currentKeptPage, keepActivityPage, keptPageKey } from './kept-page'
+import { currentKeptPage, type KeptActivityPage, keepActivityPage, keptPageKey } from './kept-page'
 
 const idsOf = (activities: PageActivity[], type: number) => [
 	...new Set(activities.filter((a) => a.entityType === type).map((a) => a.entityId)),
@@ -182,7 +183,7 @@ export async function activityFeedJson(
 	const p = paging(page, pageSize, 20)
 	const key = p.offset === 0 ? keptPageKey(session, p.pageSize, v1) : null
 	const warm = key ? await currentKeptPage(session, key) : undefined
-	if (warm) return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept)
+	if (warm) return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept, warm.kept)
 	const [rows, version] = await Promise.all([
 		pageRows(session.userId, p.offset, p.pageSize),
 		feedVersion(session.communityId),
@@ -241,16 +242,25 @@ function renderBody(
 	return out.done()
 }
 
-/** The body with the viewer's flags, then the posts' topics and widgets (read now) and the total. */
+/**
+ * The body with the viewer's flags, then the posts' topics and widgets (read now) and the
+ * total. A kept page remembers what it last served: a user reading again with the same
+ * flags and tail gets those bytes without another copy.
+ */
 async function finishPage(
 	communityId: number,
 	body: FlagTemplate,
 	flags: ViewerFlags,
 	rest: { topicIds: string[]; widgetIds: string[]; total: number },
+	kept?: KeptActivityPage,
 ): Promise<Buffer> {
 	const { topics, widgets } = await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
 	const tail = `},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rest.total}}`
-	return fillFlags(body, flags, tail)
+	const variant = `${flagBits(body.holes, flags)}${tail}`
+	if (kept?.served?.variant === variant) return kept.served.bytes
+	const bytes = fillFlags(body, flags, tail)
+	if (kept) kept.served = { variant, bytes }
+	return bytes
 }
 
 async function topicsAndWidgets(communityId: number, topicIds: string[], widgetIds: string[]) {
