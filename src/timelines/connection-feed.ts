@@ -17,7 +17,7 @@ import type { VisibilityRules } from './hydrate'
 import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
 import { type ViewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
-import { loadAuthors, selectPage, writeSelection } from './render'
+import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
 
 export const CONN_FEED_MAX = 1000
 export const MERGE_RECENT = 200
@@ -171,13 +171,10 @@ export async function readConnectionFeedJson(
 	const offset = (page - 1) * pageSize
 	const window = (n: number) => redis.zrevrange(feed, 0, n - 1)
 	let { key, kept, live, first, total, blocked, version, keptFlags } = await started
-	const tail = () => Buffer.from(`,"total_count":${total},"page":${page},"page_size":${pageSize}}`)
+	const tail = () => `,"total_count":${total},"page":${page},"page_size":${pageSize}}`
 	let basis = basisOf(viewer, first, blocked)
 	if (live && kept && keptFlags && kept.version === version && kept.basis === basis)
-		return Buffer.concat([
-			writeSelection(viewer, { ...kept, ...keptFlags }, kept, { listKey: 'feed' }),
-			tail(),
-		])
+		return keptPageBytes(viewer, kept, keptFlags, { listKey: 'feed', tail: tail() })
 	if (!live) {
 		await ensureLiveFeed(viewer.userId, viewer.communityId)
 		;[first, total] = await Promise.all([window(offset + pageSize), redis.zcard(feed)])
@@ -191,6 +188,10 @@ export async function readConnectionFeedJson(
 	}
 	const selection = await selectPage(viewer, first, more, blocked, SHOWN, offset, pageSize)
 	const authors = await loadAuthors(viewer, selection.page)
+	const { bytes, rendered } = renderToKeep(viewer, selection, authors, {
+		listKey: 'feed',
+		tail: tail(),
+	})
 	if (!deeper)
 		viewerPages.keep(key, {
 			version,
@@ -199,6 +200,7 @@ export async function readConnectionFeedJson(
 			...authors,
 			nextCursor: null,
 			basis,
+			rendered,
 		})
-	return Buffer.concat([writeSelection(viewer, selection, authors, { listKey: 'feed' }), tail()])
+	return bytes
 }

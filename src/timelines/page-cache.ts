@@ -83,7 +83,12 @@ export interface SharedPage extends Kept {
 	/** What else the page was computed from (a viewer's page); served only while it is unchanged. */
 	basis?: string
 	/** The fields a viewer's page closes with (total_count, paging), as served. */
-	tail?: Buffer
+	tail?: string
+	/**
+	 * A viewer's page as last served (render.ts keptPageBytes), under the flags and tail
+	 * it was rendered with: the only part of a kept page that changes after it is kept.
+	 */
+	rendered?: { key: string; bytes: Buffer }
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
 	/**
@@ -101,7 +106,7 @@ function sizeOfPage(page: SharedPage): number {
 	let bytes = 0
 	for (const { view } of page.page) bytes += view.fragment.length
 	for (const user of page.users.values()) bytes += user.length
-	return bytes
+	return bytes + (page.rendered?.bytes.length ?? 0)
 }
 
 /** The universal feed's pages, shared by every viewer without blocks; counted with the renderings they may keep. */

@@ -24,7 +24,7 @@ import {
 import { getPosts, type ViewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
-import { loadAuthors, selectPage, writeSelection } from './render'
+import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
 import type { CachedPost } from './repo'
 
 export const PERS_SIZE = 500
@@ -389,10 +389,7 @@ export async function readPersonalisedJson(
 		kept.version === first.version &&
 		kept.basis === basis(first.keptConnections)
 	)
-		return Buffer.concat([
-			writeSelection(viewer, { ...kept, ...keptFlags }, kept, { embedUser: true }),
-			kept.tail as Buffer,
-		])
+		return keptPageBytes(viewer, kept, keptFlags, { embedUser: true, tail: kept.tail as string })
 	if (filtered) stored = await topOf(u, 0)
 	if (meta === null) {
 		await recomputePersonalised(u, viewer.communityId)
@@ -441,9 +438,8 @@ export async function readPersonalisedJson(
 		query.pageSize,
 	)
 	const authors = await loadAuthors(viewer, selection.page)
-	const tail = Buffer.from(
-		`,"total_count":${total},"page":${query.page},"page_size":${query.pageSize}}`,
-	)
+	const tail = `,"total_count":${total},"page":${query.page},"page_size":${query.pageSize}}`
+	const { bytes, rendered } = renderToKeep(viewer, selection, authors, { embedUser: true, tail })
 	if (plain && !deeper)
 		viewerPages.keep(first.key, {
 			version: first.version,
@@ -454,6 +450,7 @@ export async function readPersonalisedJson(
 			basis: basis(connectionIds),
 			rankedAt: meta?.computedAt,
 			tail,
+			rendered,
 		})
-	return Buffer.concat([writeSelection(viewer, selection, authors, { embedUser: true }), tail])
+	return bytes
 }

@@ -5,6 +5,7 @@
 // connection, personalised).
 import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
+import type { SharedPage } from './page-cache'
 import {
 	getPostViews,
 	getUserViews,
@@ -186,6 +187,8 @@ export interface RenderOptions {
 	listKey?: string
 	/** Each post also carries its author as `user` (the personalised feed). */
 	embedUser?: boolean
+	/** Written after the page's lists (the caller's fields and closing brace), in the same buffer. */
+	tail?: string
 }
 
 /** The authors of a selection's posts: id → uuid, and their cached feed forms. */
@@ -309,7 +312,45 @@ export function writeSelection(
 		first = false
 	}
 	out.str('}')
+	if (options.tail) out.str(options.tail)
 	return out.done()
+}
+
+/** Which of a page's posts the viewer liked and saved: one character per post. */
+export function flagsKey(page: Selection['page'], flags: ViewerFlags): string {
+	let key = ''
+	for (const { id } of page)
+		key += flags.liked.has(id) ? (flags.saved.has(id) ? 'b' : 'l') : flags.saved.has(id) ? 's' : '-'
+	return key
+}
+
+/**
+ * The bytes of a viewer's kept page (page-cache.ts; its viewer, role and posts are fixed)
+ * with these flags and `tail`: as last served while both are the same, else rendered
+ * again and kept for the next read. A warm page then costs no rendering at all.
+ */
+export function keptPageBytes(
+	viewer: Viewer,
+	kept: SharedPage,
+	flags: ViewerFlags,
+	options: RenderOptions & { tail: string },
+): Buffer {
+	const key = flagsKey(kept.page, flags) + options.tail
+	if (kept.rendered?.key === key) return kept.rendered.bytes
+	const bytes = writeSelection(viewer, { page: kept.page, ...flags }, kept, options)
+	kept.rendered = { key, bytes }
+	return bytes
+}
+
+/** Renders a selection and, for a page about to be kept, remembers the bytes (keptPageBytes). */
+export function renderToKeep(
+	viewer: Viewer,
+	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
+	authors: PageAuthors,
+	options: RenderOptions & { tail: string },
+): { bytes: Buffer; rendered: SharedPage['rendered'] } {
+	const bytes = writeSelection(viewer, selection, authors, options)
+	return { bytes, rendered: { key: flagsKey(selection.page, selection) + options.tail, bytes } }
 }
 
 /** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */

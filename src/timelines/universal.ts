@@ -243,10 +243,9 @@ function finish(
 	authors: PageAuthors,
 	nextCursor: string | null,
 ): Buffer {
-	return Buffer.concat([
-		writeSelection(viewer, selection, authors),
-		Buffer.from(`,"next_cursor":${JSON.stringify(nextCursor)}}`),
-	])
+	return writeSelection(viewer, selection, authors, {
+		tail: `,"next_cursor":${JSON.stringify(nextCursor)}}`,
+	})
 }
 
 /**
