@@ -125,18 +125,24 @@ export interface ConnectionFirstRead {
 	blocked: Set<number>
 	version: string
 	keptFlags: ViewerFlags | null
+	/** The check left out of the round trip because a page was kept: run before any other page. */
+	check: (() => Promise<unknown>) | null
 }
 
 /**
- * Sends the first round trip of a page: `gate` (the feature check), the marker refresh,
- * the window of ids, the feed's size, the blocks, the community's feed version and the
- * flags of the viewer's kept page (page-cache.ts), all together.
+ * Sends the first round trip of a page: `gate`, the marker refresh, the window of ids,
+ * the feed's size, the blocks, the community's feed version and the flags of the
+ * viewer's kept page (page-cache.ts), all together. `check` (the feature check) goes
+ * with them unless a page is kept: a kept page was computed under the check, and what
+ * changes its answer moves the feed version, so it is run only when the kept page does
+ * not stand (readConnectionFeedJson).
  */
 export async function startConnectionRead(
 	viewer: Pick<Viewer, 'userId' | 'communityId'>,
 	page: number,
 	pageSize: number,
 	gate: Promise<unknown> = Promise.resolve(),
+	check: () => Promise<unknown> = () => Promise.resolve(),
 ): Promise<ConnectionFirstRead> {
 	const feed = keys.connFeed(viewer.userId)
 	const key = `conn|${viewer.userId}|${page}|${pageSize}`
@@ -151,8 +157,19 @@ export async function startConnectionRead(
 		),
 		feedVersion(viewer.communityId),
 		gate,
+		kept ? undefined : check(),
 	])
-	return { key, kept, live, first, total, blocked, version, keptFlags: flags }
+	return {
+		key,
+		kept,
+		live,
+		first,
+		total,
+		blocked,
+		version,
+		keptFlags: flags,
+		check: kept ? check : null,
+	}
 }
 
 /**
@@ -170,11 +187,12 @@ export async function readConnectionFeedJson(
 	const feed = keys.connFeed(viewer.userId)
 	const offset = (page - 1) * pageSize
 	const window = (n: number) => redis.zrevrange(feed, 0, n - 1)
-	let { key, kept, live, first, total, blocked, version, keptFlags } = await started
+	let { key, kept, live, first, total, blocked, version, keptFlags, check } = await started
 	const tail = () => `,"total_count":${total},"page":${page},"page_size":${pageSize}}`
 	let basis = basisOf(viewer, first, blocked)
 	if (live && kept && keptFlags && kept.version === version && kept.basis === basis)
 		return keptPageBytes(viewer, kept, keptFlags, { listKey: 'feed', tail: tail() })
+	if (check) await check()
 	if (!live) {
 		await ensureLiveFeed(viewer.userId, viewer.communityId)
 		;[first, total] = await Promise.all([window(offset + pageSize), redis.zcard(feed)])

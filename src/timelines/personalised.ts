@@ -288,23 +288,36 @@ export interface PersonalisedFirstRead {
 	key: string
 	kept: SharedPage | undefined
 	meta: Meta | null
-	/** The stored ranking's top page × page_size, and its size. */
-	stored: Scored[]
-	storedCount: number
+	/** The stored ranking's top page × page_size and its size; not read with a kept page. */
+	ranking: Ranking | null
 	blocked: Set<number>
 	version: string
-	/** The id of the community's newest placement (a kept page stands only while it is the same). */
-	newestPlacement: string
 	/** With a kept page: the connection posts newer than its recompute (as freshEntries reads them). */
 	keptConnections: string[] | null
 	keptFlags: ViewerFlags | null
 }
 
+interface Ranking {
+	stored: Scored[]
+	storedCount: number
+}
+
+/** The stored ranking's first n (all of it for n = 0), best first, and its size. */
+const rankingOf = async (userId: number, n: number): Promise<Ranking> => {
+	const [stored, storedCount] = await Promise.all([
+		topOf(userId, n),
+		redis.zcard(keys.persFeed(userId)),
+	])
+	return { stored, storedCount }
+}
+
 /**
  * Sends the first round trip of a plain page (no reorder or topics): the stored
- * ranking's meta, top and size, the blocks, the community's feed version, its newest
- * placement, `gate` and, with a kept page, its posts' flags and the connection posts
- * newer than its recompute, all together.
+ * ranking's meta, the blocks, the community's feed version, `gate` and, with a kept
+ * page, its posts' flags and the connection posts newer than its recompute, all
+ * together; without one, the stored ranking's top and size. A kept page needs no more:
+ * the stored ranking is only ever written with its meta (a recompute rewrites
+ * `computed_at`, a fold moves `stream_id`), and a new placement moves the version.
  */
 export async function startPersonalisedRead(
 	viewer: Pick<Viewer, 'userId' | 'communityId'>,
@@ -316,32 +329,18 @@ export async function startPersonalisedRead(
 	const key = `pers|${u}|${page}|${pageSize}`
 	const kept = viewerPages.get(key)
 	const since = kept?.rankedAt
-	const [meta, stored, storedCount, { blocked, flags }, version, newest, keptConnections] =
-		await Promise.all([
-			metaOf(u),
-			topOf(u, page * pageSize),
-			redis.zcard(keys.persFeed(u)),
-			viewerState(
-				u,
-				kept?.page.map((p) => p.id),
-			),
-			feedVersion(viewer.communityId),
-			lastPlacement(viewer.communityId),
-			since === undefined ? null : freshConnections(u, since),
-			gate,
-		])
-	return {
-		key,
-		kept,
-		meta,
-		stored,
-		storedCount,
-		blocked,
-		version,
-		newestPlacement: newest,
-		keptConnections,
-		keptFlags: flags,
-	}
+	const [meta, ranking, { blocked, flags }, version, keptConnections] = await Promise.all([
+		metaOf(u),
+		kept ? null : rankingOf(u, page * pageSize),
+		viewerState(
+			u,
+			kept?.page.map((p) => p.id),
+		),
+		feedVersion(viewer.communityId),
+		since === undefined ? null : freshConnections(u, since),
+		gate,
+	])
+	return { key, kept, meta, ranking, blocked, version, keptConnections, keptFlags: flags }
 }
 
 /** The stored ranking's first n (all of it for n = 0), best first. */
@@ -370,17 +369,13 @@ export async function readPersonalisedJson(
 	const plain = !filtered && !query.reorder
 	const first = await ((plain && started) ||
 		startPersonalisedRead(viewer, query.page, query.pageSize))
-	let { meta, stored, storedCount } = first
+	let { meta } = first
 	const { kept, keptFlags, blocked } = first
-	// What the page is ranked from (the connection posts newer than the recompute are
-	// read with the meta for a kept page, after it otherwise).
+	// What the page is ranked from besides the version: the stored ranking (by its meta),
+	// the connection posts newer than the recompute (read with the meta for a kept page,
+	// after it otherwise), the blocks and the role.
 	const basis = (connectionIds: string[]) =>
-		`${meta?.computedAtRaw}|${meta?.streamId}|${first.newestPlacement}|${storedCount}|` +
-		`${connectionIds.join(',')}|${basisOf(
-			viewer,
-			stored.map((e) => e.id),
-			blocked,
-		)}`
+		`${meta?.computedAtRaw}|${meta?.streamId}|${basisOf(viewer, connectionIds, blocked)}`
 	if (
 		plain &&
 		kept &&
@@ -390,6 +385,7 @@ export async function readPersonalisedJson(
 		kept.basis === basis(first.keptConnections)
 	)
 		return keptPageBytes(viewer, kept, keptFlags, { embedUser: true, tail: kept.tail as string })
+	let { stored, storedCount } = first.ranking ?? (await rankingOf(u, offset + query.pageSize))
 	if (filtered) stored = await topOf(u, 0)
 	if (meta === null) {
 		await recomputePersonalised(u, viewer.communityId)

@@ -127,3 +127,45 @@ for (const feed of ['connection', 'personalised'] as const) {
 		})
 	})
 }
+
+describe('what a kept page stands in for', () => {
+	test('turning user_connection off refuses the very next connection read, with the page kept', async () => {
+		await warm('connection')
+		await enableConnections(community, false)
+		const refused = await api('GET', paths.connection, { token: alice.token })
+		expect(refused.status).toBe(400)
+		expect(refused.body.success).toBe(false)
+		await enableConnections(community, true)
+		await page('connection', alice)
+	})
+
+	test('a like and an unlike show in the very next read, the page kept', async () => {
+		await warm('connection')
+		const before = await page('connection', alice)
+		const liked = before.posts[0] as Post
+		const like = await api('PUT', `/feed/post/${liked._id}/like`, { token: alice.token })
+		expect(like.status).toBe(200)
+		const after = await page('connection', alice)
+		expect(after.posts.find((p) => p._id === liked._id)).toMatchObject({ is_liked: true })
+		const unlike = await api('PUT', `/feed/post/${liked._id}/like`, { token: alice.token })
+		expect(unlike.status).toBe(200)
+		expect((await page('connection', alice)).posts.find((p) => p._id === liked._id)).toMatchObject({
+			is_liked: false,
+		})
+	})
+
+	test('a recompute of the stored ranking shows in the very next personalised read', async () => {
+		await warm('personalised')
+		// Behind the engine's back: the stored ranking rewritten with a new recompute time.
+		const { posts } = await page('personalised', alice)
+		const last = posts.at(-1) as Post
+		const meta = keys.persMeta(alice.id)
+		const computedAt = Number(await redis.hget(meta, 'computed_at'))
+		await redis.zadd(keys.persFeed(alice.id), 1e9, last._id)
+		expect((await page('personalised', alice)).posts[0]?._id).toBe(posts[0]?._id)
+		await redis.hset(meta, 'computed_at', computedAt + 1)
+		expect((await page('personalised', alice)).posts[0]?._id).toBe(last._id)
+		await api('GET', '/feed/personalised?should_reorder=true', { token: alice.token })
+	})
+})
+

@@ -83,13 +83,15 @@ export function universalFeedJson(
 	return readUniversalJson(viewer, feedQuery(query), takeEarly<FirstRead>(request, 'universal'))
 }
 
-/** The connection page's first read, with the feature gate and the activity note (one round trip). */
+/** The connection page's first read, with the activity note and the feature check (one round trip). */
 function startConnection(caller: Caller, page: number, pageSize: number) {
-	const gate = Promise.all([
-		assertConnectionsEnabled(caller.communityId),
+	return startConnectionRead(
+		caller,
+		page,
+		pageSize,
 		noteFeedRead(caller.userId, caller.communityId),
-	])
-	return startConnectionRead(caller, page, pageSize, gate)
+		() => assertConnectionsEnabled(caller.communityId),
+	)
 }
 
 /** Starts the connection page's first read beside the token's checks. */

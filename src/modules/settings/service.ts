@@ -5,6 +5,7 @@
 import { type Db, sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { redis } from '../../lib/redis'
+import { bumpFeedVersion } from '../../timelines'
 import { defaultNotiState, defaultSettings, type Setting, type SettingInput } from './model'
 import { findNotiState, findSetting, listSettings, upsertNotiState, upsertSetting } from './repo'
 
@@ -37,6 +38,8 @@ export async function putSettings(communityId: number, inputs: SettingInput[]): 
 		}
 	})
 	await redis.del(keys.settings(communityId))
+	// Kept connection pages stand in for the user_connection check (connection-feed.ts).
+	await bumpFeedVersion(communityId)
 	return getSettings(communityId)
 }
 
