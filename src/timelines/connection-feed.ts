@@ -219,6 +219,7 @@ export async function readConnectionFeedJson(
 			nextCursor: null,
 			basis,
 			rendered,
+			renderings: 1,
 		})
 	return bytes
 }

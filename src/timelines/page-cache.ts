@@ -85,34 +85,33 @@ export interface SharedPage extends Kept {
 	/** The fields a viewer's page closes with (total_count, paging), as served. */
 	tail?: string
 	/**
-	 * A viewer's page as last served (render.ts keptPageBytes), under the flags and tail
-	 * it was rendered with: the only part of a kept page that changes after it is kept.
+	 * The page's bytes as served (render.ts keptPageBytes), by render key (the flags,
+	 * menus and tail they were rendered with; the only part of a kept page that changes
+	 * after it is kept), at most `renderings` of them, the oldest dropped first.
 	 */
-	rendered?: { key: string; bytes: Buffer }
+	rendered: Map<string, Buffer>
+	/** How many renderings it keeps: a shared page serves many viewers' variants, a viewer's page one. */
+	renderings: number
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
-	/**
-	 * A universal page's bytes as served, by what varies between viewers (universal.ts
-	 * renderingOf): most viewers of a hot page get the same bytes, copied by none of them.
-	 */
-	renderings?: Map<string, Buffer>
 }
 
-/** How many renderings of one shared page are kept (each about the page's own bytes). */
-export const MAX_RENDERINGS = 4
+/** How many renderings of one shared universal page are kept (most viewers of a hot page share one). */
+export const SHARED_RENDERINGS = 4
 
-/** The bytes a kept page holds on to: its posts' fragments and its authors' forms. */
+/**
+ * The bytes a kept page holds on to: its posts' fragments and its authors' forms, and
+ * as many renderings as it may keep (each about as heavy as those).
+ */
 function sizeOfPage(page: SharedPage): number {
 	let bytes = 0
 	for (const { view } of page.page) bytes += view.fragment.length
 	for (const user of page.users.values()) bytes += user.length
-	return bytes + (page.rendered?.bytes.length ?? 0)
+	return bytes * (1 + page.renderings)
 }
 
-/** The universal feed's pages, shared by every viewer without blocks; counted with the renderings they may keep. */
-export const sharedPages = new KeptPages<SharedPage>(
-	(page) => sizeOfPage(page) * (1 + MAX_RENDERINGS),
-)
+/** The universal feed's pages, shared by every viewer without blocks. */
+export const sharedPages = new KeptPages<SharedPage>(sizeOfPage)
 
 /**
  * The connection and personalised feeds' pages, one per viewer: a store of their own, so

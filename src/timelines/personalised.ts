@@ -447,6 +447,7 @@ export async function readPersonalisedJson(
 			rankedAt: meta?.computedAt,
 			tail,
 			rendered,
+			renderings: 1,
 		})
 	return bytes
 }

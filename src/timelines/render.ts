@@ -316,18 +316,28 @@ export function writeSelection(
 	return out.done()
 }
 
-/** Which of a page's posts the viewer liked and saved: one character per post. */
-export function flagsKey(page: Selection['page'], flags: ViewerFlags): string {
-	let key = ''
-	for (const { id } of page)
-		key += flags.liked.has(id) ? (flags.saved.has(id) ? 'b' : 'l') : flags.saved.has(id) ? 's' : '-'
-	return key
+/**
+ * What a page's bytes depend on besides its posts and authors: the viewer's role,
+ * which posts are the viewer's own (both give the menus) and the viewer's flags, then
+ * the tail — a character or two per post.
+ */
+export function renderKey(
+	viewer: Viewer,
+	page: Selection['page'],
+	flags: ViewerFlags,
+	tail: string,
+): string {
+	let own = ''
+	for (const { view } of page) own += view.header.user_id === viewer.userId ? 'o' : '-'
+	const postIds = page.map((p) => p.id)
+	return `${viewer.isCm ? 'c' : 'm'}${own}${flagBits(postIds, flags)}${tail}`
 }
 
 /**
- * The bytes of a viewer's kept page (page-cache.ts; its viewer, role and posts are fixed)
- * with these flags and `tail`: as last served while both are the same, else rendered
- * again and kept for the next read. A warm page then costs no rendering at all.
+ * The bytes of a kept page (page-cache.ts: its posts and authors are fixed) for this
+ * viewer, flags and `tail`: as served before under the same render key, else rendered
+ * again and kept for the next read (the oldest rendering out past the page's bound).
+ * A warm page then costs no rendering.
  */
 export function keptPageBytes(
 	viewer: Viewer,
@@ -335,14 +345,17 @@ export function keptPageBytes(
 	flags: ViewerFlags,
 	options: RenderOptions & { tail: string },
 ): Buffer {
-	const key = flagsKey(kept.page, flags) + options.tail
-	if (kept.rendered?.key === key) return kept.rendered.bytes
-	const bytes = writeSelection(viewer, { page: kept.page, ...flags }, kept, options)
-	kept.rendered = { key, bytes }
+	const key = renderKey(viewer, kept.page, flags, options.tail)
+	let bytes = kept.rendered.get(key)
+	if (bytes) return bytes
+	bytes = writeSelection(viewer, { page: kept.page, ...flags }, kept, options)
+	if (kept.rendered.size >= kept.renderings)
+		kept.rendered.delete(kept.rendered.keys().next().value as string)
+	kept.rendered.set(key, bytes)
 	return bytes
 }
 
-/** Renders a selection and, for a page about to be kept, remembers the bytes (keptPageBytes). */
+/** Renders a selection and, for a page about to be kept, its first rendering (keptPageBytes). */
 export function renderToKeep(
 	viewer: Viewer,
 	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
@@ -350,7 +363,8 @@ export function renderToKeep(
 	options: RenderOptions & { tail: string },
 ): { bytes: Buffer; rendered: SharedPage['rendered'] } {
 	const bytes = writeSelection(viewer, selection, authors, options)
-	return { bytes, rendered: { key: flagsKey(selection.page, selection) + options.tail, bytes } }
+	const key = renderKey(viewer, selection.page, selection, options.tail)
+	return { bytes, rendered: new Map([[key, bytes]]) }
 }
 
 /** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */

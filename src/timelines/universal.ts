@@ -8,18 +8,11 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
-import { feedVersion, MAX_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
+import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
 import { getPosts, type ViewerFlags, viewerBlocks, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
-import {
-	flagBits,
-	loadAuthors,
-	type PageAuthors,
-	type Selection,
-	selectVisible,
-	writeSelection,
-} from './render'
+import { keptPageBytes, loadAuthors, renderToKeep, type Selection, selectVisible } from './render'
 
 export interface FeedQuery {
 	topicIds: string[]
@@ -221,11 +214,14 @@ export async function readUniversalJson(
 	const { kept, version, blocked, keptFlags } = first
 	const shared = blocked.size === 0
 	if (shared && kept && keptFlags && kept.version === version)
-		return renderingOf(viewer, kept, keptFlags)
+		return keptPageBytes(viewer, kept, keptFlags, { tail: tailOf(kept.nextCursor) })
 	const plan = await planUniversal(viewer, query, blocked)
 	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
 	const authors = await loadAuthors(viewer, selection.page)
 	const nextCursor = cursorAfterCut(plan, selection)
+	const { bytes, rendered } = renderToKeep(viewer, selection, authors, {
+		tail: tailOf(nextCursor),
+	})
 	if (shared)
 		sharedPages.keep(key, {
 			version,
@@ -233,41 +229,13 @@ export async function readUniversalJson(
 			page: selection.page,
 			...authors,
 			nextCursor,
+			rendered,
+			renderings: SHARED_RENDERINGS,
 		})
-	return finish(viewer, selection, authors, nextCursor)
-}
-
-function finish(
-	viewer: Viewer,
-	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
-	authors: PageAuthors,
-	nextCursor: string | null,
-): Buffer {
-	return writeSelection(viewer, selection, authors, {
-		tail: `,"next_cursor":${JSON.stringify(nextCursor)}}`,
-	})
-}
-
-/**
- * A kept page as this viewer gets it. What differs between viewers is each post's flags
- * and whether its menu is the author's, and the viewer's CM menus: a page served to many
- * viewers is written once per such combination (MAX_RENDERINGS kept), not once per read.
- */
-function renderingOf(viewer: Viewer, kept: SharedPage, flags: ViewerFlags): Buffer {
-	let variant = viewer.isCm ? 'c' : 'm'
-	for (const { view } of kept.page) variant += view.header.user_id === viewer.userId ? 'a' : '-'
-	variant += flagBits(
-		kept.page.map((p) => p.id),
-		flags,
-	)
-	kept.renderings ??= new Map()
-	let bytes = kept.renderings.get(variant)
-	if (!bytes) {
-		bytes = finish(viewer, { ...kept, ...flags }, kept, kept.nextCursor)
-		if (kept.renderings.size < MAX_RENDERINGS) kept.renderings.set(variant, bytes)
-	}
 	return bytes
 }
+
+const tailOf = (nextCursor: string | null) => `,"next_cursor":${JSON.stringify(nextCursor)}}`
 
 /** What identifies a page of a community's universal feed (the viewer is not part of it). */
 function pageKey(communityId: number, query: FeedQuery): string {

@@ -72,6 +72,21 @@ describe('shared universal pages', () => {
 		expect((await page(alice))[0]).toMatchObject({ _id: first._id, is_saved: false })
 	})
 
+	test("a kept page's bytes follow the viewer: own posts' and a CM's menus, each viewer's flags", async () => {
+		await warm()
+		const menus = async (viewer: TestUser) =>
+			(await page(viewer)).map((p) => JSON.stringify(p.menu_items)).join('|')
+		const [memberMenus, authorMenus, cmMenus] = [
+			await menus(alice),
+			await menus(author),
+			await menus(cm),
+		]
+		expect(authorMenus).not.toBe(memberMenus)
+		expect(cmMenus).not.toBe(memberMenus)
+		expect(await menus(bob)).toBe(memberMenus)
+		expect(await menus(author)).toBe(authorMenus)
+	})
+
 	test('created, liked, edited and deleted posts show in the very next read of every viewer', async () => {
 		await warm()
 		const created = await newPost(author, { text: 'fresh', topic_ids: [topic] })

@@ -168,4 +168,3 @@ describe('what a kept page stands in for', () => {
 		await api('GET', '/feed/personalised?should_reorder=true', { token: alice.token })
 	})
 })
-
