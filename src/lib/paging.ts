@@ -27,3 +27,11 @@ export function paging(
 	const number = Math.floor(page ?? 1)
 	return { page: number, pageSize: size, offset: (number - 1) * size }
 }
+
+/** Paging from a raw query (strings; the schema has not run yet: NaN pages come out NaN). */
+export const pagingFromRaw = (raw: Record<string, unknown>, fallback = 10): Page =>
+	paging(
+		raw.page === undefined ? undefined : Number(raw.page),
+		raw.page_size === undefined ? undefined : Number(raw.page_size),
+		fallback,
+	)

@@ -195,6 +195,32 @@ describe('the Redis copy', () => {
 		expect(of(data, tagged)).toBeUndefined()
 	})
 
+	test('a kept page 1 follows a role change at the next read (its menus are the role’s)', async () => {
+		const viewer = await newUser(community, { name: 'Promoted' })
+		const fan = await newUser(community, { name: 'Fan of Promoted' })
+		// Tagged in the fan's post: the post is not the viewer's, so its menu is the role's.
+		await newPost(fan, { text: `hi ${tag(viewer)}` })
+		const menu = async () =>
+			((await page(viewer)).activities[0].activity_entity_data.menu_items as { id: number }[])
+				.map((item) => item.id)
+				.join(',')
+		const asMember = await menu()
+		expect(await menu()).toBe(asMember) // kept
+		const grant = await api('PATCH', '/moderation/rights', {
+			token: cm.token,
+			body: { uuid: viewer.uuid, is_cm: true },
+		})
+		expect(grant.status).toBe(200)
+		const asCm = await menu()
+		expect(asCm).not.toBe(asMember)
+		const removed = await api('PATCH', '/moderation/rights', {
+			token: cm.token,
+			body: { uuid: viewer.uuid, is_cm: false },
+		})
+		expect(removed.status).toBe(200)
+		expect(await menu()).toBe(asMember)
+	})
+
 	test('a kept page 1 is served until the copy’s version moves (positive control)', async () => {
 		const viewer = await newUser(community, { name: 'Kept' })
 		const postId = await newPost(cm)

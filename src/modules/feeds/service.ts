@@ -2,7 +2,7 @@
 // of the timelines engine, which reads Redis and serializes the page (byte splicing).
 // Each feed's first round trip can start early, from the auth check as soon as the
 // token is verified (plugin.ts EarlyRead), so a hot page costs one round trip in all.
-import { paging } from '../../lib/paging'
+import { paging, pagingFromRaw } from '../../lib/paging'
 import {
 	type ConnectionFirstRead,
 	type FeedQuery,
@@ -17,6 +17,7 @@ import {
 	startUniversalRead,
 	type Viewer,
 } from '../../timelines'
+import { keepEarly, takeEarly } from '../auth/early'
 import { type Caller, type Session, viewerOf } from '../auth/session'
 import { assertConnectionsEnabled } from '../connections/service'
 import { type FeedQuery as FeedQueryModel, parseIdList } from './model'
@@ -32,28 +33,7 @@ function feedQuery(query: UniversalQuery): FeedQuery {
 	}
 }
 
-// First reads started before the handler (by the auth check, once the token verified),
-// labelled with what they read; a handler takes one only for the same page.
-const earlyReads = new WeakMap<Request, { label: string; read: Promise<unknown> }>()
-
-function keepEarly(request: Request, label: string, read: Promise<unknown>): void {
-	// Observed now: a refused token never takes it, and its error must not go unhandled.
-	read.catch(() => {})
-	earlyReads.set(request, { label, read })
-}
-
-function takeEarly<T>(request: Request, label: string): Promise<T> | undefined {
-	const early = earlyReads.get(request)
-	return early?.label === label ? (early.read as Promise<T>) : undefined
-}
-
-/** Paging from the raw query (strings; the schema has not run yet). */
-const rawPaging = (raw: Record<string, unknown>) =>
-	paging(
-		raw.page === undefined ? undefined : Number(raw.page),
-		raw.page_size === undefined ? undefined : Number(raw.page_size),
-		20,
-	)
+const rawPaging = (raw: Record<string, unknown>) => pagingFromRaw(raw, 20)
 
 /**
  * Starts the universal page's first read from the raw query, beside the token's checks.

@@ -10,7 +10,9 @@ import {
 	activityFeedJson,
 	markActivityRead,
 	markAllActivitiesRead,
+	startActivityEarly,
 	unreadActivities,
+	wantsV1,
 } from './service'
 
 const tags = ['notifications']
@@ -20,17 +22,12 @@ export const notificationsModule = new Elysia({ name: 'notifications' })
 	.use(authPlugin)
 	.get(
 		'/feed/user/activity',
-		async ({ session, query, headers }) =>
+		async ({ session, query, request }) =>
 			okJson(
-				await activityFeedJson(
-					session,
-					query.page,
-					query.page_size,
-					headers['x-accept-version']?.trim().toLowerCase() === 'v1',
-				),
+				await activityFeedJson(request, session, query.page, query.page_size, wantsV1(request)),
 			),
 		{
-			auth: 'member',
+			auth: { needed: 'member', early: startActivityEarly },
 			query: ActivityQuery,
 			detail: { summary: 'The caller’s notification feed, newest group first', tags },
 		},

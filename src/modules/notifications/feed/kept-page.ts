@@ -6,18 +6,23 @@
 // filled per read). A warm page is one round trip of plain commands — the copy's
 // version, the feed version, the blocks and the flags of the page's posts — and a
 // splice. Pages embedding comments are not kept: an edited comment bumps no version.
+
+import type { Role } from '../../../lib/tokens'
 import {
 	type FlagTemplate,
 	feedVersion,
 	type Kept,
 	KeptPages,
+	type ViewerFlags,
 	viewerBlocks,
 	viewerFlags,
 } from '../../../timelines'
-import type { Session } from '../../auth/session'
+import type { Caller } from '../../auth/session'
 import { readPageVersion } from '../store'
 
 export interface KeptActivityPage extends Kept {
+	/** the role it was rendered for (menus): served only to the same role */
+	role: Role
 	copyVersion: string
 	feedVersion: string
 	blocked: Set<number>
@@ -36,9 +41,18 @@ const pages = new KeptPages<KeptActivityPage>(
 	5000,
 )
 
-/** One user's page 1 as they asked for it (size, names or codes); the role decides menus. */
-export const keptPageKey = (session: Session, pageSize: number, v1: boolean) =>
-	`${session.userId}|${session.role}|${pageSize}|${v1 ? 1 : 0}`
+/**
+ * One user's page 1 as they asked for it (size, names or codes). Not the role (it decides
+ * menus): that is known only once the token's checks are back, and the page's first read
+ * starts before (service.ts startActivityEarly); the kept page names its role instead.
+ */
+export const keptPageKey = (userId: number, pageSize: number, v1: boolean) =>
+	`${userId}|${pageSize}|${v1 ? 1 : 0}`
+
+export interface WarmPage {
+	kept: KeptActivityPage
+	flags: ViewerFlags
+}
 
 const sameSet = (a: Set<number>, b: Set<number>) =>
 	a.size === b.size && [...a].every((id) => b.has(id))
@@ -47,14 +61,14 @@ const sameSet = (a: Set<number>, b: Set<number>) =>
  * The kept page under `key` and the viewer's current flags of its posts, when every
  * version it was rendered under still stands; else undefined (the caller renders it).
  */
-export async function currentKeptPage(session: Session, key: string) {
+export async function currentKeptPage(caller: Caller, key: string): Promise<WarmPage | undefined> {
 	const kept = pages.get(key)
 	if (!kept) return undefined
 	const [copyVersion, version, blocked, flags] = await Promise.all([
-		readPageVersion(session.userId),
-		feedVersion(session.communityId),
-		viewerBlocks(session.userId),
-		viewerFlags(session.userId, kept.body.holes),
+		readPageVersion(caller.userId),
+		feedVersion(caller.communityId),
+		viewerBlocks(caller.userId),
+		viewerFlags(caller.userId, kept.body.holes),
 	])
 	const current =
 		copyVersion === kept.copyVersion &&

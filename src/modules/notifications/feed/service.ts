@@ -7,7 +7,7 @@ import { sql } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import { isId } from '../../../lib/ids'
 import { log } from '../../../lib/log'
-import { paging } from '../../../lib/paging'
+import { paging, pagingFromRaw } from '../../../lib/paging'
 import {
 	embedPosts,
 	type FeedUser,
@@ -23,7 +23,8 @@ import {
 	viewerFlags,
 	viewsUnderVersion,
 } from '../../../timelines'
-import { type Session, viewerOf } from '../../auth/session'
+import { keepEarly, takeEarly } from '../../auth/early'
+import { type Caller, type Session, viewerOf } from '../../auth/session'
 import { presentComment } from '../../posts/comments/present'
 import { findCommentsByIds } from '../../posts/comments/repo'
 import { presentTopic } from '../../topics/present'
@@ -35,7 +36,13 @@ import { EntityType } from '../model'
 import { activityHead, activityRecord, type PageActivity, parseRecord } from '../present'
 import { activityPage, markAllRead, markRead, type ReadMark, unreadCount } from '../repo'
 import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
-import { currentKeptPage, type KeptActivityPage, keepActivityPage, keptPageKey } from './kept-page'
+import {
+	currentKeptPage,
+	type KeptActivityPage,
+	keepActivityPage,
+	keptPageKey,
+	type WarmPage,
+} from './kept-page'
 
 const idsOf = (activities: PageActivity[], type: number) => [
 	...new Set(activities.filter((a) => a.entityType === type).map((a) => a.entityId)),
@@ -175,15 +182,17 @@ async function pageRows(userId: number, offset: number, limit: number): Promise<
  * only for comments, topics and widgets when the page has any.
  */
 export async function activityFeedJson(
+	request: Request,
 	session: Session,
 	page: number | undefined,
 	pageSize: number | undefined,
 	v1: boolean,
 ): Promise<Buffer> {
 	const p = paging(page, pageSize, 20)
-	const key = p.offset === 0 ? keptPageKey(session, p.pageSize, v1) : null
-	const warm = key ? await currentKeptPage(session, key) : undefined
-	if (warm) return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept, warm.kept)
+	const key = p.offset === 0 ? keptPageKey(session.userId, p.pageSize, v1) : null
+	const warm = key ? await (started(request, key) ?? currentKeptPage(session, key)) : undefined
+	if (warm && warm.kept.role === session.role)
+		return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept, warm.kept)
 	const [rows, version] = await Promise.all([
 		pageRows(session.userId, p.offset, p.pageSize),
 		feedVersion(session.communityId),
@@ -199,6 +208,7 @@ export async function activityFeedJson(
 	if (key && rows.version !== null && !hasComments)
 		keepActivityPage(key, {
 			keptAt: Date.now(),
+			role: session.role,
 			copyVersion: rows.version,
 			feedVersion: version,
 			blocked: loaded.blocked,
@@ -206,6 +216,29 @@ export async function activityFeedJson(
 			...rest,
 		})
 	return finishPage(session.communityId, body, loaded.flags, rest)
+}
+
+/** Whether a request asks for the names of v1 (`x-accept-version: v1`) rather than codes. */
+export const wantsV1 = (request: Request) =>
+	request.headers.get('x-accept-version')?.trim().toLowerCase() === 'v1'
+
+const earlyLabel = (key: string) => `activity|${key}`
+const started = (request: Request, key: string) =>
+	takeEarly<WarmPage | undefined>(request, earlyLabel(key))
+
+/**
+ * Starts the kept page 1's round trip beside the token's checks (plugin.ts EarlyRead), from
+ * the raw query: a warm page then costs one round trip in all. Page 2 on is left alone.
+ */
+export function startActivityEarly(
+	request: Request,
+	caller: Caller,
+	rawQuery: Record<string, unknown>,
+): void {
+	const p = pagingFromRaw(rawQuery, 20)
+	if (p.offset !== 0) return
+	const key = keptPageKey(caller.userId, p.pageSize, wantsV1(request))
+	keepEarly(request, earlyLabel(key), currentKeptPage(caller, key))
 }
 
 /** `{"activities":[…],"users":{…}` with the posts' flags left open. */
