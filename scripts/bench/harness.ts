@@ -12,9 +12,13 @@ export interface Row {
 
 export const benchLog = (msg: string) => console.error(`[bench] ${msg}`)
 
-/** Spawns `script` (which prints `listening <port>`) and returns the port and the child. */
+/**
+ * Spawns `script` (which prints `listening <port>`) and returns the port and the child.
+ * BENCH_SERVER_FLAGS go to bun before `run` (`--cpu-prof --cpu-prof-md`, say).
+ */
 export async function startBenchServer(script: string) {
-	const child = Bun.spawn([process.execPath, 'run', script], {
+	const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []
+	const child = Bun.spawn([process.execPath, ...flags, 'run', script], {
 		env: { ...process.env },
 		stdout: 'pipe',
 		stderr: 'inherit',

@@ -1,0 +1,175 @@
+// Where a write's time goes (issue 17): seeds like bench:writes, then runs ONE of its
+// write rows against a server started under `bun --cpu-prof --cpu-prof-md` and prints
+// the CPU seconds each side spent per request — the bench client (autocannon, this
+// process), the server (app and worker) and Postgres (every postgres process) — from
+// /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands in
+// BENCH_PROFILE_DIR (.data/profile). On 2 cores all three share the CPU, so CPU per
+// request is what limits the rate.
+// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts]   (BENCH_SECONDS=10)
+import { readdirSync, readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+
+process.env.DATABASE_URL =
+	process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/plaza_bench_writes'
+process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/11'
+process.env.LOG_LEVEL = 'warn'
+process.env.RATE_LIMIT_PER_MINUTE = '100000000'
+process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
+process.env.DATA_DIR ??= '.data/bench'
+
+const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
+const { ensureDatabase, sql } = await import('../../src/lib/db')
+const { migrate } = await import('../../src/lib/migrate')
+const { redis } = await import('../../src/lib/redis')
+const { createProject } = await import('../../src/modules/projects/service')
+
+const ROW = process.argv[2] ?? 'spread'
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
+const CONNECTIONS = 16
+const USERS = 64
+const SEED_POSTS = 1000
+
+await ensureDatabase(process.env.DATABASE_URL)
+await sql.unsafe('drop schema public cascade; create schema public')
+await migrate()
+await redis.flushdb()
+const project = await createProject({
+	name: 'bench-writes',
+	ownerCountryCode: '1',
+	ownerMobile: `5${Date.now()}`.slice(0, 11),
+})
+
+// Seeding runs against a server without the profiler, so the profile holds the row only.
+let server = await startBenchServer('scripts/bench/writes-server.ts')
+let base = `http://127.0.0.1:${server.port}`
+async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+	const response = await fetch(base + path, {
+		method,
+		headers: { 'content-type': 'application/json', ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	})
+	const json = (await response.json()) as { data: any }
+	if (response.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`)
+	return json.data
+}
+const tokens: string[] = []
+for (let i = 0; i < USERS; i++) {
+	const data = await call(
+		'POST',
+		'/sdk/initiate',
+		{ 'x-api-key': project.api_key },
+		{ user_unique_id: `writer-${i}`, user_name: `W${i}` },
+	)
+	tokens.push(data.access_token)
+}
+const auth = (i: number) => ({ authorization: `Bearer ${tokens[i % USERS]}` })
+let next = 0
+await Promise.all(
+	Array.from({ length: 8 }, async () => {
+		while (next < SEED_POSTS) {
+			const i = next++
+			await call('POST', '/feed/post', auth(i), { text: `seed post ${i}` })
+		}
+	}),
+)
+const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
+server.child.kill()
+await server.child.exited
+
+process.env.BENCH_SERVER_FLAGS = `--cpu-prof --cpu-prof-md --cpu-prof-dir=${PROFILE_DIR}`
+server = await startBenchServer('scripts/bench/writes-profile-server.ts')
+base = `http://127.0.0.1:${server.port}`
+log(`seeded; profiling row "${ROW}" for ${SECONDS} s`)
+
+/** utime + stime of a process in seconds (clock ticks of 1/100 s). */
+function cpuOf(pid: number): number {
+	try {
+		const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+		return (Number(fields[11]) + Number(fields[12])) / 100
+	} catch {
+		return 0
+	}
+}
+function postgresCpu(): number {
+	let total = 0
+	for (const entry of readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue
+		try {
+			if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+				total += cpuOf(Number(entry))
+		} catch {}
+	}
+	return total
+}
+const clientCpu = () => {
+	const u = process.cpuUsage()
+	return (u.user + u.system) / 1e6
+}
+
+let k = 0
+const hot = postIds[0] as string
+const rows: Record<string, { method: string; setup: (r: any) => any; body?: string }> = {
+	spread: {
+		method: 'PUT',
+		setup: (r) => {
+			const i = k++
+			r.path = `/feed/post/${postIds[(i * 7919) % postIds.length]}/like`
+			r.headers = { ...r.headers, ...auth(i) }
+			return r
+		},
+	},
+	one: {
+		method: 'PUT',
+		setup: (r) => {
+			r.path = `/feed/post/${hot}/like`
+			r.headers = { ...r.headers, ...auth(k++) }
+			return r
+		},
+	},
+	posts: {
+		method: 'POST',
+		body: JSON.stringify({ text: 'a post from the bench' }),
+		setup: (r) => {
+			r.path = '/feed/post'
+			r.headers = { ...r.headers, ...auth(k++) }
+			return r
+		},
+	},
+}
+const row = rows[ROW]
+if (!row) throw new Error(`unknown row ${ROW} (spread, one, posts)`)
+
+const before = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
+const started = performance.now()
+const result = await (autocannon as any)({
+	url: base,
+	connections: CONNECTIONS,
+	duration: SECONDS,
+	requests: [
+		{
+			method: row.method,
+			path: '/',
+			headers: { 'content-type': 'application/json' },
+			body: row.body,
+			setupRequest: row.setup,
+		},
+	],
+})
+const wall = (performance.now() - started) / 1000
+const after = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
+const r = rowOf(ROW, result)
+const n = result.requests.total as number
+const per = (s: number) => `${((s / n) * 1e6).toFixed(0)} µs`
+console.log(`requests ${n} in ${wall.toFixed(1)} s (${r.rps}/s), errors ${r.errors}`)
+console.log(
+	`CPU per request: client ${per(after.client - before.client)}, server ${per(after.server - before.server)}, postgres ${per(after.pg - before.pg)}`,
+)
+console.log(
+	`CPU busy: client ${((after.client - before.client) / wall).toFixed(2)}, server ${((after.server - before.server) / wall).toFixed(2)}, postgres ${((after.pg - before.pg) / wall).toFixed(2)} cores of 2`,
+)
+server.child.kill('SIGTERM')
+await server.child.exited
+log(`profile written to ${PROFILE_DIR}`)
+await sql.end()
+redis.disconnect()
