@@ -22,29 +22,29 @@ type Record_ = (
 	input: { communityId: number; event: string; data: unknown },
 ) => Promise<string>
 
+/** The events of a notification: one per page of at most 1,000 recipients. */
+export function feedNotificationEvents(input: FeedNotification) {
+	const uuids = [...new Set(input.uuids.filter(Boolean))]
+	const totalPages = Math.ceil(uuids.length / feedNotificationPageSize)
+	return Array.from({ length: totalPages }, (_, i) => ({
+		communityId: input.communityId,
+		event: 'notifications.feed',
+		data: {
+			current_page: i + 1,
+			total_pages: totalPages,
+			notification_payload: input.payload,
+			uuids: uuids.slice(i * feedNotificationPageSize, (i + 1) * feedNotificationPageSize),
+		},
+	}))
+}
+
 /** Records the pages inside `tx` with `record` (recordEvent); returns their event ids. */
 export async function recordFeedNotificationWith(
 	record: Record_,
 	tx: Db,
 	input: FeedNotification,
 ): Promise<string[]> {
-	const uuids = [...new Set(input.uuids.filter(Boolean))]
-	const totalPages = Math.ceil(uuids.length / feedNotificationPageSize)
 	const ids: string[] = []
-	for (let page = 1; page <= totalPages; page++) {
-		const slice = uuids.slice(
-			(page - 1) * feedNotificationPageSize,
-			page * feedNotificationPageSize,
-		)
-		const data = {
-			current_page: page,
-			total_pages: totalPages,
-			notification_payload: input.payload,
-			uuids: slice,
-		}
-		ids.push(
-			await record(tx, { communityId: input.communityId, event: 'notifications.feed', data }),
-		)
-	}
+	for (const event of feedNotificationEvents(input)) ids.push(await record(tx, event))
 	return ids
 }

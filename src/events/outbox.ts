@@ -9,7 +9,7 @@
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { type FeedNotification, recordFeedNotificationWith } from './notifications'
-import { insertEventWithDeliveries } from './repo'
+import { insertEventsWithDeliveries, insertEventWithDeliveries } from './repo'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -28,6 +28,12 @@ export const recordEvent = (tx: Db, input: NewEvent): Promise<string> => insertE
 /** `notifications.feed` for the given recipients, 1,000 customer ids per page (one event each). */
 export const recordFeedNotification = (tx: Db, input: FeedNotification) =>
 	recordFeedNotificationWith(insertEvent, tx, input)
+
+/** Writes many events and their deliveries inside `tx` in one statement (a batch of likes). */
+export function recordEvents(tx: Db, inputs: NewEvent[]): Promise<void> {
+	const events = inputs.map((e) => ({ ...e, id: newId(), source: e.source ?? 'feed' }))
+	return insertEventsWithDeliveries(tx, events, Date.now(), deliveriesChannel)
+}
 
 function insertEvent(tx: Db, input: NewEvent): Promise<string> {
 	return insertEventWithDeliveries(

@@ -223,3 +223,34 @@ export async function insertEventWithDeliveries(
 		select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery`
 	return id
 }
+
+/** insertEventWithDeliveries for many events (of any types and communities) in one statement. */
+export async function insertEventsWithDeliveries(
+	tx: Db,
+	events: { id: string; communityId: number; event: string; source: string; data: unknown }[],
+	now: number,
+	channel: string,
+): Promise<void> {
+	if (events.length === 0) return
+	const input = events.map((e) => ({
+		id: e.id,
+		c: e.communityId,
+		e: e.event,
+		s: e.source,
+		d: e.data,
+	}))
+	await tx`
+		with event as (
+			insert into events (id, community_id, event, source, data, created_at)
+			select i.id, i.c, i.e, i.s, i.d, ${now}
+			from jsonb_to_recordset(${tx.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)
+			returning id, community_id, event
+		), deliveries as (
+			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
+			select w.id, event.id, w.community_id, ${now}, ${now}, ${now}
+			from event join webhooks w
+				on w.community_id = event.community_id and w.webhook_type = event.event and w.is_active
+			returning 1
+		)
+		select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery`
+}

@@ -48,6 +48,41 @@ export async function enqueueActivityPushes(
 		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
 }
 
+/** One actor's push for one activity (a batch of likes has one per like that notified). */
+export interface ActivityPush {
+	communityId: number
+	activityId: string
+	recipientId: number
+	actorId: number
+	payload: PushPayload
+}
+
+/** enqueueActivityPushes for many (activity, actor) pairs, each with its own payload, in one statement. */
+export async function enqueueActivityPushesOf(
+	tx: Db,
+	pushes: ActivityPush[],
+	now = Date.now(),
+): Promise<void> {
+	if (pushes.length === 0) return
+	const input = pushes.map((p) => ({
+		c: p.communityId,
+		a: p.activityId,
+		r: p.recipientId,
+		u: p.actorId,
+		p: { ...p.payload, community_id: String(p.communityId) },
+	}))
+	await tx`
+		with fresh as (
+			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
+			select i.c, i.a, i.u, d.device_id, d.user_id, i.p, ${now}, ${now}, ${now}
+			from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)
+			join devices d on d.user_id = i.r
+			on conflict do nothing
+			returning 1
+		)
+		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
+}
+
 /** Queues a push of `payload` to every device of the recipients of a new conversation. */
 export async function enqueueConversationPushes(
 	tx: Db,

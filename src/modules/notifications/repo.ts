@@ -82,6 +82,62 @@ export function upsertActivities(db: Db, a: NewActivities) {
 		from touched activities join users u on u.id = activities.recipient_id`
 }
 
+/** One group's new actors, in the order they acted (a batch of likes of one post). */
+export interface GroupActors {
+	communityId: number
+	entityId: string
+	postId: string | null
+	recipientId: number
+	actorIds: number[]
+}
+
+/**
+ * upsertActivities for many groups of one grouped action in ONE statement (one row per
+ * (recipient, entity); several actors each): every actor joins its recipient's unread
+ * group, in order, as one upsert per actor would leave it, leaving out the recipient and
+ * actors in a block with them. Returns the groups touched with the actors that joined.
+ */
+export function upsertGroupActivities(
+	db: Db,
+	a: { action: ActionCode; entityType: EntityCode; groups: GroupActors[]; now: number },
+) {
+	const input = a.groups
+		.flatMap((g) =>
+			g.actorIds.map((actor) => ({
+				c: g.communityId,
+				e: g.entityId,
+				p: g.postId,
+				r: g.recipientId,
+				a: actor,
+			})),
+		)
+		.map((row, n) => ({ ...row, n }))
+	return db<(TouchedActivity & { joined: number[] })[]>`
+		with input as (
+			select * from jsonb_to_recordset(${db.json(input)}) as i(c int, e text, p text, r int, a int, n int)
+		), eligible as (
+			select c, e, p, r, array_agg(a order by n) as actors from input i
+			where a <> r and not exists (
+				select 1 from blocks b
+				where (b.blocker_id = i.r and b.blocked_id = i.a) or (b.blocker_id = i.a and b.blocked_id = i.r))
+			group by c, e, p, r
+		), touched as (
+			insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
+				post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
+			select plaza_new_id(), c, r, ${a.action}, ${a.entityType}, e, e, p, null, actors, null, ${a.now}, ${a.now}
+			from eligible
+			on conflict (recipient_id, action, group_key) where not is_read do update set
+				actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
+					where x <> all(excluded.actor_ids) order by n) || excluded.actor_ids,
+				comment_id = excluded.comment_id, updated_at = excluded.updated_at,
+				version = activities.version + 1
+			returning ${db.unsafe(columns())}
+		)
+		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id, e.actors as joined
+		from touched activities join users u on u.id = activities.recipient_id
+		join eligible e on e.r = activities.recipient_id and e.e = activities.entity_id`
+}
+
 export interface Removed {
 	id: string
 	recipient_id: number
@@ -100,6 +156,34 @@ export async function removeActor(db: Db, action: ActionCode, groupKey: string, 
 	if (empty.length > 0)
 		await db`delete from activities where id in ${db(empty.map((c) => c.id))} and cardinality(actor_ids) = 0`
 	return { changed: changed.filter((c) => c.actor_count > 0), deleted: empty as Removed[] }
+}
+
+/**
+ * removeActor for many (group_key, actor) pairs of one action in one statement: each
+ * actor leaves every group of its key. Returns the groups changed, emptied ones included
+ * (actor_count 0: the caller deletes them with deleteEmptyActivities).
+ */
+export function removeActors(
+	db: Db,
+	action: ActionCode,
+	pairs: { groupKey: string; actorId: number }[],
+) {
+	return db<ActivityRow[]>`
+		with gone as (
+			select k, array_agg(a) as actors
+			from unnest(${pairs.map((p) => p.groupKey)}::text[], ${pairs.map((p) => p.actorId)}::int[]) as i(k, a)
+			group by k
+		)
+		update activities set actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
+			where x <> all(gone.actors) order by n), version = version + 1
+		from gone
+		where action = ${action} and group_key = gone.k and actor_ids && gone.actors
+		returning ${db.unsafe(columns())}`
+}
+
+/** Deletes the listed groups that have no actor left. */
+export function deleteEmptyActivities(db: Db, ids: string[]) {
+	return db`delete from activities where id = any(${ids}::text[]) and cardinality(actor_ids) = 0`
 }
 
 export function deleteActivitiesOfPost(db: Db, postId: string) {

@@ -5,9 +5,10 @@
 // of back-dated (imported) content. The `notifications.feed` webhook pages are recorded
 // here too, for the same recipients, so a webhook never tells of an activity that was
 // not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
-import { recordFeedNotification } from '../../events/outbox'
+import { feedNotificationEvents } from '../../events/notifications'
+import { recordEvents, recordFeedNotification } from '../../events/outbox'
 import { afterCommitTogether, type Db } from '../../lib/db'
-import { enqueueActivityPushes, type PushPayload } from '../../push/outbox'
+import { enqueueActivityPushes, enqueueActivityPushesOf, type PushPayload } from '../../push/outbox'
 import { findUserById, type UserRow } from '../users/repo'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
@@ -15,10 +16,13 @@ import {
 	commentersOf,
 	deleteActivitiesOfComment,
 	deleteActivitiesOfPost,
+	deleteEmptyActivities,
 	type NewActivities,
 	type Removed,
 	removeActor,
+	removeActors,
 	upsertActivities,
+	upsertGroupActivities,
 } from './repo'
 import { applyChanges, type Change, rowChange } from './store'
 
@@ -76,7 +80,13 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 
 /** What the push says: this actor's part ("Bob liked your post"), not the group's text. */
 async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
-	const actor = await (a.actor ?? findUserById(tx, a.actorId))
+	return payloadOf(a, await (a.actor ?? findUserById(tx, a.actorId)))
+}
+
+function payloadOf(
+	a: Pick<Activities, 'action' | 'entityType' | 'entityId' | 'postId' | 'commentId' | 'customText'>,
+	actor: UserRow | null | undefined,
+): PushPayload {
 	const title = a.customText ?? activityText(a.action, actor ?? undefined, 1)
 	return {
 		title: plainText(title),
@@ -133,6 +143,107 @@ export async function onPostLikeChanged(
 		actor: e.actor,
 		recipientIds: [e.postAuthorId],
 	})
+}
+
+export interface PostLikeChange {
+	communityId: number
+	actorId: number
+	/** the liker's row (the push's actor), read by the caller */
+	actor: UserRow | undefined
+	postId: string
+	postAuthorId: number
+	liked: boolean
+	/** a back-dated like: no activity */
+	history: boolean
+}
+
+/**
+ * onPostLikeChanged for the likes of a batch (lib/group-commit.ts batchCommit), with a
+ * statement per kind of change for all of them, not per like: the unlikes leave their
+ * groups, the likes join theirs (one upsert), and the push rows and `notifications.feed`
+ * events of every like that notified go in one insert each. The group rows are locked
+ * by the first statements, so the caller sends them before its other row locks.
+ */
+export async function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<void> {
+	const action = Action.likeOnPost
+	const unliked = likes.filter((l) => !l.liked)
+	const news = likes.filter((l) => l.liked && !l.history)
+	const now = Date.now()
+	const [touched, changed] = await Promise.all([
+		news.length === 0
+			? []
+			: upsertGroupActivities(tx, {
+					action,
+					entityType: EntityType.post,
+					groups: news.map((l) => ({
+						communityId: l.communityId,
+						entityId: l.postId,
+						postId: l.postId,
+						recipientId: l.postAuthorId,
+						actorIds: [l.actorId],
+					})),
+					now,
+				}),
+		unliked.length === 0
+			? []
+			: removeActors(
+					tx,
+					action,
+					unliked.map((l) => ({ groupKey: l.postId, actorId: l.actorId })),
+				),
+	])
+	const emptied = changed.filter((c) => c.actor_count === 0)
+	changeCopiesAfterCommit(tx, [
+		...touched.map(({ customer_id: _, joined: __, ...row }) => rowChange(row)),
+		...changed.filter((c) => c.actor_count > 0).map(rowChange),
+		...deletions(emptied),
+	])
+	const actorOf = new Map(news.map((l) => [`${l.postId}:${l.actorId}`, l.actor]))
+	const joins = touched.flatMap((row) =>
+		row.joined.map((actorId) => ({
+			row,
+			actorId,
+			payload: payloadOf(
+				{
+					action,
+					entityType: EntityType.post,
+					entityId: row.entity_id,
+					postId: row.post_id,
+					commentId: null,
+				},
+				actorOf.get(`${row.entity_id}:${actorId}`),
+			),
+		})),
+	)
+	await Promise.all([
+		emptied.length > 0 &&
+			deleteEmptyActivities(
+				tx,
+				emptied.map((c) => c.id),
+			),
+		enqueueActivityPushesOf(
+			tx,
+			joins.map(({ row, actorId, payload }) => ({
+				communityId: row.community_id,
+				activityId: row.id,
+				recipientId: row.recipient_id,
+				actorId,
+				payload,
+			})),
+			now,
+		),
+		joins.length > 0 &&
+			recordEvents(
+				tx,
+				joins.flatMap(({ row, payload }) =>
+					feedNotificationEvents({
+						communityId: row.community_id,
+						payload: { ...payload, community_id: String(row.community_id) },
+						uuids: [row.customer_id],
+					}),
+				),
+			),
+	])
 }
 
 export async function onCommentLikeChanged(

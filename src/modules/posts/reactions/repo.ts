@@ -48,6 +48,68 @@ export async function countLike(
 	return row?.likes_count ?? 0
 }
 
+/** How a like request changes its row: `set` adds it, `unset` removes it, `toggle` flips it. */
+export type LikeMode = 'set' | 'unset' | 'toggle'
+
+export interface LikeWrite {
+	targetId: string
+	userId: number
+	at: number
+	mode: LikeMode
+}
+
+/**
+ * The like rows of many requests in ONE statement (distinct (target, user) pairs): adds
+ * those to set or toggle, removes those to unset and the toggled ones that were there.
+ * Returns the pairs it changed, `added` true for an insert. A toggle it neither added nor
+ * removed met a concurrent change of the same pair (another process): the caller removes
+ * it with removeLikes, as a statement that sees that change.
+ */
+export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[]) {
+	const column = db(target.column)
+	return db<{ target_id: string; user_id: number; added: boolean }[]>`
+		with input as (
+			select * from unnest(${likes.map((l) => l.targetId)}::text[], ${likes.map((l) => l.userId)}::int[],
+				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[]) as i(target_id, user_id, at, mode)
+		), added as (
+			insert into ${db(target.table)} (${column}, user_id, created_at)
+			select target_id, user_id, at from input where mode <> 'unset'
+			on conflict do nothing returning ${column} as target_id, user_id
+		), removed as (
+			delete from ${db(target.table)} l using input i
+			where l.${column} = i.target_id and l.user_id = i.user_id and (i.mode = 'unset' or (i.mode = 'toggle'
+				and not exists (select 1 from added a where a.target_id = i.target_id and a.user_id = i.user_id)))
+			returning l.${column} as target_id, l.user_id
+		)
+		select target_id, user_id, true as added from added
+		union all select target_id, user_id, false from removed`
+}
+
+/** Removes the users' likes (pairs); returns the pairs removed. */
+export function removeLikes(
+	db: Db,
+	target: LikeTarget,
+	pairs: { targetId: string; userId: number }[],
+) {
+	const column = db(target.column)
+	return db<{ target_id: string; user_id: number }[]>`
+		delete from ${db(target.table)} l
+		using unnest(${pairs.map((p) => p.targetId)}::text[], ${pairs.map((p) => p.userId)}::int[]) as i(target_id, user_id)
+		where l.${column} = i.target_id and l.user_id = i.user_id
+		returning l.${column} as target_id, l.user_id`
+}
+
+/**
+ * countLike for many posts or comments at once: adds each one's net change (0 too: the
+ * answer needs the count) and returns the new counts. Takes their row locks.
+ */
+export function countLikes(db: Db, target: LikeTarget, deltas: Map<string, number>) {
+	return db<{ id: string; likes_count: number }[]>`
+		update ${db(target.counted)} c set likes_count = greatest(c.likes_count + d.delta, 0)
+		from unnest(${[...deltas.keys()]}::text[], ${[...deltas.values()]}::int[]) as d(id, delta)
+		where c.id = d.id returning c.id, c.likes_count`
+}
+
 export interface LikeRow {
 	id: string
 	user_id: number

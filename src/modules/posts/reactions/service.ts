@@ -5,7 +5,7 @@
 import { recordEvent } from '../../../events/outbox'
 import { type Db, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
-import { groupCommit } from '../../../lib/group-commit'
+import { batchCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager, hydratePosts, loadPosts } from '../../../timelines'
@@ -16,6 +16,7 @@ import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
 import { visiblePost, visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { loadPostContext, postEventData, presentPostEvent } from '../present'
+import { type LikeAnswer, type LikeRequest, likeTogether } from './like-batch'
 import type { LikeInput } from './model'
 import {
 	addLike,
@@ -66,79 +67,67 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
 	added && !isBackDated(input.created_at ?? Date.now(), Date.now())
 
 /**
- * Likes and unlikes of posts share transactions (lib/group-commit.ts): on a popular post
- * the counter and the activity group are locked once per batch, not once per like.
+ * Likes and unlikes of posts share transactions (lib/group-commit.ts batchCommit), a
+ * batch's likes written by a few set-based statements (like-batch.ts): on a popular post
+ * the counter and the activity group are locked once per batch, not once per like. A
+ * user's likes of one post never share a batch, and keep their order.
  */
-const likeCommits = groupCommit()
+const likeBatches = batchCommit<LikeRequest, LikeAnswer>({
+	key: (r) => `${r.postId}:${r.session.userId}`,
+	together: likeTogether,
+	alone: (tx, r) => likeAlone(tx, r.session, r.postId, r.input),
+})
 
-export async function togglePostLike(session: Session, postId: string, input: LikeInput = {}) {
+export const togglePostLike = (session: Session, postId: string, input: LikeInput = {}) =>
+	likeBatches.run({ session, postId, input })
+
+/** One like in its own transaction, statement by statement: when a batch of them failed. */
+async function likeAlone(tx: Db, session: Session, postId: string, input: LikeInput) {
 	const c = session.communityId
-	return likeCommits.run(async (tx, shared) => {
-		// One read of the post for the visibility check and the post.liked payload, once per
-		// batch for all its likes of the post.
-		const post = await visibleTo(
-			tx,
-			session,
-			await shared(`post:${postId}`, async () => (await loadPosts(tx, c, [postId]))[0]),
-		)
-		const { liked, added, delta } = await setLike(
-			tx,
-			postLikeTarget,
-			post.id,
-			session.userId,
-			input,
-		)
-		const news = likeIsNews(added, input)
-		// Only news reads the post.liked payload's context (once per batch per post) and the
-		// liker (also the push's actor): an unlike, half a toggling client's traffic, reads
-		// neither. Sent before the row locks below, in the same round trip.
-		const liker = news ? findUserById(tx, session.userId) : undefined
-		const context = news ? shared(`context:${post.id}`, () => loadPostContext(tx, post)) : undefined
-		// Row locks last: on a popular post every like waits for the author's activity group
-		// and the post's counter, so they are held only from here to the commit, not through
-		// the reads above. (Always in this order — the group, then the post — so two likes run
-		// alone never deadlock; batches of two processes can, see lib/group-commit.ts.) Sent
-		// in this same turn for every like of the batch, so the counter moves in the order the
-		// like rows changed (its floor at 0 would otherwise eat an unlike counted before the
-		// like it undoes).
-		const changed =
-			(added || !liked) &&
-			onPostLikeChanged(tx, {
-				communityId: c,
-				actorId: session.userId,
-				actor: liker,
-				postId: post.id,
-				postAuthorId: post.user_id,
-				liked,
-				history: added && !news,
-			})
-		// Its failure is reported by the Promise.all below (or the counter's, which fails with it).
-		if (changed) changed.catch(() => {})
-		const [likes_count, shown, likedBy] = await Promise.all([
-			countLike(tx, postLikeTarget, post.id, delta),
-			context,
-			liker,
-		])
-		if (news && !likedBy) throw notFound('User')
-		// The event goes out with the activity's own last statements (one round trip).
-		const event = shown && likedBy && presentPostEvent(post, shown)
-		const recorded =
-			event &&
-			likedBy &&
-			recordEvent(tx, {
-				communityId: c,
-				event: 'post.liked',
-				// The post as this like leaves it: read before the counter moved.
-				data: {
-					...event,
-					post: { ...event.post, likes_count },
-					post_liked_by: presentUserForWebhook(likedBy),
-				},
-			})
-		await Promise.all([changed, recorded])
-		feedManager.onLike(tx, { communityId: c, userId: session.userId, postId, liked })
-		return { is_liked: liked, likes_count }
-	})
+	const post = await visibleTo(tx, session, (await loadPosts(tx, c, [postId]))[0])
+	const { liked, added, delta } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
+	const news = likeIsNews(added, input)
+	// Only news reads the post.liked payload's context and the liker (also the push's actor).
+	const liker = news ? findUserById(tx, session.userId) : undefined
+	const context = news ? loadPostContext(tx, post) : undefined
+	// Row locks last, the author's activity group before the post's counter (always in this
+	// order: two likes never deadlock).
+	const changed =
+		(added || !liked) &&
+		onPostLikeChanged(tx, {
+			communityId: c,
+			actorId: session.userId,
+			actor: liker,
+			postId: post.id,
+			postAuthorId: post.user_id,
+			liked,
+			history: added && !news,
+		})
+	// Its failure is reported by the Promise.all below (or the counter's, which fails with it).
+	if (changed) changed.catch(() => {})
+	const [likes_count, shown, likedBy] = await Promise.all([
+		countLike(tx, postLikeTarget, post.id, delta),
+		context,
+		liker,
+	])
+	if (news && !likedBy) throw notFound('User')
+	const event = shown && likedBy && presentPostEvent(post, shown)
+	const recorded =
+		event &&
+		likedBy &&
+		recordEvent(tx, {
+			communityId: c,
+			event: 'post.liked',
+			// The post as this like leaves it: read before the counter moved.
+			data: {
+				...event,
+				post: { ...event.post, likes_count },
+				post_liked_by: presentUserForWebhook(likedBy),
+			},
+		})
+	await Promise.all([changed, recorded])
+	feedManager.onLike(tx, { communityId: c, userId: session.userId, postId, liked })
+	return { is_liked: liked, likes_count }
 }
 
 export async function listPostLikes(
