@@ -1,90 +1,137 @@
-// lib/group-commit.ts against real Postgres: writes called together share one
-// transaction and run in the order they were called; a failed write gets its own
-// answer and leaves nothing behind while the others commit; writes arriving while a
-// batch is in flight make the next batch.
+// lib/group-commit.ts against real Postgres: inputs called together share one
+// transaction, written by one set-based statement, and are answered once committed;
+// inputs of one key never share a batch and keep their order; an input answered with
+// an error writes nothing while the others commit; a failed batch runs each input
+// alone, in call order; inputs arriving while a batch is in flight make the next one.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type postgres from 'postgres'
 import { sql } from '../../src/lib/db'
-import { groupCommit } from '../../src/lib/group-commit'
+import { batchCommit, type Outcome } from '../../src/lib/group-commit'
 
 beforeAll(async () => {
-	await sql`create table if not exists group_commit_probe (
+	await sql`create table if not exists batch_commit_probe (
 		seq bigserial primary key, label text not null unique, txid bigint not null)`
 })
 
-/** Inserts `label` and returns the transaction it ran in and the row's place in the table's order. */
-async function write(tx: postgres.TransactionSql, label: string) {
+interface Input {
+	label: string
+	key?: string
+	refuse?: boolean
+}
+
+/** All the labels of the batch in one insert; returns the transaction and each row's place. */
+async function writeAll(tx: postgres.TransactionSql, inputs: Input[]) {
+	const rows = await tx<{ label: string; seq: string; txid: string }[]>`
+		insert into batch_commit_probe (label, txid)
+		select l, txid_current() from unnest(${inputs.filter((i) => !i.refuse).map((i) => i.label)}::text[]) l
+		returning label, seq, txid`
+	const byLabel = new Map(rows.map((r) => [r.label, { txid: String(r.txid), seq: Number(r.seq) }]))
+	return inputs.map(
+		(i): Outcome<{ txid: string; seq: number }> =>
+			i.refuse
+				? { ok: false, error: new Error(`refused ${i.label}`) }
+				: { ok: true, value: byLabel.get(i.label) as { txid: string; seq: number } },
+	)
+}
+
+async function writeOne(tx: postgres.TransactionSql, input: Input) {
 	const [row] = await tx<{ seq: string; txid: string }[]>`
-		insert into group_commit_probe (label, txid) values (${label}, txid_current())
+		insert into batch_commit_probe (label, txid) values (${input.label}, txid_current())
 		returning seq, txid`
 	return { txid: String(row?.txid), seq: Number(row?.seq) }
 }
 
+const batcher = () =>
+	batchCommit<Input, { txid: string; seq: number }>({
+		key: (i) => i.key ?? i.label,
+		together: writeAll,
+		alone: writeOne,
+	})
+
 const stored = async (prefix: string) =>
 	(
 		await sql<{ label: string }[]>`
-			select label from group_commit_probe where label like ${`${prefix}%`} order by seq`
+			select label from batch_commit_probe where label like ${`${prefix}%`} order by seq`
 	).map((r) => r.label)
 
-describe('groupCommit', () => {
-	test('writes called together share one transaction, run in call order, and are committed when answered', async () => {
-		const commits = groupCommit()
+describe('batchCommit', () => {
+	test('inputs called together share one transaction and are committed when answered', async () => {
+		const commits = batcher()
 		const labels = Array.from({ length: 8 }, (_, i) => `together-${i}`)
-		const results = await Promise.all(labels.map((l) => commits.run((tx) => write(tx, l))))
+		const results = await Promise.all(labels.map((label) => commits.run({ label })))
 		expect(new Set(results.map((r) => r.txid)).size).toBe(1)
-		const seqs = results.map((r) => r.seq)
-		expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
 		// Read on another connection: committed before any caller was answered.
-		expect(await stored('together-')).toEqual(labels)
+		expect((await stored('together-')).sort()).toEqual(labels.sort())
 	})
 
-	test('a write that fails after writing gets its own error and leaves nothing; the others commit once, in order', async () => {
-		const commits = groupCommit()
-		const broken = new Error('refused after writing')
+	test('inputs of one key never share a batch and keep their order; other keys join the first batch', async () => {
+		const commits = batcher()
+		const [a1, a2, b, a3] = await Promise.all([
+			commits.run({ label: 'keyed-a1', key: 'a' }),
+			commits.run({ label: 'keyed-a2', key: 'a' }),
+			commits.run({ label: 'keyed-b', key: 'b' }),
+			commits.run({ label: 'keyed-a3', key: 'a' }),
+		])
+		expect(b?.txid).toBe(a1?.txid as string)
+		expect(new Set([a1?.txid, a2?.txid, a3?.txid]).size).toBe(3)
+		expect((await stored('keyed-a')).filter((l) => l !== 'keyed-b')).toEqual([
+			'keyed-a1',
+			'keyed-a2',
+			'keyed-a3',
+		])
+	})
+
+	test('an input answered with an error gets it and writes nothing; the others commit', async () => {
+		const commits = batcher()
 		const outcomes = await Promise.allSettled([
-			commits.run((tx) => write(tx, 'mixed-a')),
-			commits.run(async (tx) => {
-				await write(tx, 'mixed-broken')
-				throw broken
-			}),
-			commits.run((tx) => write(tx, 'mixed-b')),
+			commits.run({ label: 'mixed-a' }),
+			commits.run({ label: 'mixed-refused', refuse: true }),
+			commits.run({ label: 'mixed-b' }),
 		])
 		expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
-		expect((outcomes[1] as PromiseRejectedResult).reason).toBe(broken)
-		expect(await stored('mixed-')).toEqual(['mixed-a', 'mixed-b'])
+		expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused mixed-refused')
+		expect((await stored('mixed-')).sort()).toEqual(['mixed-a', 'mixed-b'])
 	})
 
-	test('a statement error aborts the batch; every write then gets the answer it gets alone, in call order', async () => {
-		const commits = groupCommit()
-		await sql`insert into group_commit_probe (label, txid) values ('dup-taken', 0)`
+	test('a statement error fails the batch; every input then gets the answer it gets alone, in call order', async () => {
+		const commits = batcher()
+		await sql`insert into batch_commit_probe (label, txid) values ('dup-taken', 0)`
 		const outcomes = await Promise.allSettled([
-			commits.run((tx) => write(tx, 'dup-free-1')),
-			commits.run((tx) => write(tx, 'dup-taken')),
-			commits.run((tx) => write(tx, 'dup-free-2')),
+			commits.run({ label: 'dup-free-1' }),
+			commits.run({ label: 'dup-taken' }),
+			commits.run({ label: 'dup-free-2' }),
 		])
 		expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
 		expect((outcomes[1] as PromiseRejectedResult).reason.code).toBe('23505')
+		const [one, two] = [outcomes[0], outcomes[2]].map(
+			(o) => (o as PromiseFulfilledResult<{ txid: string }>).value.txid,
+		)
+		expect(one).not.toBe(two as string)
 		expect(await stored('dup-')).toEqual(['dup-taken', 'dup-free-1', 'dup-free-2'])
 	})
 
-	test('writes arriving while a batch is in flight wait for it and share the next one', async () => {
-		const commits = groupCommit()
+	test('inputs arriving while a batch is in flight wait for it and share the next one', async () => {
 		let started!: () => void
 		const inFlight = new Promise<void>((resolve) => {
 			started = resolve
 		})
-		const first = commits.run(async (tx) => {
-			started()
-			await tx`select pg_sleep(0.2)`
-			return write(tx, 'next-first')
+		const commits = batchCommit<Input, { txid: string; seq: number }>({
+			key: (i) => i.label,
+			together: async (tx, inputs) => {
+				if (inputs.some((i) => i.label === 'next-first')) {
+					started()
+					await tx`select pg_sleep(0.2)`
+				}
+				return writeAll(tx, inputs)
+			},
+			alone: writeOne,
 		})
+		const first = commits.run({ label: 'next-first' })
 		await inFlight
-		const later = await Promise.all(
-			['next-2', 'next-3'].map((l) => commits.run((tx) => write(tx, l))),
-		)
+		const later = await Promise.all(['next-2', 'next-3'].map((label) => commits.run({ label })))
 		const firstDone = await first
 		expect(later[0]?.txid).toBe(later[1]?.txid as string)
 		expect(later[0]?.txid).not.toBe(firstDone.txid)
-		expect(await stored('next-')).toEqual(['next-first', 'next-2', 'next-3'])
+		expect((await stored('next-'))[0]).toBe('next-first')
 	})
 })
