@@ -12,10 +12,11 @@
 // transaction of its own, in arrival order, exactly as without batching (so it gets its
 // own answer), before the next batch.
 //
-// One batch per batcher is in flight at a time: two transactions of a process never
-// wait on each other's row locks (a batch locks rows in no fixed order, so two
-// concurrent batches could deadlock). Batches of two processes still can: Postgres
-// then fails one of them after deadlock_timeout, and its writes are retried as above.
+// `inFlight` batches of a batcher run at once (one by default): while one waits on its
+// round trips and its commit, the next is written. Batches in flight never share a key
+// (the same like row), and their writer must take its row locks in one fixed order (a
+// batch of likes first locks its posts, sorted), or two of them could deadlock —
+// Postgres would then fail one after deadlock_timeout, and its writes run alone.
 import type postgres from 'postgres'
 import { beginCollecting, type Hook, transaction } from './db'
 import { log } from './log'
@@ -40,32 +41,44 @@ export function batchCommit<I, O>(options: {
 	together: (tx: postgres.TransactionSql, inputs: I[]) => Promise<Outcome<O>[]>
 	alone: (tx: postgres.TransactionSql, input: I) => Promise<O>
 	maxBatch?: number
+	inFlight?: number
 }): BatchCommit<I, O> {
 	const maxBatch = options.maxBatch ?? 64
-	type Pending = { input: I; resolve(value: O): void; reject(error: unknown): void }
+	const inFlight = options.inFlight ?? 1
+	type Pending = { input: I; key: string; resolve(value: O): void; reject(error: unknown): void }
 	let queue: Pending[] = []
-	let draining = false
+	let scheduled = false
+	let running = 0
+	/** Keys of the batches in flight: their inputs wait for them. */
+	const busy = new Set<string>()
 
-	/** The first waiting inputs of distinct keys; those sharing a key with an earlier one wait. */
+	/** The first waiting inputs of distinct keys not in flight; the others keep waiting, in order. */
 	function nextBatch(): Pending[] {
-		const keys = new Set<string>()
+		const seen = new Set<string>()
 		const batch: Pending[] = []
 		const left: Pending[] = []
 		for (const pending of queue) {
-			const key = options.key(pending.input)
-			if (batch.length < maxBatch && !keys.has(key)) batch.push(pending)
+			if (batch.length < maxBatch && !seen.has(pending.key) && !busy.has(pending.key))
+				batch.push(pending)
 			else left.push(pending)
-			keys.add(key)
+			seen.add(pending.key)
 		}
 		queue = left
 		return batch
 	}
 
-	async function drain() {
-		try {
-			while (queue.length > 0) await commitBatch(nextBatch())
-		} finally {
-			draining = false
+	function pump() {
+		scheduled = false
+		while (running < inFlight) {
+			const batch = nextBatch()
+			if (batch.length === 0) return
+			running++
+			for (const p of batch) busy.add(p.key)
+			commitBatch(batch).finally(() => {
+				for (const p of batch) busy.delete(p.key)
+				running--
+				pump()
+			})
 		}
 	}
 
@@ -98,11 +111,11 @@ export function batchCommit<I, O>(options: {
 	return {
 		run(input: I): Promise<O> {
 			return new Promise<O>((resolve, reject) => {
-				queue.push({ input, resolve, reject })
-				if (draining) return
-				draining = true
-				// On the next turn of the event loop: requests that arrive together share the first batch.
-				setImmediate(drain)
+				queue.push({ input, key: options.key(input), resolve, reject })
+				if (scheduled || running >= inFlight) return
+				scheduled = true
+				// On the next turn of the event loop: requests that arrive together share a batch.
+				setImmediate(pump)
 			})
 		},
 	}

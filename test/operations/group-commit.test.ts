@@ -134,4 +134,32 @@ describe('batchCommit', () => {
 		expect(later[0]?.txid).not.toBe(firstDone.txid)
 		expect((await stored('next-'))[0]).toBe('next-first')
 	})
+
+	test('with two in flight, the next batch commits while the first waits; an input of a key in flight waits for it', async () => {
+		let started!: () => void
+		const inFlight = new Promise<void>((resolve) => {
+			started = resolve
+		})
+		const commits = batchCommit<Input, { txid: string; seq: number }>({
+			key: (i) => i.key ?? i.label,
+			together: async (tx, inputs) => {
+				if (inputs.some((i) => i.label === 'two-slow')) {
+					started()
+					await tx`select pg_sleep(0.3)`
+				}
+				return writeAll(tx, inputs)
+			},
+			alone: writeOne,
+			inFlight: 2,
+		})
+		const slow = commits.run({ label: 'two-slow', key: 'k' })
+		await inFlight
+		const [fast, sameKey] = await Promise.all([
+			commits.run({ label: 'two-fast' }),
+			commits.run({ label: 'two-same-key', key: 'k' }),
+		])
+		await slow
+		expect(fast.txid).not.toBe(sameKey.txid)
+		expect(await stored('two-')).toEqual(['two-fast', 'two-slow', 'two-same-key'])
+	})
 })

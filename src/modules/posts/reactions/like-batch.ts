@@ -1,6 +1,7 @@
 // The likes of a group-committed batch (lib/group-commit.ts batchCommit) with set-based
 // statements: whatever the batch's size, a few statements in five round trips — the
-// posts; the like rows (one statement: inserts, removals, toggles) beside the reads the
+// posts, locked first in id order (so that batches in flight together never deadlock);
+// the like rows (one statement: inserts, removals, toggles) beside the reads the
 // post.liked payloads need; the activity groups (notifications' onPostLikesChanged)
 // then every post's counter by its net change; the push rows and the events, one
 // insert each. Each like keeps the answer it would get alone: its count is the count as
@@ -20,7 +21,14 @@ import { visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { loadPostContexts, presentPostEvent } from '../present'
 import type { LikeInput } from './model'
-import { countLikes, type LikeMode, postLikeTarget, removeLikes, setLikes } from './repo'
+import {
+	countLikes,
+	type LikeMode,
+	lockCounted,
+	postLikeTarget,
+	removeLikes,
+	setLikes,
+} from './repo'
 
 export interface LikeRequest {
 	session: Session
@@ -119,7 +127,7 @@ export async function likeTogether(
 	// A liker without a row: the batch fails and each like runs alone (its own 404).
 	if ([...news].some((l) => !userById.has(l.session.userId))) throw notFound('User')
 
-	// Row locks last, the activity groups before the counters (as a like alone takes them).
+	// The activity groups, then the counters (as a like alone takes them; the posts are locked).
 	const activities = onPostLikesChanged(
 		tx,
 		live
@@ -183,13 +191,21 @@ export async function likeTogether(
 	return outcomes
 }
 
-/** The posts of the batch, one statement per community, by `postId:communityId`. */
+/**
+ * The posts of the batch, locked first (lockCounted), then read: one statement per
+ * community, by `postId:communityId`.
+ */
 async function postsOf(tx: Db, requests: LikeRequest[]) {
 	const idsOf = new Map<number, Set<string>>()
 	for (const r of requests)
 		idsOf.set(r.session.communityId, (idsOf.get(r.session.communityId) ?? new Set()).add(r.postId))
-	const read = await Promise.all(
-		[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
-	)
+	const [, ...read] = await Promise.all([
+		lockCounted(
+			tx,
+			postLikeTarget,
+			requests.map((r) => r.postId),
+		),
+		...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
+	])
 	return new Map(read.flat().map((p) => [pairOf(p.id, p.community_id), p]))
 }

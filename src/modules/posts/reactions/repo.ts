@@ -100,6 +100,18 @@ export function removeLikes(
 }
 
 /**
+ * Locks the posts' or comments' rows, in id order, as their counters' UPDATE would. Every
+ * like takes these first (like-batch.ts), so that batches of likes in flight together,
+ * whose other row locks (like rows, activity groups, counters) are all of these posts,
+ * wait for each other instead of deadlocking.
+ */
+export function lockCounted(db: Db, target: LikeTarget, ids: string[]) {
+	return db`
+		select id from ${db(target.counted)} where id = any(${[...new Set(ids)].sort()}::text[])
+		order by id for no key update`
+}
+
+/**
  * countLike for many posts or comments at once: adds each one's net change (0 too: the
  * answer needs the count) and returns the new counts. Takes their row locks.
  */

@@ -23,6 +23,7 @@ import {
 	countLike,
 	type LikeTarget,
 	likesPage,
+	lockCounted,
 	postLikeTarget,
 	recordViews,
 	removeLike,
@@ -76,6 +77,8 @@ const likeBatches = batchCommit<LikeRequest, LikeAnswer>({
 	key: (r) => `${r.postId}:${r.session.userId}`,
 	together: likeTogether,
 	alone: (tx, r) => likeAlone(tx, r.session, r.postId, r.input),
+	// While one batch waits on Postgres the next is written; they lock their posts in order.
+	inFlight: 2,
 })
 
 export const togglePostLike = (session: Session, postId: string, input: LikeInput = {}) =>
@@ -84,14 +87,18 @@ export const togglePostLike = (session: Session, postId: string, input: LikeInpu
 /** One like in its own transaction, statement by statement: when a batch of them failed. */
 async function likeAlone(tx: Db, session: Session, postId: string, input: LikeInput) {
 	const c = session.communityId
-	const post = await visibleTo(tx, session, (await loadPosts(tx, c, [postId]))[0])
+	// The post's row locked first, as a batch locks its posts (like-batch.ts).
+	const [, [found]] = await Promise.all([
+		lockCounted(tx, postLikeTarget, [postId]),
+		loadPosts(tx, c, [postId]),
+	])
+	const post = await visibleTo(tx, session, found)
 	const { liked, added, delta } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
 	const news = likeIsNews(added, input)
 	// Only news reads the post.liked payload's context and the liker (also the push's actor).
 	const liker = news ? findUserById(tx, session.userId) : undefined
 	const context = news ? loadPostContext(tx, post) : undefined
-	// Row locks last, the author's activity group before the post's counter (always in this
-	// order: two likes never deadlock).
+	// The author's activity group, then the counter.
 	const changed =
 		(added || !liked) &&
 		onPostLikeChanged(tx, {
