@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
+import { runImport } from '../../src/modules/migration/import/run'
 import { importFromStream } from '../../src/modules/migration/service'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
@@ -298,5 +299,123 @@ describe('bad input', () => {
 			stderr: 'pipe',
 		})
 		expect(await usage.exited).toBe(2)
+	})
+})
+
+describe('counters written from the stage’s predictions', () => {
+	/** Imports `records` (one line each); returns the summary and the parts the run timed. */
+	async function importRecords(communityId: number, records: object[]) {
+		const parts: string[] = []
+		const lines = records.map((r) => JSON.stringify(r))
+		const summary = await runImport({
+			communityId,
+			lines: (async function* () {
+				yield lines
+			})(),
+			rejects: { add: () => {} },
+			onTiming: (part) => parts.push(part),
+		})
+		return { summary, parts }
+	}
+	const at = Date.UTC(2021, 0, 1)
+	const user = (id: string) => ({ type: 'user', user_unique_id: id, name: id })
+	const post = (id: string) => ({
+		type: 'post',
+		external_id: id,
+		user_unique_id: 'a',
+		text: id,
+		created_at: at,
+	})
+	const comment = (id: string, postId: string, parent?: string, userId = 'b') => ({
+		type: 'comment',
+		external_id: id,
+		user_unique_id: userId,
+		post_external_id: postId,
+		...(parent ? { parent_external_id: parent } : {}),
+		text: id,
+		created_at: at + 1,
+	})
+	const like = (
+		userId: string,
+		target: { post?: string; comment?: string },
+		createdAt = at + 2,
+	) => ({
+		type: 'like',
+		user_unique_id: userId,
+		...(target.post ? { post_external_id: target.post } : {}),
+		...(target.comment ? { comment_external_id: target.comment } : {}),
+		created_at: createdAt,
+	})
+	async function counters(communityId: number) {
+		const rows = await sql`
+			select external_id, likes_count, comments_count from posts where community_id = ${communityId}
+			union all
+			select external_id, likes_count, comments_count from comments where community_id = ${communityId}`
+		return Object.fromEntries(rows.map((r) => [r.external_id, [r.likes_count, r.comments_count]]))
+	}
+
+	test('exact predictions skip the recount, duplicate lines included', async () => {
+		const target = (await newCommunity('import-predicted')).communityId
+		const { summary, parts } = await importRecords(target, [
+			user('a'),
+			user('b'),
+			post('p1'),
+			comment('c1', 'p1'),
+			comment('c2', 'p1', 'c1'),
+			like('b', { post: 'p1' }),
+			like('b', { post: 'p1' }), // the same line again: dropped before anything is predicted
+			like('b', { post: 'p1' }, at + 3), // the same like, different content: a reject
+			like('a', { comment: 'c1' }),
+		])
+		expect(summary.rejects).toBe(1)
+		expect(parts).toContain('counters (exact as predicted)')
+		expect(parts).not.toContain('counters')
+		expect(await counters(target)).toEqual({ p1: [1, 2], c1: [1, 1], c2: [0, 0] })
+	})
+
+	test('rejected children make predictions wrong: the recount corrects them', async () => {
+		const target = (await newCommunity('import-mispredicted')).communityId
+		const { summary, parts } = await importRecords(target, [
+			user('a'),
+			user('b'),
+			post('q1'),
+			post('q2'),
+			comment('k1', 'q1'),
+			// Staged under q2 and under k1, then refused: k1 is on another post.
+			comment('k2', 'q2', 'k1'),
+			like('ghost', { comment: 'k1' }),
+			like('ghost', { post: 'q2' }),
+		])
+		expect(summary.rejects).toBe(3)
+		expect(parts).toContain('counters')
+		expect(await counters(target)).toEqual({ q1: [0, 1], q2: [0, 0], k1: [0, 0] })
+	})
+
+	test('children of rows that existed before are recounted, even when the sums agree', async () => {
+		const target = (await newCommunity('import-existing-parents')).communityId
+		await importRecords(target, [user('a'), user('b'), post('p1'), comment('c1', 'p1')])
+		// Each kind of counter is predicted as many children as it gets placed, but the
+		// predicted ones are refused and the placed ones go under p1 and c1, from before.
+		const { summary, parts } = await importRecords(target, [
+			post('p2'),
+			like('ghost', { post: 'p2' }),
+			like('b', { post: 'p2' }),
+			like('a', { post: 'p1' }),
+			comment('c3', 'p2', undefined, 'ghost'),
+			comment('c4', 'p1'),
+			comment('c5', 'p1', 'c1'),
+			comment('c6', 'p2', 'c4'), // refused: c4 is on another post
+			like('ghost', { comment: 'c4' }),
+			like('a', { comment: 'c1' }),
+		])
+		expect(summary.rejects).toBe(4)
+		expect(parts).toContain('counters')
+		expect(await counters(target)).toEqual({
+			p1: [1, 3],
+			p2: [1, 0],
+			c1: [1, 1],
+			c4: [0, 0],
+			c5: [0, 0],
+		})
 	})
 })

@@ -2,10 +2,12 @@
 // as one transaction, so the counters written with the rows are never seen half-done.
 // Rows already in plaza (matched by the customer's ids) leave the stage first, so a
 // re-run does no writes at all. New rows are inserted with their counters as the stage
-// predicts them (the comments and likes staged for them); once every row is in, one
-// UPDATE per table recounts what this run touched and writes only the rows whose
-// prediction was wrong (a reject, a like that existed already): exact counters without
-// rewriting every post.
+// predicts them (the comments and likes staged for them) and the steps report to a
+// CounterTally (counters.ts) what they predicted and placed; only when that does not
+// prove the predictions exact does one UPDATE per table recount what this run touched,
+// writing only the rows whose prediction was wrong (a reject, a child of a row that
+// existed before): exact counters without rewriting every post.
+// "New" is "inserted by this transaction": `xmin` is the transaction's own id.
 // Rows go in in the order of the indexes they fill most (ids are time-ordered, likes
 // by what they like): each index grows at one end instead of everywhere at once, so
 // its pages stay in memory on a database larger than its buffers.
@@ -19,6 +21,7 @@ import {
 	type StepResult,
 	unknownUser,
 } from './apply-repo'
+import type { CounterTally } from './counters'
 
 /** Runs a `delete` of staged rows; returns how many went. */
 async function dropMatched(db: Db, condition: Fragment): Promise<number> {
@@ -103,7 +106,12 @@ export async function prepareContent(
  * triggers are off (deferred checks), so topics.post_count is raised here, once per
  * topic, by the links this statement made (new posts are live).
  */
-export async function importPosts(db: Db, c: number, bumpTopics: boolean): Promise<StepResult> {
+export async function importPosts(
+	db: Db,
+	c: number,
+	bumpTopics: boolean,
+	tally: CounterTally,
+): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_posts',
@@ -143,7 +151,7 @@ export async function importPosts(db: Db, c: number, bumpTopics: boolean): Promi
 			left join (select post_external_id as x, count(*)::int as n from stage_comments group by 1) cm
 				on cm.x = s.external_id
 			order by s.created_at
-			on conflict do nothing returning id, external_id),
+			on conflict do nothing returning id, external_id, likes_count, comments_count),
 		links as (
 			insert into post_topics (post_id, topic_id)
 			select ins.id, t.id from ins
@@ -153,13 +161,30 @@ export async function importPosts(db: Db, c: number, bumpTopics: boolean): Promi
 			on conflict do nothing returning topic_id),
 		touched as (insert into touched_posts select id from ins)
 		${bump}
-		select count(*)::int as n from ins`
+		select count(*)::int as n, coalesce(sum(likes_count), 0)::int as likes,
+			coalesce(sum(comments_count), 0)::int as comments from ins`
 	const imported = row?.n as number
+	tally.predict('postLikes', row?.likes as number)
+	tally.predict('postComments', row?.comments as number)
 	return { imported, matched: staged - imported }
 }
 
+/**
+ * This transaction's id: the `xmin` of the rows it inserted, so a statement can tell
+ * a parent this run created from one that existed before.
+ */
+export async function ownTransactionId(db: Db): Promise<string> {
+	const [row] = await db`select pg_current_xact_id()::xid::text as xid`
+	return row?.xid as string
+}
+
 /** Comments in rounds: roots, then replies whose parent now exists, until a round places nothing. */
-export async function importComments(db: Db, c: number): Promise<StepResult> {
+export async function importComments(
+	db: Db,
+	c: number,
+	xid: string,
+	tally: CounterTally,
+): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_comments',
@@ -183,12 +208,12 @@ export async function importComments(db: Db, c: number): Promise<StepResult> {
 	for (;;) {
 		// A parent's replies are still staged when it is placed (they need it first).
 		const [row] = await db`
-			with ins as (
-				insert into comments (id, community_id, post_id, user_id, parent_id, level, text,
-					created_at, updated_at, external_id, likes_count, comments_count)
-				select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
-					${c}, p.id, u.id, par.id, coalesce(par.level + 1, 1), s.text, s.created_at, s.created_at,
-					s.external_id, coalesce(lk.n, 0), coalesce(rp.n, 0)
+			with src as materialized (
+				select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16) as id,
+					p.id as post_id, u.id as user_id, par.id as parent_id, coalesce(par.level + 1, 1) as level,
+					s.text, s.created_at, s.external_id, coalesce(lk.n, 0) as likes_count,
+					coalesce(rp.n, 0) as comments_count,
+					p.xmin = ${xid}::xid and (par.id is null or par.xmin = ${xid}::xid) as under_new
 				from stage_comments s
 				join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 				join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
@@ -197,16 +222,33 @@ export async function importComments(db: Db, c: number): Promise<StepResult> {
 				left join (select parent_external_id as x, count(*)::int as n from stage_comments
 					where parent_external_id is not null group by 1) rp on rp.x = s.external_id
 				where s.parent_external_id is null or par.post_id = p.id
-				order by s.created_at
-				on conflict do nothing returning id, post_id, parent_id, external_id),
+				order by s.created_at),
+			ins as (
+				insert into comments (id, community_id, post_id, user_id, parent_id, level, text,
+					created_at, updated_at, external_id, likes_count, comments_count)
+				select id, ${c}, post_id, user_id, parent_id, level, text, created_at, created_at,
+					external_id, likes_count, comments_count
+				from src
+				on conflict do nothing
+				returning id, post_id, parent_id, external_id, likes_count, comments_count),
 			posts_touched as (insert into touched_posts select distinct post_id from ins),
 			comments_touched as (
 				insert into touched_comments select id from ins
 				union select parent_id from ins where parent_id is not null),
 			placed as (delete from stage_comments s using ins where s.external_id = ins.external_id)
-			select count(*)::int as n from ins`
-		imported += row?.n as number
-		if (row?.n === 0) break
+			select (select count(*) from ins)::int as n, (select count(*) from src)::int as sourced,
+				(select count(*) from src where not under_new)::int as under_old,
+				(select count(*) from ins where parent_id is not null)::int as replies,
+				(select coalesce(sum(likes_count), 0) from ins)::int as likes,
+				(select coalesce(sum(comments_count), 0) from ins)::int as predicted_replies`
+		const n = row?.n as number
+		imported += n
+		tally.place('postComments', n)
+		tally.place('commentReplies', row?.replies as number)
+		tally.predict('commentLikes', row?.likes as number)
+		tally.predict('commentReplies', row?.predicted_replies as number)
+		if (row?.sourced !== n || (row?.under_old as number) > 0) tally.doubt()
+		if (n === 0) break
 	}
 	// A row a concurrent writer placed first is a match, not a reject.
 	const raced = await dropMatched(
@@ -223,7 +265,12 @@ export async function importComments(db: Db, c: number): Promise<StepResult> {
 	return { imported, matched: raced }
 }
 
-export async function importLikes(db: Db, c: number): Promise<StepResult> {
+export async function importLikes(
+	db: Db,
+	c: number,
+	xid: string,
+	tally: CounterTally,
+): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_likes',
@@ -248,26 +295,38 @@ export async function importLikes(db: Db, c: number): Promise<StepResult> {
 	if (staged === 0) return { imported: 0, matched: 0 }
 	// A like without created_at is dated with what it likes (history, not today).
 	const [row] = await db`
-		with post_ins as (
-			insert into post_likes (post_id, user_id, created_at)
-			select p.id, u.id, coalesce(s.created_at, p.created_at)
+		with post_src as materialized (
+			select p.id as post_id, u.id as user_id, coalesce(s.created_at, p.created_at) as created_at,
+				p.xmin = ${xid}::xid as under_new
 			from stage_likes s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
-			order by p.id, u.id
+			order by p.id, u.id),
+		post_ins as (
+			insert into post_likes (post_id, user_id, created_at)
+			select post_id, user_id, created_at from post_src
 			on conflict do nothing returning post_id),
-		comment_ins as (
-			insert into comment_likes (comment_id, user_id, created_at)
-			select k.id, u.id, coalesce(s.created_at, k.created_at)
+		comment_src as materialized (
+			select k.id as comment_id, u.id as user_id, coalesce(s.created_at, k.created_at) as created_at,
+				k.xmin = ${xid}::xid as under_new
 			from stage_likes s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			join comments k on k.community_id = ${c} and k.external_id = s.comment_external_id
-			order by k.id, u.id
+			order by k.id, u.id),
+		comment_ins as (
+			insert into comment_likes (comment_id, user_id, created_at)
+			select comment_id, user_id, created_at from comment_src
 			on conflict do nothing returning comment_id),
 		posts_touched as (insert into touched_posts select distinct post_id from post_ins),
 		comments_touched as (insert into touched_comments select distinct comment_id from comment_ins)
-		select (select count(*) from post_ins)::int + (select count(*) from comment_ins)::int as n`
-	const imported = row?.n as number
+		select (select count(*) from post_ins)::int as posts, (select count(*) from comment_ins)::int as comments,
+			(select count(*) from post_src)::int + (select count(*) from comment_src)::int as sourced,
+			(select count(*) from post_src where not under_new)::int
+				+ (select count(*) from comment_src where not under_new)::int as under_old`
+	const imported = (row?.posts as number) + (row?.comments as number)
+	tally.place('postLikes', row?.posts as number)
+	tally.place('commentLikes', row?.comments as number)
+	if (row?.sourced !== imported || (row?.under_old as number) > 0) tally.doubt()
 	return { imported, matched: staged - imported }
 }
 

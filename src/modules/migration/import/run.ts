@@ -24,9 +24,11 @@ import {
 	importComments,
 	importLikes,
 	importPosts,
+	ownTransactionId,
 	prepareContent,
 	recountTouched,
 } from './content-repo'
+import { counterTally } from './counters'
 import { createParsePool } from './parse-pool'
 import type { BatchResult } from './parse-worker'
 import { type Counts, type RecordType, recordTypes, zeroCounts } from './record-model'
@@ -164,11 +166,16 @@ function steps(c: number, now: number): Step[] {
 			const matched = await prepareContent(db, c, t.deferChecks)
 			for (const type of ['post', 'comment', 'like'] as const) t.matched[type] += matched[type]
 			t.mark('matched content')
-			await count(db, t, 'post', await importPosts(db, c, t.deferChecks))
-			await count(db, t, 'comment', await importComments(db, c))
-			await count(db, t, 'like', await importLikes(db, c))
-			await recountTouched(db)
-			t.mark('counters')
+			const xid = await ownTransactionId(db)
+			const counters = counterTally()
+			await count(db, t, 'post', await importPosts(db, c, t.deferChecks, counters))
+			await count(db, t, 'comment', await importComments(db, c, xid, counters))
+			await count(db, t, 'like', await importLikes(db, c, xid, counters))
+			if (counters.exact()) t.mark('counters (exact as predicted)')
+			else {
+				await recountTouched(db)
+				t.mark('counters')
+			}
 		},
 		async (db, t) => count(db, t, 'connection', await importConnections(db, c, now, t.deferChecks)),
 	]
