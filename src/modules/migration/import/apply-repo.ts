@@ -144,7 +144,7 @@ export async function importUsers(
 			select gen_random_uuid(), ${c}, s.user_unique_id, s.name, coalesce(s.image_url, ''),
 				coalesce(s.is_guest, false), to_timestamp(coalesce(s.created_at, ${now}) / 1000.0)
 			from stage_users s
-			on conflict do nothing returning 1)
+			on conflict (community_id, user_unique_id) do nothing returning 1)
 		select count(*)::int as n from ins`
 	const imported = row?.n as number
 	return { imported, matched: staged - imported }
