@@ -26,10 +26,14 @@ export async function rejectWhere(
  * Later lines repeating a customer id: identical content is dropped (counted as
  * matched), different content is a reject naming the first line (the first wins).
  */
-export async function settleDuplicates(db: Db, table: string, key: Fragment): Promise<number> {
+export async function settleDuplicates(
+	db: Db,
+	table: string,
+	{ key, columns }: DuplicateKey,
+): Promise<number> {
 	// Most files repeat nothing: one grouping pass says so before the ranking below.
 	const repeated =
-		await db`select 1 from ${db(table)} s group by ${key} having count(*) > 1 limit 1`
+		await db`select 1 from ${db(table)} s group by ${columns} having count(*) > 1 limit 1`
 	if (repeated.length === 0) return 0
 	const [row] = await db`
 		with dup_keys as (select ${key} as k from ${db(table)} s group by 1 having count(*) > 1),
@@ -50,14 +54,32 @@ export async function settleDuplicates(db: Db, table: string, key: Fragment): Pr
 	return (row?.same as number) ?? 0
 }
 
-export const duplicateKeys = (db: Db): Record<string, Fragment> => ({
-	stage_users: db`s.user_unique_id`,
-	stage_topics: db`s.external_id`,
-	stage_posts: db`s.external_id`,
-	stage_comments: db`s.external_id`,
+/**
+ * A staged row's customer id: `key` as one value (the ranking joins and partitions on
+ * it), `columns` as the columns themselves (grouping on them, nulls included, cost 25%
+ * less than building the one text value for each of 450,000 likes).
+ */
+export interface DuplicateKey {
+	key: Fragment
+	columns: Fragment
+}
+
+const same = (key: Fragment): DuplicateKey => ({ key, columns: key })
+
+export const duplicateKeys = (db: Db): Record<string, DuplicateKey> => ({
+	stage_users: same(db`s.user_unique_id`),
+	stage_topics: same(db`s.external_id`),
+	stage_posts: same(db`s.external_id`),
+	stage_comments: same(db`s.external_id`),
 	// One text value (nulls included), so the ranking can join and partition on it.
-	stage_likes: db`concat_ws(chr(1), s.user_unique_id, s.post_external_id, chr(2), s.comment_external_id)`,
-	stage_connections: db`concat_ws(chr(1), s.user_unique_id, s.target_user_unique_id)`,
+	stage_likes: {
+		key: db`concat_ws(chr(1), s.user_unique_id, s.post_external_id, chr(2), s.comment_external_id)`,
+		columns: db`s.user_unique_id, s.post_external_id, s.comment_external_id`,
+	},
+	stage_connections: {
+		key: db`concat_ws(chr(1), s.user_unique_id, s.target_user_unique_id)`,
+		columns: db`s.user_unique_id, s.target_user_unique_id`,
+	},
 })
 
 export const unknownUser = (db: Db, c: number, column: Fragment) => db`
@@ -130,6 +152,34 @@ export async function countOf(db: Db, table: string): Promise<number> {
 	return row?.n as number
 }
 
+/** Rows in plaza a staged row (alias `s`) matches: the tables joined, and how. */
+export interface Match {
+	using: Fragment
+	where: Fragment
+}
+
+/**
+ * The staged rows of `table` that match rows in plaza leave the stage; returns how
+ * many. Counted first: when every staged row matches (a re-run), emptying the table
+ * costs nothing, where deleting 450,000 likes one by one took 0.5 s.
+ */
+export async function dropMatched(db: Db, table: string, matches: Match[]): Promise<number> {
+	const counts: number[] = []
+	for (const m of matches) {
+		const [row] =
+			await db`select count(*)::int as n from ${db(table)} s, ${m.using} where ${m.where}`
+		counts.push(row?.n as number)
+	}
+	const n = counts.reduce((a, b) => a + b, 0)
+	if (n === 0) return 0
+	if (n === (await countOf(db, table))) await db`truncate ${db(table)}`
+	else
+		for (const [i, m] of matches.entries())
+			if ((counts[i] as number) > 0)
+				await db`delete from ${db(table)} s using ${m.using} where ${m.where}`
+	return n
+}
+
 export async function importUsers(
 	db: Db,
 	c: number,
@@ -138,6 +188,13 @@ export async function importUsers(
 ): Promise<StepResult> {
 	if (deferChecks) await deferRowChecks(db, c)
 	const staged = await countOf(db, 'stage_users')
+	// A re-run's users all exist: they leave the stage before the insert tries each.
+	await dropMatched(db, 'stage_users', [
+		{
+			using: db`users u`,
+			where: db`u.community_id = ${c} and u.user_unique_id = s.user_unique_id`,
+		},
+	])
 	const [row] = await db`
 		with ins as (
 			insert into users (uuid, community_id, user_unique_id, name, image_url, is_guest, created_at)

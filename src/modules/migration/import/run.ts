@@ -173,7 +173,7 @@ function steps(c: number, now: number): Step[] {
 			await count(db, t, 'like', await importLikes(db, c, xid, counters))
 			if (counters.exact()) t.mark('counters (exact as predicted)')
 			else {
-				await recountTouched(db)
+				await recountTouched(db, c)
 				t.mark('counters')
 			}
 		},
