@@ -66,8 +66,6 @@ export async function copyIntoStage(
  * not histograms, and `raw` and the texts would cost the most.
  */
 export async function analyzeStage(db: Db): Promise<void> {
-	// Each round of replies deletes what it placed by customer id: one lookup, not a scan.
-	await db`create index on stage_comments (external_id)`
 	await db`set default_statistics_target = 10`
 	await db`
 		analyze stage_users (user_unique_id), stage_topics (external_id, parent_external_id),
