@@ -132,12 +132,11 @@ export async function importPosts(
 				update topics t set post_count = t.post_count + x.n
 				from (select topic_id, count(*)::int as n from links group by topic_id) x where t.id = x.topic_id)`
 		: db``
-	// Ids are time-ordered by the post's own created_at, as if written then.
 	const [row] = await db`
 		with ins as (
 			insert into posts (id, community_id, user_id, heading, text, attachments, visibility,
 				created_at, updated_at, external_id, likes_count, comments_count)
-			select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16),
+			select ${timeOrderedId(db)},
 				${c}, u.id, coalesce(s.heading, ''), s.text, coalesce(s.attachments, '[]'),
 				coalesce(s.visibility, 'public'), s.created_at, s.created_at, s.external_id,
 				coalesce(lk.n, 0), coalesce(cm.n, 0)
@@ -165,6 +164,16 @@ export async function importPosts(
 	tally.predict('postComments', row?.comments as number)
 	return { imported, matched: staged - imported }
 }
+
+/**
+ * A new row's id, time-ordered by the record's own `created_at` (alias `s`) as if
+ * written then (lib/ids.ts): 8 hex digits of seconds, 16 random (two draws of 32 bits;
+ * an md5 of random() cost three times as much).
+ */
+const timeOrderedId = (db: Db) => db`
+	lpad(to_hex(s.created_at / 1000), 8, '0')
+		|| lpad(to_hex((random() * 4294967296)::bigint), 8, '0')
+		|| lpad(to_hex((random() * 4294967296)::bigint), 8, '0')`
 
 /**
  * This transaction's id: the `xmin` of the rows it inserted, so a statement can tell
@@ -208,7 +217,7 @@ export async function importComments(
 		// A parent's replies are still staged when it is placed (they need it first).
 		const [row] = await db`
 			with src as materialized (
-				select lpad(to_hex(s.created_at / 1000), 8, '0') || substr(md5(random()::text || s.line), 1, 16) as id,
+				select ${timeOrderedId(db)} as id,
 					p.id as post_id, u.id as user_id, par.id as parent_id, coalesce(par.level + 1, 1) as level,
 					s.text, s.created_at, s.external_id, coalesce(lk.n, 0) as likes_count,
 					coalesce(rp.n, 0) as comments_count,
@@ -230,12 +239,13 @@ export async function importComments(
 				from src
 				on conflict (community_id, external_id) where external_id is not null do nothing
 				returning id, post_id, parent_id, external_id, likes_count, comments_count),
-			posts_touched as (insert into touched_posts select distinct post_id from ins),
+			posts_touched as (insert into touched_posts select post_id from ins),
 			comments_touched as (
 				insert into touched_comments select id from ins
-				union select parent_id from ins where parent_id is not null),
-			placed as (delete from stage_comments s using ins where s.external_id = ins.external_id)
+				union all select parent_id from ins where parent_id is not null),
+			placed as (delete from stage_comments s using ins where s.external_id = ins.external_id returning 1)
 			select (select count(*) from ins)::int as n, (select count(*) from src)::int as sourced,
+				(select count(*) from stage_comments)::int - (select count(*) from placed)::int as left,
 				(select count(*) from src where not under_new)::int as under_old,
 				(select count(*) from ins where parent_id is not null)::int as replies,
 				(select coalesce(sum(likes_count), 0) from ins)::int as likes,
@@ -247,7 +257,8 @@ export async function importComments(
 		tally.predict('commentLikes', row?.likes as number)
 		tally.predict('commentReplies', row?.predicted_replies as number)
 		if (row?.sourced !== n || (row?.under_old as number) > 0) tally.doubt()
-		if (n === 0) break
+		// Nothing placed, or nothing left to place: a further round would find nothing.
+		if (n === 0 || row?.left === 0) break
 	}
 	if ((await countOf(db, 'stage_comments')) === 0) return { imported, matched: 0 }
 	// A row a concurrent writer placed first is a match, not a reject.
