@@ -22,13 +22,13 @@ import {
 } from './apply-repo'
 import {
 	importComments,
-	importLikes,
 	importPosts,
 	ownTransactionId,
 	prepareContent,
 	recountTouched,
 } from './content-repo'
 import { counterTally } from './counters'
+import { importLikes } from './likes-repo'
 import { createParsePool } from './parse-pool'
 import type { BatchResult } from './parse-worker'
 import { type Counts, type RecordType, recordTypes, zeroCounts } from './record-model'
