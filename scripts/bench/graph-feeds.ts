@@ -23,36 +23,14 @@ const {
 	printRow,
 	startBenchServer,
 } = await import('./harness')
-const { ensureDatabase, sql } = await import('../../src/lib/db')
-const { migrate } = await import('../../src/lib/migrate')
+const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { keys } = await import('../../src/lib/keys')
-const { signAccessToken } = await import('../../src/lib/tokens')
-const { rebuildCommunity } = await import('../../src/timelines/rebuild')
-const { seed } = await import('./feeds-seed')
+const { seedGraphBench, size } = await import('./graph-feeds-seed')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
-const size = { users: 5000, topics: 50, posts: 50_000, likes: 200_000, comments: 100_000 }
-
-await ensureDatabase(process.env.DATABASE_URL)
-await migrate()
-const bench = await seed(size, log)
+const { bench, token } = await seedGraphBench(log)
 const c = bench.communityId
-await sql`
-	insert into community_settings (community_id, setting_type, enabled, updated_at) values (${c}, 'user_connection', true, ${Date.now()})
-	on conflict (community_id, setting_type) do update set enabled = true`
-await sql`
-	insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-	select ${c}, ${bench.viewerId}, id, 'one_way', 0 from users
-	where community_id = ${c} and id <> ${bench.viewerId} order by hashtext(uuid::text) limit 300
-	on conflict do nothing`
-await rebuildCommunity(c)
-await redis.del(keys.settings(c), keys.connLive(bench.viewerId), keys.persMeta(bench.viewerId))
-const token = await signAccessToken(
-	{ sub: bench.viewerUuid, uid: bench.viewerId, cid: c, role: 'member' },
-	120,
-)
 
 const { child, port } = await startBenchServer('scripts/bench/graph-feeds-server.ts')
 log(`community ${c}, server on port ${port}, ${connections} connections, ${seconds} s per run`)

@@ -1,5 +1,6 @@
 // What the HTTP benchmarks share: start a bench server script in a child process,
 // measure one path with autocannon (warm-up, then a timed run), print the table.
+import { resolve } from 'node:path'
 import autocannon, { type Result } from 'autocannon'
 
 export interface Row {
@@ -14,11 +15,13 @@ export const benchLog = (msg: string) => console.error(`[bench] ${msg}`)
 
 /**
  * Spawns `script` (which prints `listening <port>`) and returns the port and the child.
- * BENCH_SERVER_FLAGS go to bun before `run` (`--cpu-prof --cpu-prof-md`, say).
+ * BENCH_SERVER_FLAGS go to bun (`--cpu-prof --cpu-prof-md`, say); the child exits on
+ * SIGTERM through process.exit, so a profile it was asked for is written.
  */
 export async function startBenchServer(script: string) {
 	const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []
-	const child = Bun.spawn([process.execPath, ...flags, 'run', script], {
+	const entry = `process.on('SIGTERM', () => process.exit(0)); await import(${JSON.stringify(resolve(script))})`
+	const child = Bun.spawn([process.execPath, ...flags, '-e', entry], {
 		env: { ...process.env },
 		stdout: 'pipe',
 		stderr: 'inherit',

@@ -78,7 +78,7 @@ server.child.kill()
 await server.child.exited
 
 process.env.BENCH_SERVER_FLAGS = `--cpu-prof --cpu-prof-md --cpu-prof-dir=${PROFILE_DIR}`
-server = await startBenchServer('scripts/bench/writes-profile-server.ts')
+server = await startBenchServer('scripts/bench/writes-server.ts')
 base = `http://127.0.0.1:${server.port}`
 log(`seeded; profiling row "${ROW}" for ${SECONDS} s`)
 
