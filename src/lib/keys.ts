@@ -8,9 +8,8 @@
 export const keys = {
 	// rate limits and OTPs
 	rateLimit: (scope: 'ip' | 'user', id: string, window: number) => `rl:{${scope}${id}}:${window}`,
-	// the stored role of a user, beside its rate limit (same tag: one pipeline)
-	role: (userId: number) => `role:{user${userId}}`,
-	// revoked token families of a user (hash `f:<family>`), checked beside the role
+	// a user's auth hash: revoked token families (`f:<family>`, `all`) and the role copy
+	// (`role`), one HMGET per request beside the user's rate limit
 	revocations: (userId: number) => `revoked:{user${userId}}`,
 	otp: (phone: string) => `otp:{m${phone}}:code`,
 	otpSends: (phone: string) => `otp:{m${phone}}:sends`,

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { keys } from '../../src/lib/keys'
+import { redis } from '../../src/lib/redis'
 import { signAccessToken } from '../../src/lib/tokens'
+import { loadRole } from '../../src/modules/auth/roles'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
 
@@ -200,5 +203,48 @@ describe('a role change reaches every route at once', () => {
 			body: { uuid: member.uuid, is_cm: false },
 		})
 		expect(await menus(member.token, postId)).toEqual({ feed: report, post: report })
+	})
+})
+
+describe('the role copy in Redis (roles.ts)', () => {
+	const copyOf = async (userId: number) => redis.hget(keys.revocations(userId), 'role')
+
+	test('a fresh copy is what requests see; an expired one is read again from Postgres and refilled', async () => {
+		const member = await newUser(community)
+		expect((await role(member.token)).role).toBe('member')
+		expect(await copyOf(member.id)).toMatch(/^member\|\d+$/)
+		// Positive control: a fresh copy is trusted (written behind the service's back).
+		await redis.hset(keys.revocations(member.id), 'role', `cm|${Date.now() + 60_000}`)
+		expect((await role(member.token)).role).toBe('cm')
+		// Expired: Postgres decides, and the copy is fresh again.
+		await redis.hset(keys.revocations(member.id), 'role', `cm|${Date.now() - 1}`)
+		expect((await role(member.token)).role).toBe('member')
+		const refilled = await copyOf(member.id)
+		expect(refilled).toMatch(/^member\|\d+$/)
+		expect(Number(refilled?.split('|')[1])).toBeGreaterThan(Date.now())
+	})
+
+	test('a reader refills only the copy it saw: a newer copy written meanwhile stays', async () => {
+		const member = await newUser(community)
+		await role(member.token)
+		const newer = `cm|${Date.now() + 60_000}`
+		await redis.hset(keys.revocations(member.id), 'role', newer)
+		// A reader that saw no copy (or an older one) loads Postgres' role and must not write it over.
+		expect(await loadRole(member.id, null)).toBe('member')
+		expect(await loadRole(member.id, 'member|1')).toBe('member')
+		expect(await copyOf(member.id)).toBe(newer)
+	})
+
+	test('the copy shares its hash with the revocation marks: a logout still revokes, the role still reads', async () => {
+		const member = await newUser(community)
+		expect((await role(member.token)).role).toBe('member')
+		const out = await api('POST', '/user/logout', {
+			token: member.token,
+			body: { refresh_token: member.refreshToken },
+		})
+		expect(out.status).toBe(200)
+		const after = await api('GET', '/community/member/role', { token: member.token })
+		expect(after.status).toBe(401)
+		expect(await copyOf(member.id)).toMatch(/^member\|\d+$/)
 	})
 })

@@ -1,8 +1,8 @@
 // Revocation that reaches access tokens: a logout or a detected refresh-token reuse
 // marks the token family revoked in Redis, and every authenticated request checks its
-// token's family there. The check is one HMGET on the user's tag, issued beside the
-// role GET and the rate-limit INCR, so auto-pipelining sends the three in one round
-// trip (no extra round trip on the feed path). Postgres (refresh_tokens.revoked_at) is
+// token's family there. The check is one HMGET of the user's auth hash, which also
+// holds the user's role copy (roles.ts), issued beside the rate-limit INCR: one round
+// trip, two commands, on every authenticated request. Postgres (refresh_tokens.revoked_at) is
 // the truth: a Redis error falls back to it, and restoreRevocations() rebuilds the
 // marks after Redis lost them. Marks live as long as the longest access token.
 import type { Db } from '../../lib/db'
@@ -10,7 +10,9 @@ import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
-import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES } from '../../lib/tokens'
+import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
+import { findCurrentRole } from './repo'
+import { loadRole, ROLE_FIELD, roleFromCopy } from './roles'
 
 const MARK_TTL_SECONDS = MAX_ACCESS_TOKEN_MINUTES * 60 + 300
 const ALL = 'all'
@@ -43,17 +45,34 @@ async function revokedInPostgres(familyId: string): Promise<boolean> {
 	return row !== undefined
 }
 
-/** True when the token's family (or, for a family-less token, its user) was revoked. */
-export async function isRevoked(claims: AccessClaims): Promise<boolean> {
+/** What the token's checks found: its role stored now (null: user gone) and whether it was revoked. */
+export interface TokenState {
+	role: Role | null
+	revoked: boolean
+}
+
+/**
+ * The token's revocation marks and the user's role copy (roles.ts) in one HMGET of the
+ * user's auth hash; a missing or expired role copy is read from Postgres and refilled.
+ * A Redis error falls back to Postgres for both.
+ */
+export async function tokenState(claims: AccessClaims): Promise<TokenState> {
 	const fid = claims.fid
+	let answers: (string | null)[]
 	try {
-		const [family, all] = await redis.hmget(keys.revocations(claims.uid), `f:${fid ?? ''}`, ALL)
-		if (fid) return family !== null
-		return all !== null && (claims.iat ?? 0) <= Number(all)
+		answers = await redis.hmget(keys.revocations(claims.uid), `f:${fid ?? ''}`, ALL, ROLE_FIELD)
 	} catch (error) {
-		log.warn({ err: (error as Error).message }, 'revocation check fell back to Postgres')
-		return fid ? revokedInPostgres(fid) : false
+		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
+		const [revoked, role] = await Promise.all([
+			fid ? revokedInPostgres(fid) : false,
+			findCurrentRole(sql, claims.uid),
+		])
+		return { revoked, role }
 	}
+	const [family, all, copy] = answers as [string | null, string | null, string | null]
+	const revoked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
+	const role = roleFromCopy(copy) ?? (await loadRole(claims.uid, copy))
+	return { revoked, role }
 }
 
 /** After a Redis loss: the marks of families revoked within an access token's lifetime. */

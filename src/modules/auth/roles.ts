@@ -1,8 +1,11 @@
 // The stored role of a user, read once per request. Postgres holds it; Redis keeps a
-// copy (5 minutes) whose GET travels in the same pipeline as the rate-limit INCR, so
-// the hot feed path pays no extra round trip. A change writes the new role over the
-// copy after its commit; a reader fills a missing copy with SET NX, so a reader that
-// loaded the old role just before the change cannot overwrite the new one.
+// copy in the user's auth hash (keys.revocations, field `role`, value `<role>|<expiry
+// ms>`), read by the same HMGET as the token's revocation marks (revocation.ts): the
+// hot path pays one command for both. The copy expires by the time in its value (5
+// minutes: the hash lives as long as its marks). A change writes the new role over the
+// copy after its commit; a reader refills an absent or expired copy only while it is
+// still the one it saw (a script, on this rare path), so a reader that loaded the old
+// role just before the change cannot overwrite the new one.
 import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
@@ -11,29 +14,58 @@ import type { Role } from '../../lib/tokens'
 import { setRole } from '../users/repo'
 import { findCurrentRole } from './repo'
 
-const ROLE_TTL_SECONDS = 300
+const ROLE_TTL_MS = 300_000
+/** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
+const HASH_TTL_SECONDS = 300
+export const ROLE_FIELD = 'role'
 const roles = new Set<string>(['member', 'cm', 'owner'])
 
-/** The role stored now, or null for a user that no longer exists. */
-export async function currentRole(userId: number): Promise<Role | null> {
-	const key = keys.role(userId)
-	const cached = await redis.get(key).catch(() => null)
-	if (cached && roles.has(cached)) return cached as Role
+// KEYS[1] the auth hash; ARGV: the copy the reader saw ('' for none), the new copy, the
+// hash's life. Writes only over what was seen; gives the hash a life if it has none.
+redis.defineCommand('roleRefill', {
+	numberOfKeys: 1,
+	lua: `
+local seen = redis.call('HGET', KEYS[1], 'role')
+if (seen or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'role', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3], 'NX')
+return 1`,
+})
+const commands = redis as unknown as {
+	roleRefill(key: string, seen: string, copy: string, hashTtl: number): Promise<number>
+}
+
+const copyOf = (role: Role) => `${role}|${Date.now() + ROLE_TTL_MS}`
+
+/** The role a copy holds while it is fresh; undefined for none, expired or unreadable. */
+export function roleFromCopy(copy: string | null): Role | undefined {
+	if (!copy) return undefined
+	const at = copy.indexOf('|')
+	const role = copy.slice(0, at)
+	return roles.has(role) && Number(copy.slice(at + 1)) > Date.now() ? (role as Role) : undefined
+}
+
+/** The role stored now (null: the user no longer exists), refilling the copy `seen` was. */
+export async function loadRole(userId: number, seen: string | null): Promise<Role | null> {
 	const role = await findCurrentRole(sql, userId)
 	if (role)
-		await redis.set(key, role, 'EX', ROLE_TTL_SECONDS, 'NX').catch((error: Error) => {
-			log.warn({ err: error.message }, 'role cache fill failed')
-		})
+		await commands
+			.roleRefill(keys.revocations(userId), seen ?? '', copyOf(role), HASH_TTL_SECONDS)
+			.catch((error: Error) => log.warn({ err: error.message }, 'role cache fill failed'))
 	return role
 }
 
 /**
  * Grants or removes a role; live tokens see it on their next request. (Should Redis
- * miss the new copy, the old one expires within ROLE_TTL_SECONDS.)
+ * miss the new copy, the old one expires within ROLE_TTL_MS.)
  */
 export async function changeRole(userId: number, role: Role): Promise<void> {
 	await setRole(sql, userId, role)
-	await redis.set(keys.role(userId), role, 'EX', ROLE_TTL_SECONDS).catch((error: Error) => {
-		log.error({ err: error.message, userId }, 'role cache update failed')
-	})
+	const key = keys.revocations(userId)
+	await redis
+		.multi()
+		.hset(key, ROLE_FIELD, copyOf(role))
+		.expire(key, HASH_TTL_SECONDS, 'NX')
+		.exec()
+		.catch((error: Error) => log.error({ err: error.message, userId }, 'role cache update failed'))
 }
