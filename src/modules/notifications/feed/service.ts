@@ -287,7 +287,10 @@ async function finishPage(
 	rest: { topicIds: string[]; widgetIds: string[]; total: number },
 	kept?: KeptActivityPage,
 ): Promise<Buffer> {
-	const { topics, widgets } = await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
+	const { topics, widgets } =
+		rest.topicIds.length + rest.widgetIds.length > 0
+			? await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
+			: noTopicsOrWidgets
 	const tail = `},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rest.total}}`
 	const variant = `${flagBits(body.holes, flags)}${tail}`
 	if (kept?.served?.variant === variant) return kept.served.bytes
@@ -295,6 +298,8 @@ async function finishPage(
 	if (kept) kept.served = { variant, bytes }
 	return bytes
 }
+
+const noTopicsOrWidgets = { topics: {}, widgets: {} }
 
 async function topicsAndWidgets(communityId: number, topicIds: string[], widgetIds: string[]) {
 	const [topics, widgets] = await Promise.all([
