@@ -219,7 +219,6 @@ export async function readConnectionFeedJson(
 			nextCursor: null,
 			basis,
 			rendered,
-			renderings: 1,
 		})
 	return bytes
 }

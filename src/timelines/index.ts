@@ -11,7 +11,7 @@ export {
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { viewsUnderVersion } from './kept-views'
-export { bumpFeedVersion, feedVersion, type Kept, KeptPages } from './page-cache'
+export { bumpFeedVersion, feedVersion, type Kept, KeptPages, Renderings } from './page-cache'
 export {
 	type PersonalisedFirstRead,
 	readPersonalisedJson,

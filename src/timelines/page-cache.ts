@@ -85,15 +85,33 @@ export interface SharedPage extends Kept {
 	/** The fields a viewer's page closes with (total_count, paging), as served. */
 	tail?: string
 	/**
-	 * The page's bytes as served (render.ts keptPageBytes), by render key (the flags,
-	 * menus and tail they were rendered with; the only part of a kept page that changes
-	 * after it is kept), at most `renderings` of them, the oldest dropped first.
+	 * The page's bytes as served (render.ts keptPageBytes): the only part of a kept page
+	 * that changes after it is kept. A shared page keeps many viewers' variants, a
+	 * viewer's page one.
 	 */
-	rendered: Map<string, Buffer>
-	/** How many renderings it keeps: a shared page serves many viewers' variants, a viewer's page one. */
-	renderings: number
+	rendered: Renderings
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
+}
+
+/**
+ * A kept page's bytes as served, by render key (what they were rendered with besides the
+ * page itself: flags, menus, tail): at most `max`, the oldest dropped first.
+ */
+export class Renderings {
+	private byKey = new Map<string, Buffer>()
+
+	constructor(readonly max: number) {}
+
+	/** The bytes under `key`, rendered and kept when there are none yet. */
+	of(key: string, render: () => Buffer): Buffer {
+		let bytes = this.byKey.get(key)
+		if (bytes) return bytes
+		bytes = render()
+		if (this.byKey.size >= this.max) this.byKey.delete(this.byKey.keys().next().value as string)
+		this.byKey.set(key, bytes)
+		return bytes
+	}
 }
 
 /** How many renderings of one shared universal page are kept (most viewers of a hot page share one). */
@@ -107,7 +125,7 @@ function sizeOfPage(page: SharedPage): number {
 	let bytes = 0
 	for (const { view } of page.page) bytes += view.fragment.length
 	for (const user of page.users.values()) bytes += user.length
-	return bytes * (1 + page.renderings)
+	return bytes * (1 + page.rendered.max)
 }
 
 /** The universal feed's pages, shared by every viewer without blocks. */

@@ -447,7 +447,6 @@ export async function readPersonalisedJson(
 			rankedAt: meta?.computedAt,
 			tail,
 			rendered,
-			renderings: 1,
 		})
 	return bytes
 }

@@ -5,7 +5,7 @@
 // connection, personalised).
 import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
-import type { SharedPage } from './page-cache'
+import { Renderings, type SharedPage } from './page-cache'
 import {
 	getPostViews,
 	getUserViews,
@@ -336,8 +336,7 @@ export function renderKey(
 /**
  * The bytes of a kept page (page-cache.ts: its posts and authors are fixed) for this
  * viewer, flags and `tail`: as served before under the same render key, else rendered
- * again and kept for the next read (the oldest rendering out past the page's bound).
- * A warm page then costs no rendering.
+ * again and kept for the next read. A warm page then costs no rendering.
  */
 export function keptPageBytes(
 	viewer: Viewer,
@@ -345,26 +344,27 @@ export function keptPageBytes(
 	flags: ViewerFlags,
 	options: RenderOptions & { tail: string },
 ): Buffer {
-	const key = renderKey(viewer, kept.page, flags, options.tail)
-	let bytes = kept.rendered.get(key)
-	if (bytes) return bytes
-	bytes = writeSelection(viewer, { page: kept.page, ...flags }, kept, options)
-	if (kept.rendered.size >= kept.renderings)
-		kept.rendered.delete(kept.rendered.keys().next().value as string)
-	kept.rendered.set(key, bytes)
-	return bytes
+	return kept.rendered.of(renderKey(viewer, kept.page, flags, options.tail), () =>
+		writeSelection(viewer, { page: kept.page, ...flags }, kept, options),
+	)
 }
 
-/** Renders a selection and, for a page about to be kept, its first rendering (keptPageBytes). */
+/**
+ * Renders a selection and, for a page about to be kept, its renderings (keptPageBytes),
+ * this first one among them: at most `renderings`.
+ */
 export function renderToKeep(
 	viewer: Viewer,
 	selection: Pick<Selection, 'page' | 'liked' | 'saved'>,
 	authors: PageAuthors,
 	options: RenderOptions & { tail: string },
-): { bytes: Buffer; rendered: SharedPage['rendered'] } {
-	const bytes = writeSelection(viewer, selection, authors, options)
-	const key = renderKey(viewer, selection.page, selection, options.tail)
-	return { bytes, rendered: new Map([[key, bytes]]) }
+	renderings = 1,
+): { bytes: Buffer; rendered: Renderings } {
+	const rendered = new Renderings(renderings)
+	const bytes = rendered.of(renderKey(viewer, selection.page, selection, options.tail), () =>
+		writeSelection(viewer, selection, authors, options),
+	)
+	return { bytes, rendered }
 }
 
 /** `{"posts":[...],"users":{...}` — the caller appends its own fields and the closing brace. */

@@ -219,9 +219,13 @@ export async function readUniversalJson(
 	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
 	const authors = await loadAuthors(viewer, selection.page)
 	const nextCursor = cursorAfterCut(plan, selection)
-	const { bytes, rendered } = renderToKeep(viewer, selection, authors, {
-		tail: tailOf(nextCursor),
-	})
+	const { bytes, rendered } = renderToKeep(
+		viewer,
+		selection,
+		authors,
+		{ tail: tailOf(nextCursor) },
+		SHARED_RENDERINGS,
+	)
 	if (shared)
 		sharedPages.keep(key, {
 			version,
@@ -230,7 +234,6 @@ export async function readUniversalJson(
 			...authors,
 			nextCursor,
 			rendered,
-			renderings: SHARED_RENDERINGS,
 		})
 	return bytes
 }

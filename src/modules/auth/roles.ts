@@ -16,7 +16,7 @@ import { findCurrentRole } from './repo'
 
 const ROLE_TTL_MS = 300_000
 /** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
-const HASH_TTL_SECONDS = 300
+const HASH_TTL_SECONDS = ROLE_TTL_MS / 1000
 export const ROLE_FIELD = 'role'
 const roles = new Set<string>(['member', 'cm', 'owner'])
 

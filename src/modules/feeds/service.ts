@@ -33,8 +33,6 @@ function feedQuery(query: UniversalQuery): FeedQuery {
 	}
 }
 
-const rawPaging = (raw: Record<string, unknown>) => pagingFromRaw(raw, 20)
-
 /**
  * Starts the universal page's first read from the raw query, beside the token's checks.
  * A query the schema would refuse is left alone (the handler never runs for it); one
@@ -80,7 +78,7 @@ export function startConnectionEarly(
 	caller: Caller,
 	rawQuery: Record<string, unknown>,
 ): void {
-	const { page, pageSize } = rawPaging(rawQuery)
+	const { page, pageSize } = pagingFromRaw(rawQuery, 20)
 	keepEarly(request, `conn|${page}|${pageSize}`, startConnection(caller, page, pageSize))
 }
 
@@ -116,7 +114,7 @@ export function startPersonalisedEarly(
 ): void {
 	const { should_reorder, should_recompute, topics } = rawQuery
 	if (should_reorder !== undefined || should_recompute !== undefined || topics !== undefined) return
-	const { page, pageSize } = rawPaging(rawQuery)
+	const { page, pageSize } = pagingFromRaw(rawQuery, 20)
 	const gate = noteFeedRead(caller.userId, caller.communityId)
 	keepEarly(
 		request,

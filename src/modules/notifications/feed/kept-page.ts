@@ -13,6 +13,7 @@ import {
 	feedVersion,
 	type Kept,
 	KeptPages,
+	type Renderings,
 	type ViewerFlags,
 	viewerBlocks,
 	viewerFlags,
@@ -32,12 +33,12 @@ export interface KeptActivityPage extends Kept {
 	topicIds: string[]
 	widgetIds: string[]
 	total: number
-	/** The bytes last served from it, and the flags and tail they were filled with. */
-	served?: { variant: string; bytes: Buffer }
+	/** The bytes last served from it, by the flags and tail they were filled with. */
+	served: Renderings
 }
 
 const pages = new KeptPages<KeptActivityPage>(
-	(page) => page.body.parts.reduce((bytes, part) => bytes + part.length, 0),
+	(page) => page.body.parts.reduce((bytes, part) => bytes + part.length, 0) * (1 + page.served.max),
 	5000,
 )
 

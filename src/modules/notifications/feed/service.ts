@@ -18,6 +18,7 @@ import {
 	fillFlags,
 	flagBits,
 	presentFeedUser,
+	Renderings,
 	type ViewerFlags,
 	viewerBlocks,
 	viewerFlags,
@@ -209,6 +210,7 @@ export async function activityFeedJson(
 		keepActivityPage(key, {
 			keptAt: Date.now(),
 			role: session.role,
+			served: new Renderings(1),
 			copyVersion: rows.version,
 			feedVersion: version,
 			blocked: loaded.blocked,
@@ -292,11 +294,8 @@ async function finishPage(
 			? await topicsAndWidgets(communityId, rest.topicIds, rest.widgetIds)
 			: noTopicsOrWidgets
 	const tail = `},"topics":${JSON.stringify(topics)},"widgets":${JSON.stringify(widgets)},"total_count":${rest.total}}`
-	const variant = `${flagBits(body.holes, flags)}${tail}`
-	if (kept?.served?.variant === variant) return kept.served.bytes
-	const bytes = fillFlags(body, flags, tail)
-	if (kept) kept.served = { variant, bytes }
-	return bytes
+	const fill = () => fillFlags(body, flags, tail)
+	return kept ? kept.served.of(`${flagBits(body.holes, flags)}${tail}`, fill) : fill()
 }
 
 const noTopicsOrWidgets = { topics: {}, widgets: {} }
