@@ -32,11 +32,7 @@ const applyAll = (lists: Change[][]) => applyChanges(lists.flat())
 const changeCopiesAfterCommit = (tx: Db, changes: Change[]) =>
 	afterCommitTogether(tx, applyAll, changes)
 
-type Activities = Omit<NewActivities, 'now' | 'grouped'> & {
-	grouped?: boolean
-	/** the actor's row when the caller reads it anyway (a like): the push reads it no more */
-	actor?: Promise<UserRow | null>
-}
+type Activities = Omit<NewActivities, 'now' | 'grouped'> & { grouped?: boolean }
 
 /** Upserts the activities and queues a push per touched group and device. */
 export async function recordActivities(tx: Db, a: Activities): Promise<number> {
@@ -80,7 +76,7 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 
 /** What the push says: this actor's part ("Bob liked your post"), not the group's text. */
 async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
-	return payloadOf(a, await (a.actor ?? findUserById(tx, a.actorId)))
+	return payloadOf(a, await findUserById(tx, a.actorId))
 }
 
 function payloadOf(
@@ -118,33 +114,6 @@ interface Write {
 	history?: boolean
 }
 
-export async function onPostLikeChanged(
-	tx: Db,
-	e: Write & {
-		postId: string
-		postAuthorId: number
-		liked: boolean
-		actor?: Promise<UserRow | null>
-	},
-): Promise<void> {
-	if (!e.liked) {
-		await removeActorOf(tx, Action.likeOnPost, e.postId, e.actorId)
-		return
-	}
-	if (e.history) return
-	await recordActivities(tx, {
-		communityId: e.communityId,
-		action: Action.likeOnPost,
-		entityType: EntityType.post,
-		entityId: e.postId,
-		postId: e.postId,
-		commentId: null,
-		actorId: e.actorId,
-		actor: e.actor,
-		recipientIds: [e.postAuthorId],
-	})
-}
-
 export interface PostLikeChange {
 	communityId: number
 	actorId: number
@@ -158,8 +127,8 @@ export interface PostLikeChange {
 }
 
 /**
- * onPostLikeChanged for the likes of a batch (lib/group-commit.ts batchCommit), with a
- * statement per kind of change for all of them, not per like: the unlikes leave their
+ * The activities of a batch of post likes and unlikes (lib/group-commit.ts batchCommit;
+ * a like alone is a batch of one), with a statement per kind of change for all of them: the unlikes leave their
  * groups, the likes join theirs (one upsert), and the push rows and `notifications.feed`
  * events of every like that notified go in one insert each. The group rows are locked
  * by the first statements, so the caller sends them before its other row locks.

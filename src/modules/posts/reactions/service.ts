@@ -8,22 +8,19 @@ import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { batchCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
-import { feedManager, hydratePosts, loadPosts } from '../../../timelines'
+import { feedManager, hydratePosts } from '../../../timelines'
 import { isCm, type Session, viewerOf } from '../../auth/session'
-import { onPostLikeChanged } from '../../notifications/service'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'
-import { visiblePost, visibleTo } from '../access'
+import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
-import { loadPostContext, postEventData, presentPostEvent } from '../present'
+import { postEventData } from '../present'
 import { type LikeAnswer, type LikeRequest, likeTogether } from './like-batch'
 import type { LikeInput } from './model'
 import {
 	addLike,
-	countLike,
 	type LikeTarget,
 	likesPage,
-	lockCounted,
 	postLikeTarget,
 	recordViews,
 	removeLike,
@@ -76,7 +73,7 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
 const likeBatches = batchCommit<LikeRequest, LikeAnswer>({
 	key: (r) => `${r.postId}:${r.session.userId}`,
 	together: likeTogether,
-	alone: (tx, r) => likeAlone(tx, r.session, r.postId, r.input),
+	alone: likeAlone,
 	// While one batch waits on Postgres the next is written; they lock their posts in order.
 	inFlight: 2,
 })
@@ -84,57 +81,11 @@ const likeBatches = batchCommit<LikeRequest, LikeAnswer>({
 export const togglePostLike = (session: Session, postId: string, input: LikeInput = {}) =>
 	likeBatches.run({ session, postId, input })
 
-/** One like in its own transaction, statement by statement: when a batch of them failed. */
-async function likeAlone(tx: Db, session: Session, postId: string, input: LikeInput) {
-	const c = session.communityId
-	// The post's row locked first, as a batch locks its posts (like-batch.ts).
-	const [, [found]] = await Promise.all([
-		lockCounted(tx, postLikeTarget, [postId]),
-		loadPosts(tx, c, [postId]),
-	])
-	const post = await visibleTo(tx, session, found)
-	const { liked, added, delta } = await setLike(tx, postLikeTarget, post.id, session.userId, input)
-	const news = likeIsNews(added, input)
-	// Only news reads the post.liked payload's context and the liker (also the push's actor).
-	const liker = news ? findUserById(tx, session.userId) : undefined
-	const context = news ? loadPostContext(tx, post) : undefined
-	// The author's activity group, then the counter.
-	const changed =
-		(added || !liked) &&
-		onPostLikeChanged(tx, {
-			communityId: c,
-			actorId: session.userId,
-			actor: liker,
-			postId: post.id,
-			postAuthorId: post.user_id,
-			liked,
-			history: added && !news,
-		})
-	// Its failure is reported by the Promise.all below (or the counter's, which fails with it).
-	if (changed) changed.catch(() => {})
-	const [likes_count, shown, likedBy] = await Promise.all([
-		countLike(tx, postLikeTarget, post.id, delta),
-		context,
-		liker,
-	])
-	if (news && !likedBy) throw notFound('User')
-	const event = shown && likedBy && presentPostEvent(post, shown)
-	const recorded =
-		event &&
-		likedBy &&
-		recordEvent(tx, {
-			communityId: c,
-			event: 'post.liked',
-			// The post as this like leaves it: read before the counter moved.
-			data: {
-				...event,
-				post: { ...event.post, likes_count },
-				post_liked_by: presentUserForWebhook(likedBy),
-			},
-		})
-	await Promise.all([changed, recorded])
-	feedManager.onLike(tx, { communityId: c, userId: session.userId, postId, liked })
-	return { is_liked: liked, likes_count }
+/** One like in a transaction of its own (when its batch failed): a batch of one. */
+async function likeAlone(tx: Db, request: LikeRequest): Promise<LikeAnswer> {
+	const [outcome] = await likeTogether(tx, [request])
+	if (!outcome?.ok) throw outcome ? outcome.error : new Error('the like gave no answer')
+	return outcome.value
 }
 
 export async function listPostLikes(
