@@ -45,7 +45,9 @@ export const keys = {
 	cacheGeneration: (cacheKey: string) => `gen:${cacheKey}`,
 	catalog: (communityId: number) => `catalog:{c${communityId}}`,
 	// per-viewer sets loaded lazily from Postgres (a sentinel member marks "loaded")
-	viewerFlags: (userId: number, kind: 'liked' | 'saved') => `flags:{u${userId}}:${kind}`,
+	// One set for both flags: members l<postId> (liked) and s<postId> (saved), so a page's
+	// flags are one SMISMEMBER.
+	viewerFlags: (userId: number) => `flags:{u${userId}}`,
 	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
 	// set while an import's rows are being written and its feeds not yet rebuilt (its own
 	// tag: a rebuild drops every {c<id>} key, and this one must outlive a crashed rebuild)

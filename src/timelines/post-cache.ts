@@ -9,7 +9,8 @@
 //   setSeenCounts(communityId, counts)     impressions/reach changed (seen): updates
 //                                           the cached post in place, no reload.
 //   setViewerFlags('liked' | 'saved', [{ userId, postId, on }])
-//                                           viewers' is_liked / is_saved changed.
+//                                           viewers' is_liked / is_saved changed
+//                                           (one flags set per viewer: l<id>, s<id>).
 //   topicsChanged(communityId, topicIds)   a topic was enabled, disabled or deleted:
 //                                           re-places its posts in every feed at once.
 //   forgetBlocks(userIds)                  a block between users was added/removed.
@@ -168,8 +169,12 @@ export interface ViewerFlag {
 	on: boolean
 }
 
+/** The member of a post in its viewer's flags set (keys.viewerFlags): l<id> liked, s<id> saved. */
+const flagMember = (kind: 'liked' | 'saved', postId: string) =>
+	(kind === 'liked' ? 'l' : 's') + postId
+
 /**
- * Adds or removes each post in its viewer's liked/saved set, in the order given, in one
+ * Adds or removes each post in its viewer's flags set, in the order given, in one
  * pipeline (a batch of likes); a set not loaded yet is filled from Postgres later.
  */
 export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[]): Promise<void> {
@@ -177,11 +182,11 @@ export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[
 		pipelineBySlot(
 			redis,
 			flags,
-			({ userId }) => keys.viewerFlags(userId, kind),
+			({ userId }) => keys.viewerFlags(userId),
 			(pipeline, { userId, postId, on }) => {
-				const key = keys.viewerFlags(userId, kind)
-				if (on) pipeline.sadd(key, postId).expire(key, VIEWER_TTL_SECONDS)
-				else pipeline.srem(key, postId)
+				const key = keys.viewerFlags(userId)
+				if (on) pipeline.sadd(key, flagMember(kind, postId)).expire(key, VIEWER_TTL_SECONDS)
+				else pipeline.srem(key, flagMember(kind, postId))
 			},
 		),
 	)
@@ -431,15 +436,14 @@ async function loadSet(key: string, load: () => Promise<(string | number)[]>): P
 }
 
 /**
- * The viewer's lazily loaded sets — blocks, liked, saved — in that order. They share the
- * viewer's hash tag ({u<id>}), so a script over the viewer's other keys may read them
- * too (SMEMBERS of the first, SMISMEMBER LOADED + post ids of the others) and hand the
- * answers to blocksFrom / flagsFrom.
+ * The viewer's lazily loaded sets — blocks, then the flags — in that order. They share
+ * the viewer's hash tag ({u<id>}), so a script over the viewer's other keys may read them
+ * too (SMEMBERS of the first, SMISMEMBER flagQuestions(postIds) of the second) and hand
+ * the answers to blocksFrom / flagsFrom.
  */
 export const viewerSetKeys = (userId: number) => [
 	keys.viewerBlocks(userId),
-	keys.viewerFlags(userId, 'liked'),
-	keys.viewerFlags(userId, 'saved'),
+	keys.viewerFlags(userId),
 ]
 
 export interface ViewerFlags {
@@ -453,27 +457,42 @@ export function blocksFrom(members: string[]): Set<number> | null {
 	return new Set(members.filter((m) => m !== LOADED).map(Number))
 }
 
-/** The flags of `postIds` from SMISMEMBER <set> LOADED ...postIds answers; null while a set is not loaded. */
-export function flagsFrom(postIds: string[], liked: number[], saved: number[]): ViewerFlags | null {
-	if (!liked[0] || !saved[0]) return null
-	const pick = (answers: number[]) => new Set(postIds.filter((_, i) => answers[i + 1] === 1))
-	return { liked: pick(liked), saved: pick(saved) }
+/** The flags of `postIds` from the answers to SMISMEMBER flagQuestions(postIds); null while the set is not loaded. */
+export function flagsFrom(postIds: string[], answers: number[]): ViewerFlags | null {
+	if (!answers[0]) return null
+	const liked = new Set<string>()
+	const saved = new Set<string>()
+	postIds.forEach((id, i) => {
+		if (answers[1 + i] === 1) liked.add(id)
+		if (answers[1 + postIds.length + i] === 1) saved.add(id)
+	})
+	return { liked, saved }
 }
 
-/** Which of `postIds` the viewer liked and saved: one SMISMEMBER per set, a load from Postgres on first use. */
+/** The SMISMEMBER arguments that ask a viewer's flags set for `postIds`: LOADED, each liked, each saved. */
+export function flagQuestions(postIds: string[]): string[] {
+	const questions = [LOADED]
+	for (const id of postIds) questions.push(`l${id}`)
+	for (const id of postIds) questions.push(`s${id}`)
+	return questions
+}
+
+/** Which of `postIds` the viewer liked and saved: one SMISMEMBER, a load from Postgres on first use. */
 export async function viewerFlags(userId: number, postIds: string[]): Promise<ViewerFlags> {
-	const [, likedKey, savedKey] = viewerSetKeys(userId)
-	const read = (key: string) => redis.smismember(key, LOADED, ...postIds)
-	let [liked, saved] = await Promise.all([read(likedKey), read(savedKey)])
-	if (!liked[0]) {
-		await loadSet(likedKey, () => likedPostIds(sql, userId))
-		liked = await read(likedKey)
+	const key = keys.viewerFlags(userId)
+	const questions = flagQuestions(postIds)
+	let answers = await redis.smismember(key, ...questions)
+	if (!answers[0]) {
+		await loadSet(key, async () => {
+			const [liked, saved] = await Promise.all([
+				likedPostIds(sql, userId),
+				savedPostIds(sql, userId),
+			])
+			return [...liked.map((id) => `l${id}`), ...saved.map((id) => `s${id}`)]
+		})
+		answers = await redis.smismember(key, ...questions)
 	}
-	if (!saved[0]) {
-		await loadSet(savedKey, () => savedPostIds(sql, userId))
-		saved = await read(savedKey)
-	}
-	return flagsFrom(postIds, liked, saved) ?? { liked: new Set(), saved: new Set() }
+	return flagsFrom(postIds, answers) ?? { liked: new Set(), saved: new Set() }
 }
 
 export interface ViewerState {
@@ -483,7 +502,7 @@ export interface ViewerState {
 }
 
 /**
- * The viewer's blocks and, with a kept page, its posts' flags: three plain commands in
+ * The viewer's blocks and, with a kept page, its posts' flags: two plain commands in
  * one round trip (a script over the three cost Redis more than it saved, docs/feeds.md).
  */
 export async function viewerState(userId: number, keptIds?: string[]): Promise<ViewerState> {

@@ -28,8 +28,7 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 		const batch = userIds
 			.slice(i, i + BATCH)
 			.flatMap((id) => [
-				keys.viewerFlags(id, 'liked'),
-				keys.viewerFlags(id, 'saved'),
+				keys.viewerFlags(id),
 				keys.viewerBlocks(id),
 				keys.connLive(id),
 				keys.persFeed(id),

@@ -260,7 +260,7 @@ describe('GET /feed/universal', () => {
 		const tagged = await scanKeys(redis, `*{c${community.communityId}}*`)
 		expect(tagged).toContain(keys.universalFeed(community.communityId))
 		await redis.del(...tagged)
-		await redis.del(keys.viewerFlags(viewer.id, 'liked'), keys.viewerFlags(viewer.id, 'saved'))
+		await redis.del(keys.viewerFlags(viewer.id))
 		expect(await redis.exists(keys.universalFeed(community.communityId))).toBe(0)
 		expect(await rebuildCommunity(community.communityId)).toBeGreaterThanOrEqual(10)
 		for (const [i, q] of queries.entries()) expect(await feed(viewer, q)).toEqual(before[i])

@@ -258,12 +258,12 @@ export async function rebuild(userId: number): Promise<boolean> {
 	return applied === 1
 }
 
-// KEYS: meta feed rows unread, then the viewer's blocks, liked and saved sets
-// (timelines viewerSetKeys; same hash tag). ARGV: offset, limit, form. Not built (or
-// built with another form): {}. Else {complete, until, size, records, unread flags,
-// blocks, the page's post ids, liked and saved answers (LOADED first), the page version}.
+// KEYS: meta feed rows unread, then the viewer's blocks and flags sets (timelines
+// viewerSetKeys; same hash tag). ARGV: offset, limit, form. Not built (or built with
+// another form): {}. Else {complete, until, size, records, unread flags, blocks, the
+// page's post ids, the flags set's answers (timelines flagQuestions), the page version}.
 redis.defineCommand('activityPage', {
-	numberOfKeys: 7,
+	numberOfKeys: 6,
 	lua: `local ready, complete, life, form, version = unpack(redis.call('hmget', KEYS[1], 'ready', 'complete', 'until', 'form', 'page'))
 if ready ~= '1' or form ~= ARGV[3] then return {} end
 local offset = tonumber(ARGV[1])
@@ -277,10 +277,12 @@ if #ids > 0 then
     if post then posts[#posts + 1] = post end
   end
 end
+local questions = {'${LOADED}'}
+for _, post in ipairs(posts) do questions[#questions + 1] = 'l' .. post end
+for _, post in ipairs(posts) do questions[#questions + 1] = 's' .. post end
 return {complete, life, redis.call('zcard', KEYS[2]), records, unread,
   redis.call('smembers', KEYS[5]), posts,
-  redis.call('smismember', KEYS[6], '${LOADED}', unpack(posts)),
-  redis.call('smismember', KEYS[7], '${LOADED}', unpack(posts)), version}`,
+  redis.call('smismember', KEYS[6], unpack(questions)), version}`,
 })
 
 type PageReply =
@@ -293,7 +295,6 @@ type PageReply =
 			number[],
 			string[],
 			string[],
-			number[],
 			number[],
 			string | null,
 	  ]
@@ -331,7 +332,7 @@ export async function readPage(
 		RECORD_FORM,
 	)
 	if (reply.length === 0) return null
-	const [complete, until, cached, records, flags, blocks, posts, liked, saved, version] = reply
+	const [complete, until, cached, records, flags, blocks, posts, answers, version] = reply
 	keepAlive(userId, until)
 	const activities: PageActivity[] = []
 	records.forEach((record, i) => {
@@ -343,7 +344,7 @@ export async function readPage(
 		complete: complete === '1',
 		version,
 		blocked: blocksFrom(blocks),
-		flags: flagsFrom(posts, liked, saved),
+		flags: flagsFrom(posts, answers),
 	}
 }
 
