@@ -9,7 +9,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
 import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
-import { getPosts, type ViewerFlags, viewerBlocks, viewerState } from './post-cache'
+import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags, viewerState } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import { keptPageBytes, loadAuthors, renderToKeep, type Selection, selectVisible } from './render'
@@ -207,14 +207,44 @@ export async function readUniversalJson(
 	query: FeedQuery,
 	started?: Promise<FirstRead>,
 ): Promise<Buffer> {
-	const c = viewer.communityId
-	const key = pageKey(c, query)
+	const key = pageKey(viewer.communityId, query)
 	let first = started && (await started)
 	if (first?.key !== key) first = await startUniversalRead(viewer, query)
 	const { kept, version, blocked, keptFlags } = first
-	const shared = blocked.size === 0
-	if (shared && kept && keptFlags && kept.version === version)
+	if (blocked.size > 0) return (await renderPage(viewer, query, blocked)).bytes
+	if (kept && keptFlags && kept.version === version)
 		return keptPageBytes(viewer, kept, keptFlags, { tail: tailOf(kept.nextCursor) })
+	// Readers that find the page changed while another reader of this process is already
+	// computing it under the same version wait for that one: after a write, every reader
+	// in flight would otherwise compute the same page (100 posts a second made a third
+	// of the reads compute it). They then need only their own flags of its posts.
+	const computing = computingShared.get(key)
+	if (computing?.version === version) {
+		const { page } = await computing.done
+		const flags = await viewerFlags(
+			viewer.userId,
+			page.page.map((p) => p.id),
+		)
+		return keptPageBytes(viewer, page, flags, { tail: tailOf(page.nextCursor) })
+	}
+	const done = renderShared(viewer, query, key, version)
+	const entry = { version, done }
+	computingShared.set(key, entry)
+	try {
+		return (await done).bytes
+	} finally {
+		if (computingShared.get(key) === entry) computingShared.delete(key)
+	}
+}
+
+/** Shared pages being computed in this process, by page key, with the version they were read under. */
+const computingShared = new Map<
+	string,
+	{ version: string; done: Promise<{ page: SharedPage; bytes: Buffer }> }
+>()
+
+/** Plans, selects and renders a page for `viewer`. */
+async function renderPage(viewer: Viewer, query: FeedQuery, blocked: Set<number>) {
 	const plan = await planUniversal(viewer, query, blocked)
 	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
 	const authors = await loadAuthors(viewer, selection.page)
@@ -226,16 +256,26 @@ export async function readUniversalJson(
 		{ tail: tailOf(nextCursor) },
 		SHARED_RENDERINGS,
 	)
-	if (shared)
-		sharedPages.keep(key, {
-			version,
-			keptAt: Date.now(),
-			page: selection.page,
-			...authors,
-			nextCursor,
-			rendered,
-		})
-	return bytes
+	return { bytes, selection, authors, nextCursor, rendered }
+}
+
+/** A page every viewer without blocks shares, computed under `version` (read before) and kept. */
+async function renderShared(viewer: Viewer, query: FeedQuery, key: string, version: string) {
+	const { bytes, selection, authors, nextCursor, rendered } = await renderPage(
+		viewer,
+		query,
+		new Set(),
+	)
+	const page: SharedPage = {
+		version,
+		keptAt: Date.now(),
+		page: selection.page,
+		...authors,
+		nextCursor,
+		rendered,
+	}
+	sharedPages.keep(key, page)
+	return { page, bytes }
 }
 
 const tailOf = (nextCursor: string | null) => `,"next_cursor":${JSON.stringify(nextCursor)}}`

@@ -114,6 +114,29 @@ describe('shared universal pages', () => {
 		expect(ids(await page(bob, `topic_ids=${topic}`))).not.toContain(created)
 	})
 
+	test('readers arriving together after a write share one computation; each gets the new post and its own flags', async () => {
+		await warm()
+		const created = await newPost(author, { text: 'read by many at once' })
+		expect((await api('PUT', `/feed/post/${created}/like`, { token: alice.token })).status).toBe(
+			200,
+		)
+		// The like moved the version: these reads find no current kept page and arrive
+		// together, so all but the first wait for its computation (universal.ts computingShared).
+		const readers = [alice, bob, author, cm, alice, bob, author, cm]
+		const pages = await Promise.all(readers.map((viewer) => page(viewer)))
+		pages.forEach((posts, i) => {
+			const viewer = readers[i] as TestUser
+			expect(posts[0]).toMatchObject({
+				_id: created,
+				likes_count: 1,
+				is_liked: viewer === alice,
+			})
+			const menu = (posts[0].menu_items as { id: number }[]).map((item) => item.id)
+			if (viewer === author) expect(menu).toEqual([1, 2, 5])
+			if (viewer === bob || viewer === alice) expect(menu).toEqual([4])
+		})
+	})
+
 	test('a block shows at once for the blocker only; a disabled topic and a renamed author too', async () => {
 		const mine = await newPost(author, { text: 'by the author' })
 		await warm()
