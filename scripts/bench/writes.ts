@@ -5,7 +5,8 @@
 // connections doing one-row INSERT transactions straight to Postgres through the same
 // driver. Own database plaza_bench_writes and Redis db 11 (fresh each run).
 // Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120;
-// BENCH_WRITES_ONLY=1 stops after the post and like rows)
+// BENCH_WRITES_ONLY=1 stops after the post and like rows; BENCH_ROWS=initiate runs only
+// the bare route and the two initiate rows, without seeding posts)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -25,6 +26,7 @@ const { createProject } = await import('../../src/modules/projects/service')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
 const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1'
+const INITIATE_ONLY = process.env.BENCH_ROWS === 'initiate'
 const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
@@ -81,7 +83,7 @@ async function createPosts(count: number, concurrency = 8) {
 		}),
 	)
 }
-await createPosts(SEED_POSTS)
+if (!INITIATE_ONLY) await createPosts(SEED_POSTS)
 const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
 log(`seeded ${USERS} users and ${postIds.length} posts`)
 
@@ -186,8 +188,21 @@ async function countsExact(): Promise<number> {
 const rows: { row: Row; over?: Row; note?: string }[] = []
 try {
 	const bare = await load('bare route', { path: '/bench/bare' })
+	rows.push({ row: bare })
+	if (INITIATE_ONLY) await initiateRows(bare)
+	else await writeAndReadRows(bare)
+	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
+	console.log(`feed marks left unconfirmed at the end: ${marks}`)
+} finally {
+	printRows()
+	child.kill()
+	await sql.end()
+	redis.disconnect()
+}
+
+async function writeAndReadRows(bare: Row) {
 	const baseline = await insertBaseline()
-	rows.push({ row: bare }, { row: baseline })
+	rows.push({ row: baseline })
 
 	let n = 0
 	const posts = await load('POST /feed/post', {
@@ -224,14 +239,9 @@ try {
 		over: baseline,
 		note: `counts wrong afterwards: ${await countsExact()}`,
 	})
-	if (!WRITES_ONLY) await readRows(bare)
-	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
-	console.log(`feed marks left unconfirmed at the end: ${marks}`)
-} finally {
-	printRows()
-	child.kill()
-	await sql.end()
-	redis.disconnect()
+	if (WRITES_ONLY) return
+	await readRows(bare)
+	await initiateRows(bare)
 }
 
 async function readRows(bare: Row) {
@@ -294,7 +304,10 @@ async function readRows(bare: Row) {
 		row: soak,
 		note: `one-second p99: median ${Math.round(median)} ms, worst ${Math.round(worst)} ms (${(worst / Math.max(median, 1)).toFixed(1)}x); ${soakWrote.written} posts written, ${soakWrote.failed} failed`,
 	})
+}
 
+/** App launch: the seeded users again (returning), then a new customer id per call. */
+async function initiateRows(bare: Row) {
 	let r = 0
 	const returning = await load('POST /sdk/initiate, returning', {
 		method: 'POST',
