@@ -5,6 +5,7 @@ import { badRequest } from '../../lib/errors'
 import { tokenFromHeader } from '../../lib/tokens'
 import { authPlugin } from '../auth/plugin'
 import { forgetDevice } from '../devices/service'
+import { initiateSession } from './initiate'
 import {
 	InitiateBody,
 	InitiateReply,
@@ -13,7 +14,7 @@ import {
 	SessionReply,
 	TokensReply,
 } from './model'
-import { describeSession, initiateSession, logout, refreshSession } from './service'
+import { describeSession, logout, refreshSession } from './service'
 
 export const sessionsModule = new Elysia({ name: 'sessions' })
 	.use(authPlugin)

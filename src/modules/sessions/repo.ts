@@ -1,5 +1,6 @@
 // Refresh tokens, stored as hashes and grouped in families (one family per login).
 import type { Db } from '../../lib/db'
+import { type UserRow, userColumns } from '../users/repo'
 
 export interface RefreshTokenRow {
 	token_hash: string
@@ -15,6 +16,41 @@ export async function insertRefreshToken(
 	row: Omit<RefreshTokenRow, 'rotated_at' | 'revoked_at'>,
 ) {
 	await db`insert into refresh_tokens ${db(row, 'token_hash', 'family_id', 'user_id', 'expires_at')}`
+}
+
+/** An app launch of a customer id that may already be a user, with its refresh token. */
+export interface Launch {
+	communityId: number
+	userUniqueId: string
+	token_hash: string
+	family_id: string
+	expires_at: Date
+}
+
+/**
+ * Launches of returning users in ONE statement: finds each launch's user by its
+ * customer id and stores the refresh token of every one found (never for an owner).
+ * Answers by token hash; a launch whose customer id is no user yet gets no row and
+ * stores nothing.
+ */
+export async function findUsersAndStoreTokens(
+	db: Db,
+	launches: Launch[],
+): Promise<Map<string, UserRow>> {
+	const rows = await db<(UserRow & { launch_token: string })[]>`
+		with found as (
+			select l.launch_token, l.launch_family, l.launch_expires, u.*
+			from unnest(${launches.map((l) => l.communityId)}::int[], ${launches.map((l) => l.userUniqueId)}::text[],
+				${launches.map((l) => l.token_hash)}::text[], ${launches.map((l) => l.family_id)}::text[],
+				${launches.map((l) => l.expires_at.toISOString())}::timestamptz[])
+				as l(launch_community, launch_unique_id, launch_token, launch_family, launch_expires)
+			join users u on u.community_id = l.launch_community and u.user_unique_id = l.launch_unique_id
+		), stored as (
+			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
+			select launch_token, launch_family, id, launch_expires from found where role <> 'owner'
+		)
+		select launch_token, ${db(userColumns as string[])} from found`
+	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
 }
 
 /** Locks the row so two concurrent refreshes with one token cannot both rotate it. */

@@ -1,25 +1,17 @@
-// Sessions: initiate (find or create the user), refresh with rotation and reuse
-// detection, logout.
+// Sessions: tokens, refresh with rotation and reuse detection, logout (the app
+// launch that starts a session is initiate.ts).
 import { config } from '../../config'
-import { recordEvent } from '../../events/outbox'
 import { randomToken, sha256 } from '../../lib/crypto'
 import { type Db, sql } from '../../lib/db'
-import { forbidden, unauthorized } from '../../lib/errors'
-import { newId, newUuid } from '../../lib/ids'
+import { unauthorized } from '../../lib/errors'
+import { newId } from '../../lib/ids'
 import { signAccessToken } from '../../lib/tokens'
-import { feedManager } from '../../timelines'
 import { markFamiliesRevoked, markUserRevoked } from '../auth/revocation'
 import type { Session } from '../auth/session'
 import { findCommunity } from '../projects/repo'
-import { communityForApiKey, presentCommunity } from '../projects/service'
-import { presentUser, presentUserForWebhook } from '../users/present'
-import {
-	findUserById,
-	findUserByUniqueId,
-	insertUser,
-	type UserRow,
-	updateProfile,
-} from '../users/repo'
+import { presentCommunity } from '../projects/service'
+import { presentUser } from '../users/present'
+import { findUserById, type UserRow } from '../users/repo'
 import {
 	insertRefreshToken,
 	lockRefreshToken,
@@ -28,73 +20,25 @@ import {
 	revokeFamily,
 } from './repo'
 
-export interface InitiateInput {
-	apiKey: string | null
-	userUniqueId: string
-	userName?: string
-	imageUrl?: string
-	isGuest?: boolean
-	tokenExpiryMinutes?: number
+/** A new refresh token: what the client gets, the hash that is stored, its expiry. */
+export function newRefreshToken() {
+	const refresh_token = `rt_${randomToken(32)}`
+	const expires_at = new Date(Date.now() + config.REFRESH_TOKEN_DAYS * 86_400_000)
+	return { refresh_token, token_hash: sha256(refresh_token), expires_at }
 }
 
-export async function issueTokens(db: Db, user: UserRow, familyId = newId(), minutes?: number) {
-	const access_token = await signAccessToken(
+/** The access token of `user` for the login (refresh-token family) `familyId`. */
+export const signAccessTokenFor = (user: UserRow, familyId: string, minutes?: number) =>
+	signAccessToken(
 		{ sub: user.uuid, uid: user.id, cid: user.community_id, role: user.role, fid: familyId },
 		minutes,
 	)
-	const refresh_token = `rt_${randomToken(32)}`
-	const expires_at = new Date(Date.now() + config.REFRESH_TOKEN_DAYS * 86_400_000)
-	await insertRefreshToken(db, {
-		token_hash: sha256(refresh_token),
-		family_id: familyId,
-		user_id: user.id,
-		expires_at,
-	})
+
+export async function issueTokens(db: Db, user: UserRow, familyId = newId(), minutes?: number) {
+	const access_token = await signAccessTokenFor(user, familyId, minutes)
+	const { refresh_token, token_hash, expires_at } = newRefreshToken()
+	await insertRefreshToken(db, { token_hash, family_id: familyId, user_id: user.id, expires_at })
 	return { access_token, refresh_token }
-}
-
-async function findOrCreateUser(communityId: number, input: InitiateInput): Promise<UserRow> {
-	const existing = await findUserByUniqueId(sql, communityId, input.userUniqueId)
-	if (existing) {
-		const name = input.userName || existing.name
-		const imageUrl = input.imageUrl || existing.image_url
-		if (name === existing.name && imageUrl === existing.image_url) return existing
-		await updateProfile(sql, existing.id, name, imageUrl)
-		// Feeds cache the user's feed form; drop it so the new name shows at once.
-		await feedManager.onUsersChanged(communityId, [existing.id])
-		return { ...existing, name, image_url: imageUrl }
-	}
-	const created = await sql.begin(async (tx) => {
-		const user = await insertUser(tx, {
-			uuid: newUuid(),
-			community_id: communityId,
-			user_unique_id: input.userUniqueId,
-			name: input.userName ?? input.userUniqueId,
-			image_url: input.imageUrl ?? '',
-			is_guest: input.isGuest ?? false,
-			role: 'member',
-		})
-		if (user) {
-			await recordEvent(tx, {
-				communityId,
-				event: 'profile.created',
-				data: { user: presentUserForWebhook(user) },
-			})
-		}
-		return user
-	})
-	// A concurrent first call created the same user; use theirs.
-	return created ?? ((await findUserByUniqueId(sql, communityId, input.userUniqueId)) as UserRow)
-}
-
-export async function initiateSession(input: InitiateInput) {
-	const community = await communityForApiKey(input.apiKey)
-	const user = await findOrCreateUser(community.id, input)
-	// Every client app holds the API key: it reaches members and CMs, never the owner
-	// (who has no user_unique_id, so this is the second of two locks).
-	if (user.role === 'owner') throw forbidden('The community owner signs in with /otp/verify')
-	const tokens = await issueTokens(sql, user, newId(), input.tokenExpiryMinutes)
-	return { ...tokens, user: presentUser(user), community: presentCommunity(community) }
 }
 
 export async function describeSession(userId: number) {

@@ -26,6 +26,8 @@ const columns = [
 	'last_active_at',
 	'created_at',
 ]
+/** The columns of a UserRow, for statements of other modules that return users. */
+export const userColumns: readonly string[] = columns
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
 	const [row] = await db<UserRow[]>`select ${db(columns)} from users where id = ${id}`

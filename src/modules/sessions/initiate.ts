@@ -1,0 +1,106 @@
+// POST /sdk/initiate, the app launch: finds or creates the user of a customer id and
+// starts a login. A returning user costs the API key's cached project, ONE statement
+// shared with the launches that arrive at the same moment (lib/coalesce.ts: each
+// user found by its customer id and its refresh token stored, one commit for all) and
+// one signature; a first-time user one transaction (the user, its profile.created
+// event and its refresh token).
+import { recordEvent } from '../../events/outbox'
+import { coalesce } from '../../lib/coalesce'
+import { sql } from '../../lib/db'
+import { forbidden } from '../../lib/errors'
+import { newId, newUuid } from '../../lib/ids'
+import { feedManager } from '../../timelines'
+import { communityForApiKey, presentCommunity } from '../projects/service'
+import { presentUser, presentUserForWebhook } from '../users/present'
+import { insertUser, type UserRow, updateProfile } from '../users/repo'
+import { findUsersAndStoreTokens, insertRefreshToken, type Launch } from './repo'
+import { newRefreshToken, signAccessTokenFor } from './service'
+
+export interface InitiateInput {
+	apiKey: string | null
+	userUniqueId: string
+	userName?: string
+	imageUrl?: string
+	isGuest?: boolean
+	tokenExpiryMinutes?: number
+}
+
+/** Launches of existing users, found and given their refresh token together. */
+const returning = coalesce<Launch, UserRow | null>({
+	async together(launches) {
+		const found = await findUsersAndStoreTokens(sql, launches)
+		return launches.map((launch) => found.get(launch.token_hash) ?? null)
+	},
+	async alone(launch) {
+		const found = await findUsersAndStoreTokens(sql, [launch])
+		return found.get(launch.token_hash) ?? null
+	},
+})
+
+export async function initiateSession(input: InitiateInput) {
+	const community = await communityForApiKey(input.apiKey)
+	const { refresh_token, token_hash, expires_at } = newRefreshToken()
+	const launch: Launch = {
+		communityId: community.id,
+		userUniqueId: input.userUniqueId,
+		token_hash,
+		family_id: newId(),
+		expires_at,
+	}
+	const found = await returning.run(launch)
+	const user = found ? await keepProfileCurrent(found, input) : await firstLaunch(launch, input)
+	// Every client app holds the API key: it reaches members and CMs, never the owner
+	// (who has no user_unique_id, so this is the second of two locks; no refresh token
+	// was stored for one either).
+	if (user.role === 'owner') throw forbidden('The community owner signs in with /otp/verify')
+	const access_token = await signAccessTokenFor(user, launch.family_id, input.tokenExpiryMinutes)
+	return {
+		access_token,
+		refresh_token,
+		user: presentUser(user),
+		community: presentCommunity(community),
+	}
+}
+
+/** A new name or image given at launch is stored; feeds drop their copy of the user. */
+async function keepProfileCurrent(existing: UserRow, input: InitiateInput): Promise<UserRow> {
+	const name = input.userName || existing.name
+	const imageUrl = input.imageUrl || existing.image_url
+	if (name === existing.name && imageUrl === existing.image_url) return existing
+	await updateProfile(sql, existing.id, name, imageUrl)
+	// Feeds cache the user's feed form; drop it so the new name shows at once.
+	await feedManager.onUsersChanged(existing.community_id, [existing.id])
+	return { ...existing, name, image_url: imageUrl }
+}
+
+/** Creates the user with its profile.created event and the launch's refresh token. */
+async function firstLaunch(launch: Launch, input: InitiateInput): Promise<UserRow> {
+	const created = await sql.begin(async (tx) => {
+		const user = await insertUser(tx, {
+			uuid: newUuid(),
+			community_id: launch.communityId,
+			user_unique_id: launch.userUniqueId,
+			name: input.userName ?? input.userUniqueId,
+			image_url: input.imageUrl ?? '',
+			is_guest: input.isGuest ?? false,
+			role: 'member',
+		})
+		if (!user) return null
+		// Both in one round trip: the transaction's statements are pipelined.
+		await Promise.all([
+			recordEvent(tx, {
+				communityId: launch.communityId,
+				event: 'profile.created',
+				data: { user: presentUserForWebhook(user) },
+			}),
+			insertRefreshToken(tx, { ...launch, user_id: user.id }),
+		])
+		return user
+	})
+	if (created) return created
+	// A concurrent first call created the same user: this launch is a returning one (as
+	// before, the winner's name and image stand).
+	const found = await returning.run(launch)
+	if (!found) throw new Error(`user ${launch.userUniqueId} neither created nor found`)
+	return found
+}

@@ -1,0 +1,70 @@
+// POST /sdk/initiate when many apps launch at once: returning users' lookups and
+// refresh tokens share one statement (modules/sessions/initiate.ts), so each launch
+// must still get its own user and a refresh token of its own that works; first launches
+// of one customer id made together create one user and one profile.created event.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { api } from '../support/http'
+
+let community: TestCommunity
+const claims = (token: string) =>
+	JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString())
+
+beforeAll(async () => {
+	community = await newCommunity('launches')
+})
+
+describe('concurrent launches', () => {
+	test('each launch gets its own user and its own working refresh token', async () => {
+		const existing: TestUser[] = []
+		for (let i = 0; i < 6; i++) existing.push(await newUser(community))
+		const ids = [
+			...existing.map((u) => u.uniqueId),
+			...existing.map((u) => u.uniqueId),
+			'launch-new-a',
+			'launch-new-a',
+			'launch-new-b',
+		]
+		const replies = await Promise.all(
+			ids.map((id) =>
+				api('POST', '/sdk/initiate', {
+					apiKey: community.apiKey,
+					body: { user_unique_id: id },
+				}),
+			),
+		)
+		expect(replies.map((r) => r.status)).toEqual(ids.map(() => 200))
+		const uuidOf = new Map(existing.map((u) => [u.uniqueId, u.uuid]))
+		replies.forEach((reply, i) => {
+			const { user, access_token } = reply.body.data
+			expect(user.user_unique_id).toBe(ids[i])
+			if (uuidOf.has(ids[i] as string)) expect(user.uuid).toBe(uuidOf.get(ids[i] as string))
+			expect(claims(access_token).sub).toBe(user.uuid)
+		})
+		// One user per new customer id, and one profile.created event each.
+		const newA = replies.filter((r) => r.body.data.user.user_unique_id === 'launch-new-a')
+		expect(newA[0]?.body.data.user.uuid).toBe(newA[1]?.body.data.user.uuid)
+		const created = await sql`
+			select data->'user'->>'uuid' as uuid from events
+			where community_id = ${community.communityId} and event = 'profile.created'`
+		const newUuids = new Set(
+			replies
+				.filter((r) => r.body.data.user.user_unique_id.startsWith('launch-new'))
+				.map((r) => r.body.data.user.uuid),
+		)
+		expect(created.filter((e) => newUuids.has(e.uuid))).toHaveLength(2)
+
+		// Every refresh token is distinct and rotates to a token of its own user.
+		const tokens = replies.map((r) => r.body.data.refresh_token as string)
+		expect(new Set(tokens).size).toBe(tokens.length)
+		for (const [i, reply] of replies.entries()) {
+			const rotated = await api('POST', '/user/refresh', { token: tokens[i] })
+			expect(rotated.status).toBe(200)
+			expect(claims(rotated.body.data.access_token).sub).toBe(reply.body.data.user.uuid)
+			expect(claims(rotated.body.data.access_token).fid).toBe(
+				claims(reply.body.data.access_token).fid,
+			)
+		}
+	})
+})
