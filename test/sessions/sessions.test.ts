@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
-import { signAccessToken } from '../../src/lib/tokens'
+import { jwtPlugin, signAccessToken } from '../../src/lib/tokens'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
 
@@ -123,6 +123,25 @@ describe('access tokens', () => {
 		expect(bearer.body.data.user.uuid).toBe(user.uuid)
 		const bare = await api('GET', '/sdk/initiate', { headers: { authorization: user.token } })
 		expect(bare.status).toBe(200)
+	})
+
+	test('tokens are HS256 JWTs as the plugin writes them; a changed payload is refused', async () => {
+		const claims = { sub: 'u-1', uid: 1, cid: 2, role: 'member' as const, fid: 'f-1' }
+		const ours = await signAccessToken(claims, 10)
+		const theirs = await jwtPlugin.decorator.jwt.sign({ ...claims, exp: 1 })
+		const part = (token: string, i: number) =>
+			JSON.parse(Buffer.from(token.split('.')[i] as string, 'base64url').toString())
+		expect(part(ours, 0)).toEqual(part(theirs, 0))
+		const verified = await jwtPlugin.decorator.jwt.verify(ours)
+		expect(verified).toMatchObject(claims)
+		const { iat, exp } = verified as { iat: number; exp: number }
+		expect(Math.abs(iat - Date.now() / 1000)).toBeLessThan(2)
+		expect(exp - iat).toBe(600)
+		const [h, , sig] = ours.split('.')
+		const forged = Buffer.from(JSON.stringify({ ...part(ours, 1), role: 'owner' })).toString(
+			'base64url',
+		)
+		expect(await jwtPlugin.decorator.jwt.verify(`${h}.${forged}.${sig}`)).toBe(false)
 	})
 
 	test('missing, invalid and expired tokens are 401', async () => {
