@@ -67,4 +67,52 @@ describe('concurrent launches', () => {
 			)
 		}
 	})
+
+	test('first launches made together keep the name, image and guest flag of each', async () => {
+		const bodies = [
+			{ user_unique_id: 'first-guest', user_name: 'Guest', is_guest: true },
+			{ user_unique_id: 'first-named', user_name: 'Named', image_url: 'https://img/n.png' },
+			{ user_unique_id: 'first-bare' },
+		]
+		const replies = await Promise.all(
+			bodies.map((body) => api('POST', '/sdk/initiate', { apiKey: community.apiKey, body })),
+		)
+		expect(replies.map((r) => r.body.data.user)).toMatchObject([
+			{ user_unique_id: 'first-guest', name: 'Guest', is_guest: true, image_url: '' },
+			{
+				user_unique_id: 'first-named',
+				name: 'Named',
+				is_guest: false,
+				image_url: 'https://img/n.png',
+			},
+			{ user_unique_id: 'first-bare', name: 'first-bare', is_guest: false },
+		])
+		const stored = await sql`
+			select user_unique_id, name, image_url, is_guest, role from users
+			where community_id = ${community.communityId} and user_unique_id like 'first-%'
+			order by user_unique_id`
+		expect([...stored]).toEqual([
+			{
+				user_unique_id: 'first-bare',
+				name: 'first-bare',
+				image_url: '',
+				is_guest: false,
+				role: 'member',
+			},
+			{
+				user_unique_id: 'first-guest',
+				name: 'Guest',
+				image_url: '',
+				is_guest: true,
+				role: 'member',
+			},
+			{
+				user_unique_id: 'first-named',
+				name: 'Named',
+				image_url: 'https://img/n.png',
+				is_guest: false,
+				role: 'member',
+			},
+		])
+	})
 })

@@ -3,17 +3,18 @@
 // shared with the launches that arrive at the same moment (lib/coalesce.ts: each
 // user found by its customer id and its refresh token stored, one commit for all) and
 // one signature; a first-time user one transaction (the user, its profile.created
-// event and its refresh token).
-import { recordEvent } from '../../events/outbox'
+// event and its refresh token; first-launch.ts), shared with the first launches that
+// arrive with it.
 import { coalesce } from '../../lib/coalesce'
 import { sql } from '../../lib/db'
 import { forbidden } from '../../lib/errors'
-import { newId, newUuid } from '../../lib/ids'
+import { newId } from '../../lib/ids'
 import { feedManager } from '../../timelines'
 import { communityForApiKey, presentCommunity } from '../projects/service'
-import { presentUser, presentUserForWebhook } from '../users/present'
-import { insertUser, type UserRow, updateProfile } from '../users/repo'
-import { findUsersAndStoreTokens, insertRefreshToken, type Launch } from './repo'
+import { presentUser } from '../users/present'
+import { type UserRow, updateProfile } from '../users/repo'
+import { firstLaunches } from './first-launch'
+import { findUsersAndStoreTokens, type Launch } from './repo'
 import { newRefreshToken, signAccessTokenFor } from './service'
 
 export interface InitiateInput {
@@ -73,29 +74,13 @@ async function keepProfileCurrent(existing: UserRow, input: InitiateInput): Prom
 	return { ...existing, name, image_url: imageUrl }
 }
 
-/** Creates the user with its profile.created event and the launch's refresh token. */
+/** Creates the user (with its profile.created event and the launch's refresh token). */
 async function firstLaunch(launch: Launch, input: InitiateInput): Promise<UserRow> {
-	const created = await sql.begin(async (tx) => {
-		const user = await insertUser(tx, {
-			uuid: newUuid(),
-			community_id: launch.communityId,
-			user_unique_id: launch.userUniqueId,
-			name: input.userName ?? input.userUniqueId,
-			image_url: input.imageUrl ?? '',
-			is_guest: input.isGuest ?? false,
-			role: 'member',
-		})
-		if (!user) return null
-		// Both in one round trip: the transaction's statements are pipelined.
-		await Promise.all([
-			recordEvent(tx, {
-				communityId: launch.communityId,
-				event: 'profile.created',
-				data: { user: presentUserForWebhook(user) },
-			}),
-			insertRefreshToken(tx, { ...launch, user_id: user.id }),
-		])
-		return user
+	const created = await firstLaunches.run({
+		...launch,
+		name: input.userName ?? input.userUniqueId,
+		imageUrl: input.imageUrl ?? '',
+		isGuest: input.isGuest ?? false,
 	})
 	if (created) return created
 	// A concurrent first call created the same user: this launch is a returning one (as
