@@ -93,13 +93,24 @@ export async function insertFanOutJob(
 	db: Db,
 	job: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>,
 ): Promise<void> {
+	await insertFanOutJobs(db, [job])
+}
+
+/** Many jobs in one statement (a batch of new posts), with one notification. */
+export async function insertFanOutJobs(
+	db: Db,
+	jobs: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>[],
+): Promise<void> {
+	if (jobs.length === 0) return
 	// The notification is delivered at commit, so the worker wakes only for jobs it can see.
 	await db`
 		with job as (
 			insert into fanout_jobs (community_id, kind, post_id, author_id, score)
-			values (${job.community_id}, ${job.kind}, ${job.post_id}, ${job.author_id}, ${job.score})
+			select * from unnest(${jobs.map((j) => j.community_id)}::int[], ${jobs.map((j) => j.kind)}::text[],
+				${jobs.map((j) => j.post_id)}::text[], ${jobs.map((j) => j.author_id)}::int[],
+				${jobs.map((j) => j.score)}::bigint[])
 			returning 1)
-		select pg_notify('fanout', '') from job`
+		select pg_notify('fanout', '') from (select 1 from job limit 1) any_job`
 }
 
 /** Claims the oldest due job with a lease; a crashed worker's job is due again when its lease ends. */

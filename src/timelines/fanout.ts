@@ -22,6 +22,7 @@ import {
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
+	insertFanOutJobs,
 	postStillFansOut,
 	stoppedFollowing,
 } from './connection-repo'
@@ -50,15 +51,25 @@ export interface FanOutPost {
 }
 
 /** Call inside the transaction that creates a post: its connection fan-out is then as durable as the post. */
-export async function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
-	if (post.is_deleted || (post.visibility !== 'public' && post.visibility !== 'connections')) return
-	await insertFanOutJob(tx, {
-		community_id: post.community_id,
-		kind: 'add',
-		post_id: post.id,
-		author_id: post.user_id,
-		score: post.created_at,
-	})
+export function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
+	return enqueueFanOuts(tx, [post])
+}
+
+/** enqueueFanOut for many posts (a batch of new ones) in one statement. */
+export async function enqueueFanOuts(tx: Db, posts: FanOutPost[]): Promise<void> {
+	const fanning = posts.filter(
+		(p) => !p.is_deleted && (p.visibility === 'public' || p.visibility === 'connections'),
+	)
+	await insertFanOutJobs(
+		tx,
+		fanning.map((post) => ({
+			community_id: post.community_id,
+			kind: 'add',
+			post_id: post.id,
+			author_id: post.user_id,
+			score: post.created_at,
+		})),
+	)
 }
 
 /** Call inside the transaction that deletes a post (or hides it from connections). */

@@ -11,8 +11,8 @@
 // durable mark lets the reconciler re-place what Redis did not take).
 import { afterCommitTogether, type Db } from '../lib/db'
 import { followAuthor, unfollowAuthor } from './connection-feed'
-import { enqueueFanOut, enqueueFanOutRemoval } from './fanout'
-import { confirmFeedMark, markForFeeds } from './feed-marks'
+import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts } from './fanout'
+import { confirmFeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
 import {
 	forgetBlocks,
 	forgetPosts,
@@ -74,6 +74,21 @@ async function onPostWritten(
 	}
 }
 
+/**
+ * Posts this transaction creates (a batch of new posts, or one), as written: their
+ * fan-out jobs and feed marks in one statement each, sent together; after the commit
+ * they are placed and cached together (one pipeline each, one feed version bump per
+ * community), and their marks confirmed.
+ */
+async function onPostsCreated(tx: Db, posts: CachedPost[]): Promise<AfterCommit> {
+	const [, marks] = await Promise.all([enqueueFanOuts(tx, posts), markNewForFeeds(tx, posts)])
+	return {
+		async afterCommit() {
+			if (await placePosts(posts, [], [], true)) for (const mark of marks) confirmFeedMark(mark)
+		},
+	}
+}
+
 export interface LikeChange {
 	communityId: number
 	userId: number
@@ -101,6 +116,7 @@ async function applyLikes(likes: LikeChange[]): Promise<void> {
 
 export const feedManager = {
 	onPostWritten,
+	onPostsCreated,
 
 	/** Counters, pin or comments of posts changed: the next read refills them. */
 	onPostsChanged: (communityId: number, postIds: string[]) => forgetPosts(communityId, postIds),

@@ -27,6 +27,19 @@ export async function upsertFeedMark(
 	return row as FeedMark
 }
 
+/** The marks of posts just created (none can have a mark yet, nor former ids): one statement. */
+export function insertNewFeedMarks(
+	tx: Db,
+	posts: { id: string; community_id: number }[],
+): Promise<FeedMark[]> {
+	if (posts.length === 0) return Promise.resolve([])
+	return tx<FeedMark[]>`
+		insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
+		select p.id, p.c, '{}', '{}'
+		from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[]) as p(id, c)
+		returning post_id, community_id, mark::text, former_topic_ids, former_widget_ids`
+}
+
 /** Deletes each mark that is still the one confirmed (a newer write keeps its own). */
 export async function deleteFeedMarks(
 	db: Db,

@@ -7,7 +7,13 @@
 // A lost confirmation only means one harmless re-place (ZADD/ZREM are idempotent).
 import { type Db, sql } from '../lib/db'
 import { log } from '../lib/log'
-import { deleteFeedMarks, type FeedMark, staleFeedMarks, upsertFeedMark } from './feed-marks-repo'
+import {
+	deleteFeedMarks,
+	type FeedMark,
+	insertNewFeedMarks,
+	staleFeedMarks,
+	upsertFeedMark,
+} from './feed-marks-repo'
 import { placePosts } from './post-cache'
 import { loadPosts } from './repo'
 
@@ -24,6 +30,14 @@ export function markForFeeds(
 	formerWidgetIds: string[],
 ): Promise<FeedMark> {
 	return upsertFeedMark(tx, post, formerTopicIds, formerWidgetIds)
+}
+
+/** markForFeeds for posts this transaction creates, in one statement. */
+export function markNewForFeeds(
+	tx: Db,
+	posts: { id: string; community_id: number }[],
+): Promise<FeedMark[]> {
+	return insertNewFeedMarks(tx, posts)
 }
 
 let confirmed: FeedMark[] = []

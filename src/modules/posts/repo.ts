@@ -46,6 +46,20 @@ export async function insertPost(db: Db, post: NewPost): Promise<void> {
 			${db.json(post.attachments as never)}, ${post.visibility}, ${post.created_at}, ${post.updated_at})`
 }
 
+/** Many new posts in one statement (a batch of POST /feed/post). */
+export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
+	if (posts.length === 0) return
+	await db`
+		insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
+		select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at
+		from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[],
+			${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
+			${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
+			${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
+			${posts.map((p) => p.updated_at)}::bigint[])
+			as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)`
+}
+
 export async function findPost(
 	db: Db,
 	communityId: number,
@@ -73,6 +87,25 @@ export async function linkTopics(
 	await db`
 		insert into post_topics (post_id, topic_id)
 		select ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
+		on conflict do nothing`
+}
+
+/**
+ * linkTopics for many posts in one statement: each link of a topic of the post's
+ * community (others are skipped), in topic order.
+ */
+export async function linkTopicsOf(
+	db: Db,
+	links: { postId: string; topicId: string; communityId: number }[],
+): Promise<void> {
+	if (links.length === 0) return
+	await db`
+		insert into post_topics (post_id, topic_id)
+		select l.post_id, t.id
+		from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[],
+			${links.map((l) => l.communityId)}::int[]) as l(post_id, topic_id, community_id)
+		join topics t on t.id = l.topic_id and t.community_id = l.community_id
+		order by t.id
 		on conflict do nothing`
 }
 

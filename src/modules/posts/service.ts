@@ -5,6 +5,7 @@
 import { recordEvent } from '../../events/outbox'
 import { type Db, sql, transaction } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
 import {
@@ -26,20 +27,17 @@ import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserById, findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
+import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { resolveAttachments } from './attachments'
+import { checkedMeta, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
+import { assertUsable, createTogether, type NewPostRequest, type WrittenPost } from './post-batch'
 import { loadPost, loadPostContext, type PostContext, presentPostEvent } from './present'
 import {
 	findPost,
-	insertPost,
-	insertTags,
-	insertWidgetLinks,
 	linkTopics,
-	type NewPost,
 	type PostRow,
 	replaceTags,
 	replaceWidgets,
@@ -53,16 +51,6 @@ import {
 import { taggedUuids } from './tags'
 
 const ALL: Visibility[] = ['public', 'connections', 'private']
-
-/** 400 naming the first of `wanted` that is not an enabled topic among `found`. */
-function assertUsable(wanted: string[], found: { id: string; is_enabled: boolean }[]): void {
-	const byId = new Map(found.map((t) => [t.id, t]))
-	for (const id of wanted) {
-		const topic = byId.get(id)
-		if (!topic) throw badRequest(`Unknown topic ${id}`)
-		if (!topic.is_enabled) throw badRequest(`Topic ${id} is disabled`)
-	}
-}
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
@@ -110,113 +98,51 @@ async function loadWritten(
 	return { post, context }
 }
 
-/** A new post as its transaction writes it (nothing else can have touched it yet). */
-function newCachedPost(
-	row: NewPost,
-	authorUuid: string,
-	topicIds: string[],
-	widgetIds: string[],
-	taggedIds: number[],
-): CachedPost {
-	return {
-		...row,
-		author_uuid: authorUuid,
-		attachments: row.attachments,
-		is_pinned: false,
-		is_edited: false,
-		is_deleted: false,
-		likes_count: 0,
-		comments_count: 0,
-		post_shared_count: 0,
-		impressions_count: 0,
-		reach_count: 0,
-		topic_ids: [...topicIds].sort(),
-		widget_ids: [...widgetIds].sort(),
-		tagged_user_ids: [...taggedIds].sort((a, b) => a - b),
-		// Every topic of a new post is enabled (checked below), so none hides it.
-		hidden: false,
-	}
+/**
+ * New posts share transactions (lib/group-commit.ts batchCommit), a batch written by a
+ * few set-based statements (post-batch.ts): BEGIN, two round trips and COMMIT whatever
+ * its size, and one Redis pipeline of each kind after it for all its posts. Posts never
+ * share rows, so two batches are in flight (while one waits on Postgres the next is
+ * written).
+ */
+const postBatches = batchCommit<NewPostRequest, WrittenPost>({
+	key: (r) => r.id,
+	together: createTogether,
+	alone: createAlone,
+	inFlight: 2,
+})
+
+/** One post in a transaction of its own (when its batch failed): a batch of one. */
+async function createAlone(tx: Db, request: NewPostRequest): Promise<WrittenPost> {
+	const [outcome] = await createTogether(tx, [request])
+	if (!outcome?.ok) throw outcome ? outcome.error : new Error('the post gave no answer')
+	return outcome.value
 }
 
 /**
- * Writes a post in three round trips to Postgres: BEGIN plus one pipeline of the
- * post, its links and the rows its answer needs; one pipeline of its events, fan-out
- * job and feed mark; COMMIT. The answer and the cache are built from what was
- * written, never read back (issue 17).
+ * Checks what needs no Postgres here (a failure is this request's own 4xx, never its
+ * batch's), then writes the post with the others waiting. The answer and the cache are
+ * built from what was written, never read back (issue 17).
  */
 export async function createPost(session: Session, input: CreatePostInput) {
 	const now = Date.now()
 	const text = input.text ?? ''
 	const heading = input.heading ?? ''
-	const inputs = input.attachments ?? []
-	assertNotEmpty(text, inputs)
+	const attachments = input.attachments ?? []
+	assertNotEmpty(text, attachments)
+	for (const [i, a] of attachments.entries()) checkedMeta(a.attachment_meta, i)
 	const createdAt = writtenAt(input.created_at, now)
-	const history = isBackDated(createdAt, now)
-	const topicIds = [...new Set(input.topic_ids ?? [])]
-	const c = session.communityId
-	const id = newId()
-	const written = await transaction(async (tx) => {
-		const { attachments, widgets } = await resolveAttachments(tx, c, id, session.userId, inputs)
-		const widgetIds = widgets.map((w) => w.id)
-		const row: NewPost = {
-			id,
-			community_id: c,
-			user_id: session.userId,
-			heading,
-			text,
-			attachments,
-			visibility: input.visibility ?? 'public',
-			created_at: createdAt,
-			updated_at: createdAt,
-		}
-		// Sent together: Postgres runs them in order, so the topics are read with the
-		// counts this link just changed, and the first failure aborts the rest.
-		const [, , , tagged, topics, creator] = await Promise.all([
-			insertPost(tx, row),
-			linkTopics(tx, id, topicIds, c),
-			insertWidgetLinks(tx, id, widgetIds),
-			findUsersByUuids(tx, c, taggedUuids(heading, text)),
-			findTopicsByIds(tx, c, topicIds),
-			findUserById(tx, session.userId),
-		])
-		// Only this community's topics were linked; an unknown or disabled one fails the post.
-		assertUsable(topicIds, topics)
-		const post = newCachedPost(
-			row,
-			session.uuid,
-			topicIds,
-			widgetIds,
-			tagged.map((u) => u.id),
-		)
-		const context: PostContext = { topics, widgets, creator }
-		const data = presentPostEvent(post, context)
-		const [feed] = await Promise.all([
-			feedManager.onPostWritten(tx, post),
-			insertTags(
-				tx,
-				id,
-				tagged.map((u) => u.id),
-			),
-			onPostTagged(tx, {
-				communityId: c,
-				postId: id,
-				taggedIds: tagged.map((u) => u.id),
-				actorId: session.userId,
-				history,
-			}),
-			// History (a back-dated import) is not news: no post.created or post.tagged.
-			!history && recordEvent(tx, { communityId: c, event: 'post.created', data }),
-			!history &&
-				tagged.length > 0 &&
-				recordEvent(tx, {
-					communityId: c,
-					event: 'post.tagged',
-					data: { ...data, tagged_users: tagged.map(presentUserForWebhook) },
-				}),
-		])
-		return { post, context, feed }
+	const written = await postBatches.run({
+		session,
+		id: newId(),
+		heading,
+		text,
+		attachments,
+		visibility: input.visibility ?? 'public',
+		topicIds: [...new Set(input.topic_ids ?? [])],
+		createdAt,
+		history: isBackDated(createdAt, now),
 	})
-	await written.feed.afterCommit()
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 

@@ -1,0 +1,217 @@
+// The new posts of a group-committed batch (lib/group-commit.ts batchCommit) with
+// set-based statements: whatever the batch's size, BEGIN, two round trips and COMMIT —
+// (1) the posts (one insert), their topic links (one insert, topics' post_count follows
+// by trigger) and widget links, beside the reads the answers and events need: the
+// tagged users, the topics (read after the links, with the counts they changed) and the
+// authors; (2) the fan-out jobs and feed marks (feedManager.onPostsCreated), the tags and
+// their activities, and the post.created / post.tagged events (one insert). Each post's
+// answer and cached form are built from what was written, never read back. A post whose
+// topics are unknown or disabled fails the batch (its row is already written), so each
+// post then runs alone and that one gets its 400.
+import { type NewEvent, recordEvents } from '../../events/outbox'
+import { afterCommit, type Db } from '../../lib/db'
+import { badRequest } from '../../lib/errors'
+import type { Outcome } from '../../lib/group-commit'
+import { type CachedPost, feedManager } from '../../timelines'
+import type { Session } from '../auth/session'
+import { onPostTagged } from '../notifications/service'
+import { findTopicsByIds } from '../topics/repo'
+import { presentUserForWebhook } from '../users/present'
+import { findUsersByIds, findUsersByUuids, type UserRow } from '../users/repo'
+import { type ResolvedAttachments, resolveAttachments } from './attachments'
+import type { AttachmentInput, CreatePostInput } from './model'
+import { type PostContext, presentPostEvent } from './present'
+import { insertPosts, insertTags, insertWidgetLinks, linkTopicsOf, type NewPost } from './repo'
+import { taggedUuids } from './tags'
+
+/** A POST /feed/post past its own checks (text, attachments' meta, created_at). */
+export interface NewPostRequest {
+	session: Session
+	id: string
+	heading: string
+	text: string
+	attachments: AttachmentInput[]
+	visibility: NonNullable<CreatePostInput['visibility']>
+	topicIds: string[]
+	createdAt: number
+	/** A back-dated import: no post.created, post.tagged nor tag activities. */
+	history: boolean
+}
+
+export interface WrittenPost {
+	post: CachedPost
+	context: PostContext
+}
+
+/** 400 naming the first of `wanted` that is not an enabled topic among `found`. */
+export function assertUsable(wanted: string[], found: { id: string; is_enabled: boolean }[]): void {
+	const byId = new Map(found.map((t) => [t.id, t]))
+	for (const id of wanted) {
+		const topic = byId.get(id)
+		if (!topic) throw badRequest(`Unknown topic ${id}`)
+		if (!topic.is_enabled) throw badRequest(`Topic ${id} is disabled`)
+	}
+}
+
+export async function createTogether(
+	tx: Db,
+	requests: NewPostRequest[],
+): Promise<Outcome<WrittenPost>[]> {
+	// Only company widgets query (resolved or created in this transaction); the rest is pure.
+	const resolved = await Promise.all(
+		requests.map((r) =>
+			resolveAttachments(tx, r.session.communityId, r.id, r.session.userId, r.attachments),
+		),
+	)
+	const rows = requests.map((r, i) => rowOf(r, resolved[i] as ResolvedAttachments))
+	// Sent together: Postgres runs them in order, so the topics are read with the counts
+	// these links just changed, and the first failure aborts the rest.
+	const [, , , tagged, topics, authors] = await Promise.all([
+		insertPosts(tx, rows),
+		linkTopicsOf(
+			tx,
+			requests.flatMap((r) =>
+				r.topicIds.map((topicId) => ({
+					postId: r.id,
+					topicId,
+					communityId: r.session.communityId,
+				})),
+			),
+		),
+		Promise.all(
+			requests.map((r, i) =>
+				insertWidgetLinks(
+					tx,
+					r.id,
+					(resolved[i] as ResolvedAttachments).widgets.map((w) => w.id),
+				),
+			),
+		),
+		byCommunity(requests, (c, list) =>
+			findUsersByUuids(
+				tx,
+				c,
+				list.flatMap((r) => taggedUuids(r.heading, r.text)),
+			),
+		),
+		byCommunity(requests, (c, list) =>
+			findTopicsByIds(tx, c, [...new Set(list.flatMap((r) => r.topicIds))]),
+		),
+		findUsersByIds(tx, [...new Set(requests.map((r) => r.session.userId))]),
+	])
+	const authorById = new Map(authors.map((u) => [u.id, u]))
+	const written = requests.map((r, i): WrittenPost & { tagged: UserRow[] } => {
+		const c = r.session.communityId
+		const ofCommunity = topics.get(c) ?? []
+		// Only this community's topics were linked; an unknown or disabled one fails the post.
+		assertUsable(r.topicIds, ofCommunity)
+		const topicById = new Map(ofCommunity.map((t) => [t.id, t]))
+		const uuids = new Set(taggedUuids(r.heading, r.text))
+		const taggedUsers = (tagged.get(c) ?? []).filter((u) => uuids.has(u.uuid))
+		const widgets = (resolved[i] as ResolvedAttachments).widgets
+		return {
+			post: cachedPost(rows[i] as NewPost, r, widgets, taggedUsers),
+			context: {
+				topics: r.topicIds.flatMap((id) => topicById.get(id) ?? []),
+				widgets,
+				creator: authorById.get(r.session.userId) ?? null,
+			},
+			tagged: taggedUsers,
+		}
+	})
+
+	const [feed] = await Promise.all([
+		feedManager.onPostsCreated(
+			tx,
+			written.map((w) => w.post),
+		),
+		...requests.map((r, i) => tagUsers(tx, r, (written[i] as { tagged: UserRow[] }).tagged)),
+		recordEvents(
+			tx,
+			requests.flatMap((r, i) => eventsOf(r, written[i] as WrittenPost & { tagged: UserRow[] })),
+		),
+	])
+	afterCommit(tx, () => feed.afterCommit())
+	return written.map(({ post, context }) => ({ ok: true, value: { post, context } }))
+}
+
+/** One statement per community of the batch (one in the common case), sent together. */
+async function byCommunity<T>(
+	requests: NewPostRequest[],
+	read: (communityId: number, list: NewPostRequest[]) => Promise<T[]>,
+): Promise<Map<number, T[]>> {
+	const groups = [...Map.groupBy(requests, (r) => r.session.communityId)]
+	const found = await Promise.all(groups.map(([c, list]) => read(c, list)))
+	return new Map(groups.map(([c], i) => [c, found[i] ?? []]))
+}
+
+function rowOf(r: NewPostRequest, resolved: ResolvedAttachments): NewPost {
+	return {
+		id: r.id,
+		community_id: r.session.communityId,
+		user_id: r.session.userId,
+		heading: r.heading,
+		text: r.text,
+		attachments: resolved.attachments,
+		visibility: r.visibility,
+		created_at: r.createdAt,
+		updated_at: r.createdAt,
+	}
+}
+
+/** A new post as its transaction writes it (nothing else can have touched it yet). */
+function cachedPost(
+	row: NewPost,
+	r: NewPostRequest,
+	widgets: { id: string }[],
+	tagged: UserRow[],
+): CachedPost {
+	return {
+		...row,
+		author_uuid: r.session.uuid,
+		is_pinned: false,
+		is_edited: false,
+		is_deleted: false,
+		likes_count: 0,
+		comments_count: 0,
+		post_shared_count: 0,
+		impressions_count: 0,
+		reach_count: 0,
+		topic_ids: [...r.topicIds].sort(),
+		widget_ids: widgets.map((w) => w.id).sort(),
+		tagged_user_ids: tagged.map((u) => u.id).sort((a, b) => a - b),
+		// Every topic of a new post is enabled (checked), so none hides it.
+		hidden: false,
+	}
+}
+
+/** The tag rows and the tagged users' activities of one post (none when nobody is tagged). */
+async function tagUsers(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise<void> {
+	if (tagged.length === 0) return
+	const ids = tagged.map((u) => u.id)
+	await Promise.all([
+		insertTags(tx, r.id, ids),
+		onPostTagged(tx, {
+			communityId: r.session.communityId,
+			postId: r.id,
+			taggedIds: ids,
+			actorId: r.session.userId,
+			history: r.history,
+		}),
+	])
+}
+
+/** post.created, and post.tagged when it tags anyone; history (a back-dated import) is not news. */
+function eventsOf(r: NewPostRequest, w: WrittenPost & { tagged: UserRow[] }): NewEvent[] {
+	if (r.history) return []
+	const communityId = r.session.communityId
+	const data = presentPostEvent(w.post, w.context)
+	const events: NewEvent[] = [{ communityId, event: 'post.created', data }]
+	if (w.tagged.length > 0)
+		events.push({
+			communityId,
+			event: 'post.tagged',
+			data: { ...data, tagged_users: w.tagged.map(presentUserForWebhook) },
+		})
+	return events
+}

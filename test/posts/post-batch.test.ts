@@ -1,0 +1,155 @@
+// New posts sent together share a transaction (group commit, posts/post-batch.ts) and
+// each keeps the answer it would get alone: a post with an unknown or disabled topic is
+// its own 400 and writes nothing while the others commit; a back-dated one emits no
+// event; tags, topic counts, fan-out jobs, feed marks and the feeds are exact per post;
+// texts with quotes, backslashes, braces and commas survive the set-based insert.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
+import { flushFeedConfirmations } from '../../src/timelines/feed-marks'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { createTopic, eventsFor, feed, ids, setTopicEnabled, tag } from '../support/content'
+import { api } from '../support/http'
+
+let community: TestCommunity
+let other: TestCommunity
+let cm: TestUser
+let writers: TestUser[]
+let tagged: TestUser
+let stranger: TestUser
+
+beforeAll(async () => {
+	community = await newCommunity('post-batch')
+	other = await newCommunity('post-batch-other')
+	cm = await newUser(community, { role: 'cm', name: 'Batch CM' })
+	tagged = await newUser(community, { name: 'Tagged' })
+	stranger = await newUser(other, { name: 'Stranger' })
+	writers = await Promise.all(
+		Array.from({ length: 8 }, (_, i) => newUser(community, { name: `Writer ${i}` })),
+	)
+})
+
+const post = (user: TestUser, body: Record<string, unknown>) =>
+	api('POST', '/feed/post', { token: user.token, body })
+
+describe('posts sent together (one group commit)', () => {
+	test('each keeps its own answer; rows, events, tags, counts, jobs, marks and feeds exact', async () => {
+		const topic = await createTopic(cm, 'Batched')
+		const disabled = await createTopic(cm, 'Switched off')
+		await setTopicEnabled(cm, disabled, false)
+		const odd = `quote " backslash \\ braces {a,b} comma, "{}" NULL ünïcödé 🎉`
+		const old = Date.now() - 30 * 86_400_000
+		const w = (i: number) => writers[i] as TestUser
+		const sent: [TestUser, Record<string, unknown>][] = [
+			[w(0), { text: 'plain 0' }],
+			[w(1), { text: 'plain 1', heading: 'Heading 1' }],
+			[w(2), { text: odd, heading: odd }],
+			[w(3), { text: 'on a topic', topic_ids: [topic] }],
+			[w(4), { text: 'also on it', topic_ids: [topic, topic] }],
+			[w(5), { text: 'disabled topic', topic_ids: [disabled] }],
+			[w(6), { text: 'unknown topic', topic_ids: ['000000000000000000000000'] }],
+			[w(7), { text: `hi ${tag(tagged)}` }],
+			[w(0), { text: 'from the archive', created_at: old }],
+			[w(1), { text: 'for connections', visibility: 'connections' }],
+			[w(2), { text: 'private', visibility: 'private' }],
+			[stranger, { text: 'another community' }],
+			...Array.from({ length: 8 }, (_, i): [TestUser, Record<string, unknown>] => [
+				w(i),
+				{ text: `burst ${i}` },
+			]),
+		]
+		const replies = await Promise.all(sent.map(([user, body]) => post(user, body)))
+		const failing = new Set([5, 6])
+		expect(replies.map((r) => r.status)).toEqual(sent.map((_, i) => (failing.has(i) ? 400 : 200)))
+		expect(replies[5]?.body.error_message).toBe(`Topic ${disabled} is disabled`)
+		expect(replies[6]?.body.error_message).toBe('Unknown topic 000000000000000000000000')
+
+		// Each answer is its own post, as sent.
+		const ok = sent.flatMap(([user, body], i) =>
+			failing.has(i) ? [] : [{ user, body, post: replies[i]?.body.data.post }],
+		)
+		for (const { user, body, post } of ok) {
+			expect(post.user_id).toBe(user.uuid)
+			expect(post.text).toBe(body.text)
+			expect(post.heading).toBe((body.heading as string | undefined) ?? '')
+		}
+		expect(replies[8]?.body.data.post.created_at).toBe(old)
+		expect(replies[3]?.body.data.topics[topic].name).toBe('Batched')
+
+		// Stored once each, as answered; they shared transactions.
+		const okIds = ok.map((o) => o.post._id as string)
+		const rows = await sql`
+			select id, text, heading, visibility, created_at::float8 as created_at, xmin::text as tx
+			from posts where id = any(${okIds}::text[])`
+		expect(rows.length).toBe(okIds.length)
+		const byId = new Map(rows.map((r) => [r.id, r]))
+		for (const { body, post } of ok) {
+			expect(byId.get(post._id)).toMatchObject({
+				text: body.text,
+				heading: (body.heading as string | undefined) ?? '',
+				visibility: (body.visibility as string | undefined) ?? 'public',
+				created_at: post.created_at,
+			})
+		}
+		expect(new Set(rows.map((r) => r.tx)).size).toBeLessThan(okIds.length)
+		const texts = (
+			await sql`select text from posts where community_id = ${community.communityId}`
+		).map((r) => r.text)
+		expect(texts).not.toContain('disabled topic')
+		expect(texts).not.toContain('unknown topic')
+
+		const [{ post_count }] = (await sql`select post_count from topics where id = ${topic}`) as any
+		expect(post_count).toBe(2)
+		const tags =
+			await sql`select post_id, user_id from post_tags where post_id = any(${okIds}::text[])`
+		expect(tags.map((t) => ({ ...t }))).toEqual([
+			{ post_id: replies[7]?.body.data.post._id, user_id: tagged.id },
+		])
+
+		// post.created once per post that is news (the back-dated one is history), post.tagged once.
+		const created = (await eventsFor(community, 'post.created')).map((e) => e.post._id)
+		const news = okIds.filter((id) => id !== replies[8]?.body.data.post._id)
+		expect(created.filter((id) => okIds.includes(id)).sort()).toEqual(
+			news.filter((id) => id !== replies[11]?.body.data.post._id).sort(),
+		)
+		expect((await eventsFor(other, 'post.created')).map((e) => e.post._id)).toEqual([
+			replies[11]?.body.data.post._id,
+		])
+		const taggedEvents = (await eventsFor(community, 'post.tagged')).filter((e) =>
+			okIds.includes(e.post._id),
+		)
+		expect(taggedEvents.map((e) => [e.post._id, e.tagged_users.map((u: any) => u.uuid)])).toEqual([
+			[replies[7]?.body.data.post._id, [tagged.uuid]],
+		])
+		const activity = await api('GET', '/feed/user/activity?page=1&page_size=50', {
+			token: tagged.token,
+		})
+		expect(
+			activity.body.data.activities.filter(
+				(a: any) => a.entity_id === replies[7]?.body.data.post._id,
+			).length,
+		).toBe(1)
+
+		// One fan-out job per public or connections post; no mark left once confirmed.
+		const jobs = await sql`select post_id from fanout_jobs where post_id = any(${okIds}::text[])`
+		const privateId = replies[10]?.body.data.post._id
+		expect(jobs.map((j) => j.post_id).sort()).toEqual(okIds.filter((id) => id !== privateId).sort())
+		await flushFeedConfirmations()
+		expect(
+			(await sql`select post_id from feed_marks where post_id = any(${okIds}::text[])`).length,
+		).toBe(0)
+
+		// In the feeds at once: every public post of the community, nothing else.
+		const page = ids((await feed(cm, 'page_size=100')).posts)
+		const publicIds = ok
+			.filter(({ body, user }) => !body.visibility && user !== stranger)
+			.map((o) => o.post._id)
+		for (const id of publicIds) expect(page).toContain(id)
+		expect(page).not.toContain(replies[9]?.body.data.post._id)
+		expect(page).not.toContain(privateId)
+		expect(page).not.toContain(replies[11]?.body.data.post._id)
+		const topicPage = ids((await feed(cm, `topic_ids=${topic}`)).posts)
+		expect(topicPage.sort()).toEqual(
+			[replies[3]?.body.data.post._id, replies[4]?.body.data.post._id].sort(),
+		)
+	})
+})
