@@ -113,16 +113,31 @@ export async function insertFanOutJobs(
 		select pg_notify('fanout', '') from (select 1 from job limit 1) any_job`
 }
 
-/** Claims the oldest due job with a lease; a crashed worker's job is due again when its lease ends. */
-export async function claimFanOutJob(db: Db, leaseSeconds: number): Promise<FanOutJob | null> {
-	const [row] = await db<FanOutJob[]>`
+/**
+ * Claims up to `limit` of the oldest due jobs with a lease, in one statement; a crashed
+ * worker's jobs are due again when their lease ends.
+ */
+export function claimFanOutJobs(db: Db, leaseSeconds: number, limit: number): Promise<FanOutJob[]> {
+	return db<FanOutJob[]>`
 		update fanout_jobs set lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
-		where id = (
+		where id in (
 			select id from fanout_jobs
 			where done_at is null and (lease_until is null or lease_until < now())
-			order by id limit 1 for update skip locked)
+			order by id limit ${limit} for update skip locked)
 		returning id::text, community_id, kind, post_id, author_id, score::float8 as score, cursor, attempts`
-	return row ?? null
+}
+
+/** The ids of those `jobs` whose author has a follower past the job's cursor: the others have nothing left to do. */
+export async function jobsWithFollowers(
+	db: Db,
+	jobs: Pick<FanOutJob, 'id' | 'author_id' | 'cursor'>[],
+): Promise<Set<string>> {
+	if (jobs.length === 0) return new Set()
+	const rows = await db<{ id: string }[]>`
+		select j.id::text from unnest(${jobs.map((j) => j.id)}::bigint[], ${jobs.map((j) => j.author_id)}::int[],
+			${jobs.map((j) => j.cursor)}::int[]) as j(id, author_id, cursor)
+		where exists (select 1 from connections c where c.connection_id = j.author_id and c.user_id > j.cursor)`
+	return new Set(rows.map((r) => r.id))
 }
 
 /** Records progress and extends the lease; false when the lease was lost to another worker. */
@@ -138,7 +153,12 @@ export async function checkpointFanOutJob(
 }
 
 export async function finishFanOutJob(db: Db, id: string): Promise<void> {
-	await db`update fanout_jobs set done_at = now(), lease_until = null where id = ${id}`
+	await finishFanOutJobs(db, [id])
+}
+
+export async function finishFanOutJobs(db: Db, ids: string[]): Promise<void> {
+	if (ids.length === 0) return
+	await db`update fanout_jobs set done_at = now(), lease_until = null where id = any(${ids}::bigint[])`
 }
 
 /**
