@@ -17,6 +17,7 @@ import {
 	forgetBlocks,
 	forgetPosts,
 	forgetUsers,
+	placeCreated,
 	placePosts,
 	type SeenCounts,
 	setSeenCounts,
@@ -38,12 +39,11 @@ export interface AfterCommit {
 }
 
 /** Which fan-out job (if any) a post write needs: followers' feeds gain or lose it. */
-async function fanOutFor(tx: Db, post: CachedPost, former: FormerPost | null): Promise<void> {
+async function fanOutFor(tx: Db, post: CachedPost, former: FormerPost): Promise<void> {
 	if (post.is_deleted) {
-		if (!former?.is_deleted) await enqueueFanOutRemoval(tx, post)
+		if (!former.is_deleted) await enqueueFanOutRemoval(tx, post)
 		return
 	}
-	if (!former) return enqueueFanOut(tx, post)
 	if (former.visibility === post.visibility) return
 	if (post.visibility === 'private') await enqueueFanOutRemoval(tx, post)
 	else await enqueueFanOut(tx, post)
@@ -59,16 +59,16 @@ async function onPostWritten(
 	post: CachedPost,
 	former: FormerPost | null = null,
 ): Promise<AfterCommit> {
+	if (!former) return onPostsCreated(tx, [post])
 	// Both sent at once (one round trip when the caller's transaction pipelines).
 	const [, mark] = await Promise.all([
 		fanOutFor(tx, post, former),
-		markForFeeds(tx, post, former?.topic_ids ?? [], former?.widget_ids ?? []),
+		markForFeeds(tx, post, former.topic_ids, former.widget_ids),
 	])
 	return {
 		async afterCommit() {
 			// The mark carries every former id still unconfirmed, not only this write's.
-			const created = former === null
-			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids, created))
+			if (await placePosts([post], mark.former_topic_ids, mark.former_widget_ids))
 				confirmFeedMark(mark)
 		},
 	}
@@ -77,14 +77,14 @@ async function onPostWritten(
 /**
  * Posts this transaction creates (a batch of new posts, or one), as written: their
  * fan-out jobs and feed marks in one statement each, sent together; after the commit
- * they are placed and cached together (one pipeline each, one feed version bump per
- * community), and their marks confirmed.
+ * they are cached and placed together (placeCreated: one Redis round trip per community,
+ * one feed version bump), and their marks confirmed.
  */
 async function onPostsCreated(tx: Db, posts: CachedPost[]): Promise<AfterCommit> {
 	const [, marks] = await Promise.all([enqueueFanOuts(tx, posts), markNewForFeeds(tx, posts)])
 	return {
 		async afterCommit() {
-			if (await placePosts(posts, [], [], true)) for (const mark of marks) confirmFeedMark(mark)
+			if (await placeCreated(posts)) for (const mark of marks) confirmFeedMark(mark)
 		},
 	}
 }

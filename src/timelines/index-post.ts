@@ -6,6 +6,7 @@
 // and rebuilding a whole community both follow it.
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
+import { execOrThrow, type Pipeline } from '../lib/redis-slots'
 import type { CachedPost } from './repo'
 
 export interface SetPlace {
@@ -61,6 +62,19 @@ export async function indexPost(
 	formerTopicIds: string[] = [],
 	formerWidgetIds: string[] = [],
 ): Promise<void> {
+	// Every key of one community shares its hash tag: one pipeline, also on a Cluster.
+	const pipeline = redis.pipeline()
+	queueIndex(pipeline, post, formerTopicIds, formerWidgetIds)
+	await execOrThrow(pipeline)
+}
+
+/** indexPost's commands, queued on a pipeline that carries other commands of the post's community. */
+export function queueIndex(
+	pipeline: Pipeline,
+	post: CachedPost,
+	formerTopicIds: string[] = [],
+	formerWidgetIds: string[] = [],
+): void {
 	const c = post.community_id
 	const left = [
 		...formerTopicIds
@@ -70,21 +84,19 @@ export async function indexPost(
 			.filter((id) => !post.widget_ids.includes(id))
 			.map((id) => keys.widgetFeed(c, id)),
 	]
-	await Promise.all([
-		...setsFor(post).map(({ key, member }) =>
-			member ? redis.zadd(key, post.created_at, post.id) : redis.zrem(key, post.id),
-		),
-		...left.map((key) => redis.zrem(key, post.id)),
-		// Every (re)placement in the universal feed, in order: new posts reach personalised feeds from here.
-		inUniversal(post) &&
-			redis.xadd(
-				keys.placements(c),
-				'MAXLEN',
-				'~',
-				PLACEMENTS_KEPT,
-				'*',
-				'e',
-				placementEntry(post),
-			),
-	])
+	for (const { key, member } of setsFor(post))
+		if (member) pipeline.zadd(key, post.created_at, post.id)
+		else pipeline.zrem(key, post.id)
+	for (const key of left) pipeline.zrem(key, post.id)
+	// Every (re)placement in the universal feed, in order: new posts reach personalised feeds from here.
+	if (inUniversal(post))
+		pipeline.xadd(
+			keys.placements(c),
+			'MAXLEN',
+			'~',
+			PLACEMENTS_KEPT,
+			'*',
+			'e',
+			placementEntry(post),
+		)
 }

@@ -19,6 +19,8 @@
 //                                           a post's row, topics or widgets changed:
 //                                           drops its cached value (the next read
 //                                           fills it) and re-places it in feeds.
+//   placeCreated(posts)                    posts just created: cached and placed,
+//                                           one pipeline per community.
 //   refreshPosts(communityId, postIds)     the same, loading the posts first.
 //
 // Modules reach these through feed-manager.ts only.
@@ -32,8 +34,8 @@ import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
-import { pipelineBySlot } from '../lib/redis-slots'
-import { indexPost } from './index-post'
+import { execOrThrow, pipelineBySlot } from '../lib/redis-slots'
+import { indexPost, queueIndex } from './index-post'
 import { bumpFeedVersion } from './page-cache'
 import { postFromShared, presentFeedUser, presentStablePost, userFromFeed } from './present'
 import {
@@ -193,20 +195,54 @@ export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[
 }
 
 /**
- * Re-places these posts (as just written) in every feed and drops their cached copies;
- * a post just `created` is cached instead (see fillCreated). True when Redis took it all.
+ * Re-places these posts (as just written) in every feed and drops their cached copies.
+ * True when Redis took it all.
  */
 export function placePosts(
 	posts: CachedPost[],
 	formerTopicIds: string[] = [],
 	formerWidgetIds: string[] = [],
-	created = false,
 ): Promise<boolean> {
 	return quietly('placePosts', async () => {
-		await (created ? fillCreated(posts) : dropPosts(posts))
+		await dropPosts(posts)
 		await Promise.all(posts.map((post) => indexPost(post, formerTopicIds, formerWidgetIds)))
 		// After the change is in Redis: a page computed from before it is not kept as current.
 		await Promise.all([...new Set(posts.map((p) => p.community_id))].map(bumpFeedVersion))
+	})
+}
+
+/**
+ * Places posts their writer just created, each community's in ONE pipeline (its keys
+ * share a hash tag, so also on a Cluster): every post cached (see below), then placed in
+ * its sets, then the community's feed version bumped — Redis runs a pipeline's commands
+ * in order, so a reader that finds a post in a set finds it cached, and a page computed
+ * before the placement is not kept as current (bumpFeedVersion's INCR, queued here).
+ *
+ * Caching a writer's copy is safe here where it otherwise is not (dropPosts): nothing
+ * could change a post before its creating commit, and any writer after it bumps the
+ * generation, which makes this fill a no-op (cacheFill with no generation seen). So the
+ * first feed reads after a post need no Postgres. True when Redis took it all.
+ */
+export function placeCreated(posts: CachedPost[]): Promise<boolean> {
+	return quietly('placeCreated', async () => {
+		await Promise.all(
+			[...Map.groupBy(posts, (p) => p.community_id)].map(([communityId, list]) => {
+				const pipeline = redis.pipeline()
+				for (const post of list) {
+					const key = keys.postCache(communityId, post.id)
+					;(pipeline as unknown as { cacheFill: CacheFill }).cacheFill(
+						key,
+						keys.cacheGeneration(key),
+						'',
+						encodePost(post),
+						POST_TTL_SECONDS,
+					)
+					queueIndex(pipeline, post)
+				}
+				pipeline.incr(keys.feedVersion(communityId))
+				return execOrThrow(pipeline)
+			}),
+		)
 	})
 }
 
@@ -316,25 +352,6 @@ async function dropPosts(posts: CachedPost[]): Promise<void> {
 		const generation = keys.cacheGeneration(keyOf(post))
 		pipeline.incr(generation).expire(generation, POST_TTL_SECONDS).del(keyOf(post))
 	})
-}
-
-/**
- * Caches posts their writer just created, so the first feed reads after a post need no
- * Postgres. Safe where a writer's copy otherwise is not (dropPosts): nothing could
- * change a post before its creating commit, and any writer after it bumps the
- * generation, which makes this fill a no-op (cacheFill with no generation seen).
- */
-async function fillCreated(posts: CachedPost[]): Promise<void> {
-	const keyOf = (post: CachedPost) => keys.postCache(post.community_id, post.id)
-	await pipelineBySlot(redis, posts, keyOf, (pipeline, post) =>
-		(pipeline as unknown as { cacheFill: CacheFill }).cacheFill(
-			keyOf(post),
-			keys.cacheGeneration(keyOf(post)),
-			'',
-			encodePost(post),
-			POST_TTL_SECONDS,
-		),
-	)
 }
 
 /**
