@@ -12,6 +12,9 @@
 // transaction of its own, in arrival order, exactly as without batching (so it gets its
 // own answer), before the next batch.
 //
+// Reads a batch needs but that need no transaction (`prepare`) go out on the pool with
+// BEGIN, so the batch's statements need not wait a round trip for them.
+//
 // `inFlight` batches of a batcher run at once (one by default): while one waits on its
 // round trips and its commit, the next is written. Batches in flight never share a key
 // (the same like row), and their writer must take its row locks in one fixed order (a
@@ -36,9 +39,19 @@ export interface BatchCommit<I, O> {
  * have written nothing (a 404 found by a read). When `together` throws, each input of
  * the batch runs `alone`, as it would unbatched.
  */
-export function batchCommit<I, O>(options: {
+export function batchCommit<I, O, P = never>(options: {
 	key: (input: I) => string
-	together: (tx: postgres.TransactionSql, inputs: I[]) => Promise<Outcome<O>[]>
+	/**
+	 * Reads a batch needs that need no transaction (the authors of new posts, say), sent
+	 * on the pool together with BEGIN rather than after it: `together` gets the promise.
+	 * When it fails, so does the batch (each input then runs alone, without it).
+	 */
+	prepare?: (inputs: I[]) => Promise<P>
+	together: (
+		tx: postgres.TransactionSql,
+		inputs: I[],
+		prepared?: Promise<P>,
+	) => Promise<Outcome<O>[]>
 	alone: (tx: postgres.TransactionSql, input: I) => Promise<O>
 	maxBatch?: number
 	inFlight?: number
@@ -85,13 +98,11 @@ export function batchCommit<I, O>(options: {
 	async function commitBatch(batch: Pending[]) {
 		const hooks: Hook[] = []
 		let outcomes: Outcome<O>[]
+		const inputs = batch.map((p) => p.input)
 		try {
-			outcomes = await beginCollecting(hooks, (tx) =>
-				options.together(
-					tx,
-					batch.map((p) => p.input),
-				),
-			)
+			const prepared = options.prepare?.(inputs)
+			prepared?.catch(() => {}) // together's to handle (a batch failed before it never looks)
+			outcomes = await beginCollecting(hooks, (tx) => options.together(tx, inputs, prepared))
 		} catch (error) {
 			log.warn({ err: error, inputs: batch.length }, 'batch rolled back; its writes run alone')
 			for (const p of batch)

@@ -162,4 +162,33 @@ describe('batchCommit', () => {
 		expect(fast.txid).not.toBe(sameKey.txid)
 		expect(await stored('two-')).toEqual(['two-fast', 'two-slow', 'two-same-key'])
 	})
+
+	test('prepare runs on the pool beside BEGIN and its answer reaches together; when it fails, each input runs alone', async () => {
+		const prepared: string[][] = []
+		const commits = (fail: boolean) =>
+			batchCommit<Input, { txid: string; seq: number }, { backend: number }>({
+				key: (i) => i.label,
+				prepare: async (inputs) => {
+					prepared.push(inputs.map((i) => i.label))
+					if (fail) throw new Error('prepare failed')
+					const [row] = await sql<{ backend: number }[]>`select pg_backend_pid() as backend`
+					return row as { backend: number }
+				},
+				together: async (tx, inputs, ahead) => {
+					const [own] = await tx<{ backend: number }[]>`select pg_backend_pid() as backend`
+					// Another connection than the transaction's: it did not wait for BEGIN's turn.
+					expect((await ahead)?.backend).not.toBe(own?.backend)
+					return writeAll(tx, inputs)
+				},
+				alone: writeOne,
+			})
+		const ok = commits(false)
+		const shared = await Promise.all(['prep-1', 'prep-2'].map((label) => ok.run({ label })))
+		expect(shared[0]?.txid).toBe(shared[1]?.txid as string)
+		expect(prepared).toEqual([['prep-1', 'prep-2']])
+		const failing = commits(true)
+		const alone = await Promise.all(['prep-3', 'prep-4'].map((label) => failing.run({ label })))
+		expect(alone[0]?.txid).not.toBe(alone[1]?.txid as string)
+		expect(await stored('prep-')).toEqual(['prep-1', 'prep-2', 'prep-3', 'prep-4'])
+	})
 })

@@ -1,13 +1,14 @@
 // The new posts of a group-committed batch (lib/group-commit.ts batchCommit) with
-// set-based statements: whatever the batch's size, BEGIN, two round trips and COMMIT —
-// (1) the posts (one insert), their topic links (one insert, topics' post_count follows
-// by trigger) and widget links, beside the reads the answers and events need: the
-// tagged users, the topics (read after the links, with the counts they changed) and the
-// authors; (2) the fan-out jobs and feed marks (feedManager.onPostsCreated), the tags and
-// their activities, and the post.created / post.tagged events (one insert). Each post's
-// answer and cached form are built from what was written, never read back. A post whose
-// topics are unknown or disabled fails the batch (its row is already written), so each
-// post then runs alone and that one gets its 400.
+// set-based statements. Before the transaction, beside its BEGIN: the authors and the
+// users the texts tag (readAhead, on the pool). Then ONE round trip whatever the batch's
+// size: the posts (one insert), their topic links (one insert; topics' post_count
+// follows by trigger) and widget links, the tags and their activities, the fan-out jobs
+// and feed marks (feedManager.onPostsCreated), the post.created / post.tagged events
+// (one insert) and the topics as the links left them; COMMIT. A batch with topics sends
+// its events in a second round trip (they show the topics with the counts the links
+// changed). Each post's answer and cached form are built from what was written, never
+// read back. A post whose topics are unknown or disabled fails the batch (its row is
+// already written), so each post then runs alone and that one gets its 400.
 import { type NewEvent, recordEvents } from '../../events/outbox'
 import { afterCommit, type Db } from '../../lib/db'
 import { badRequest } from '../../lib/errors'
@@ -53,21 +54,57 @@ export function assertUsable(wanted: string[], found: { id: string; is_enabled: 
 	}
 }
 
+/** What a batch reads before it writes: the authors, and the users its texts tag (by community). */
+export interface ReadAhead {
+	authors: Map<number, UserRow>
+	tagged: Map<number, UserRow[]>
+}
+
+/** The authors and tagged users of a batch: one statement each per community, sent together. */
+export async function readAhead(db: Db, requests: NewPostRequest[]): Promise<ReadAhead> {
+	const [authors, tagged] = await Promise.all([
+		findUsersByIds(db, [...new Set(requests.map((r) => r.session.userId))]),
+		byCommunity(requests, (c, list) =>
+			findUsersByUuids(
+				db,
+				c,
+				list.flatMap((r) => taggedUuids(r.heading, r.text)),
+			),
+		),
+	])
+	return { authors: new Map(authors.map((u) => [u.id, u])), tagged }
+}
+
+/**
+ * Writes the batch. `ahead` is readAhead's answer when the batcher sent it with BEGIN
+ * (else it is read here, first): then a batch without topics is ONE round trip between
+ * BEGIN and COMMIT; with topics, its events wait for a second one (the topics as the
+ * links left them).
+ */
 export async function createTogether(
 	tx: Db,
 	requests: NewPostRequest[],
+	ahead: Promise<ReadAhead> = readAhead(tx, requests),
 ): Promise<Outcome<WrittenPost>[]> {
 	// Only company widgets query (resolved or created in this transaction); the rest is pure.
-	const resolved = await Promise.all(
-		requests.map((r) =>
-			resolveAttachments(tx, r.session.communityId, r.id, r.session.userId, r.attachments),
+	const [read, resolved] = await Promise.all([
+		ahead,
+		Promise.all(
+			requests.map((r) =>
+				resolveAttachments(tx, r.session.communityId, r.id, r.session.userId, r.attachments),
+			),
 		),
-	)
-	const rows = requests.map((r, i) => rowOf(r, resolved[i] as ResolvedAttachments))
+	])
+	const written = requests.map((r, i) => writtenOf(r, resolved[i] as ResolvedAttachments, read))
+	const posts = written.map((w) => w.post)
+	const withTopics = requests.some((r) => r.topicIds.length > 0)
 	// Sent together: Postgres runs them in order, so the topics are read with the counts
 	// these links just changed, and the first failure aborts the rest.
-	const [, , , tagged, topics, authors] = await Promise.all([
-		insertPosts(tx, rows),
+	const [, , , , topics, feed] = await Promise.all([
+		insertPosts(
+			tx,
+			written.map((w) => w.row),
+		),
 		linkTopicsOf(
 			tx,
 			requests.flatMap((r) =>
@@ -78,61 +115,54 @@ export async function createTogether(
 				})),
 			),
 		),
-		Promise.all(
-			requests.map((r, i) =>
-				insertWidgetLinks(
-					tx,
-					r.id,
-					(resolved[i] as ResolvedAttachments).widgets.map((w) => w.id),
-				),
-			),
-		),
-		byCommunity(requests, (c, list) =>
-			findUsersByUuids(
-				tx,
-				c,
-				list.flatMap((r) => taggedUuids(r.heading, r.text)),
-			),
-		),
+		Promise.all(posts.map((post) => insertWidgetLinks(tx, post.id, post.widget_ids))),
+		Promise.all(requests.map((r, i) => tagUsers(tx, r, (written[i] as Written).tagged))),
 		byCommunity(requests, (c, list) =>
 			findTopicsByIds(tx, c, [...new Set(list.flatMap((r) => r.topicIds))]),
 		),
-		findUsersByIds(tx, [...new Set(requests.map((r) => r.session.userId))]),
+		feedManager.onPostsCreated(tx, posts),
+		!withTopics &&
+			recordEvents(
+				tx,
+				requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
+			),
 	])
-	const authorById = new Map(authors.map((u) => [u.id, u]))
-	const written = requests.map((r, i): WrittenPost & { tagged: UserRow[] } => {
-		const c = r.session.communityId
-		const ofCommunity = topics.get(c) ?? []
+	for (const [i, r] of requests.entries()) {
+		const ofCommunity = topics.get(r.session.communityId) ?? []
 		// Only this community's topics were linked; an unknown or disabled one fails the post.
 		assertUsable(r.topicIds, ofCommunity)
 		const topicById = new Map(ofCommunity.map((t) => [t.id, t]))
-		const uuids = new Set(taggedUuids(r.heading, r.text))
-		const taggedUsers = (tagged.get(c) ?? []).filter((u) => uuids.has(u.uuid))
-		const widgets = (resolved[i] as ResolvedAttachments).widgets
-		return {
-			post: cachedPost(rows[i] as NewPost, r, widgets, taggedUsers),
-			context: {
-				topics: r.topicIds.flatMap((id) => topicById.get(id) ?? []),
-				widgets,
-				creator: authorById.get(r.session.userId) ?? null,
-			},
-			tagged: taggedUsers,
-		}
-	})
-
-	const [feed] = await Promise.all([
-		feedManager.onPostsCreated(
+		;(written[i] as Written).context.topics = r.topicIds.flatMap((id) => topicById.get(id) ?? [])
+	}
+	if (withTopics)
+		await recordEvents(
 			tx,
-			written.map((w) => w.post),
-		),
-		...requests.map((r, i) => tagUsers(tx, r, (written[i] as { tagged: UserRow[] }).tagged)),
-		recordEvents(
-			tx,
-			requests.flatMap((r, i) => eventsOf(r, written[i] as WrittenPost & { tagged: UserRow[] })),
-		),
-	])
+			requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
+		)
 	afterCommit(tx, () => feed.afterCommit())
 	return written.map(({ post, context }) => ({ ok: true, value: { post, context } }))
+}
+
+interface Written extends WrittenPost {
+	row: NewPost
+	tagged: UserRow[]
+}
+
+/** The post's row, its cached form and its context (topics filled in once read). */
+function writtenOf(r: NewPostRequest, resolved: ResolvedAttachments, read: ReadAhead): Written {
+	const uuids = new Set(taggedUuids(r.heading, r.text))
+	const tagged = (read.tagged.get(r.session.communityId) ?? []).filter((u) => uuids.has(u.uuid))
+	const row = rowOf(r, resolved)
+	return {
+		row,
+		post: cachedPost(row, r, resolved.widgets, tagged),
+		context: {
+			topics: [],
+			widgets: resolved.widgets,
+			creator: read.authors.get(r.session.userId) ?? null,
+		},
+		tagged,
+	}
 }
 
 /** One statement per community of the batch (one in the common case), sent together. */
@@ -202,7 +232,7 @@ async function tagUsers(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise<v
 }
 
 /** post.created, and post.tagged when it tags anyone; history (a back-dated import) is not news. */
-function eventsOf(r: NewPostRequest, w: WrittenPost & { tagged: UserRow[] }): NewEvent[] {
+function eventsOf(r: NewPostRequest, w: Written): NewEvent[] {
 	if (r.history) return []
 	const communityId = r.session.communityId
 	const data = presentPostEvent(w.post, w.context)

@@ -33,7 +33,14 @@ import { findWidgetsByIds } from '../widgets/repo'
 import { checkedMeta, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
-import { assertUsable, createTogether, type NewPostRequest, type WrittenPost } from './post-batch'
+import {
+	assertUsable,
+	createTogether,
+	type NewPostRequest,
+	type ReadAhead,
+	readAhead,
+	type WrittenPost,
+} from './post-batch'
 import { loadPost, loadPostContext, type PostContext, presentPostEvent } from './present'
 import {
 	findPost,
@@ -100,13 +107,15 @@ async function loadWritten(
 
 /**
  * New posts share transactions (lib/group-commit.ts batchCommit), a batch written by a
- * few set-based statements (post-batch.ts): BEGIN, two round trips and COMMIT whatever
- * its size, and one Redis pipeline of each kind after it for all its posts. Posts never
+ * few set-based statements (post-batch.ts): BEGIN (its reads sent beside it), one round
+ * trip and COMMIT whatever its size, and one Redis round trip after it for all its posts. Posts never
  * share rows, so two batches are in flight (while one waits on Postgres the next is
  * written).
  */
-const postBatches = batchCommit<NewPostRequest, WrittenPost>({
+const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
 	key: (r) => r.id,
+	// The authors and tagged users, read with BEGIN: the batch then writes in one round trip.
+	prepare: (requests) => readAhead(sql, requests),
 	together: createTogether,
 	alone: createAlone,
 	inFlight: 2,
