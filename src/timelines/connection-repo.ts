@@ -114,30 +114,30 @@ export async function insertFanOutJobs(
 }
 
 /**
- * Claims up to `limit` of the oldest due jobs with a lease, in one statement; a crashed
- * worker's jobs are due again when their lease ends.
+ * Claims up to `limit` of the oldest due jobs in one statement: those whose author has a
+ * follower past the job's cursor get a lease (`busy`; a crashed worker's jobs are due
+ * again when it ends), the others have nothing left to do and are finished by the same
+ * statement (most new posts' authors have no followers).
  */
-export function claimFanOutJobs(db: Db, leaseSeconds: number, limit: number): Promise<FanOutJob[]> {
-	return db<FanOutJob[]>`
-		update fanout_jobs set lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
-		where id in (
-			select id from fanout_jobs
-			where done_at is null and (lease_until is null or lease_until < now())
-			order by id limit ${limit} for update skip locked)
-		returning id::text, community_id, kind, post_id, author_id, score::float8 as score, cursor, attempts`
-}
-
-/** The ids of those `jobs` whose author has a follower past the job's cursor: the others have nothing left to do. */
-export async function jobsWithFollowers(
+export function claimFanOutJobs(
 	db: Db,
-	jobs: Pick<FanOutJob, 'id' | 'author_id' | 'cursor'>[],
-): Promise<Set<string>> {
-	if (jobs.length === 0) return new Set()
-	const rows = await db<{ id: string }[]>`
-		select j.id::text from unnest(${jobs.map((j) => j.id)}::bigint[], ${jobs.map((j) => j.author_id)}::int[],
-			${jobs.map((j) => j.cursor)}::int[]) as j(id, author_id, cursor)
-		where exists (select 1 from connections c where c.connection_id = j.author_id and c.user_id > j.cursor)`
-	return new Set(rows.map((r) => r.id))
+	leaseSeconds: number,
+	limit: number,
+): Promise<(FanOutJob & { busy: boolean })[]> {
+	return db<(FanOutJob & { busy: boolean })[]>`
+		with due as (
+			select f.id, exists (
+				select 1 from connections c where c.connection_id = f.author_id and c.user_id > f.cursor
+			) as busy
+			from fanout_jobs f
+			where f.done_at is null and (f.lease_until is null or f.lease_until < now())
+			order by f.id limit ${limit} for update skip locked)
+		update fanout_jobs j set attempts = j.attempts + 1,
+			lease_until = case when due.busy then now() + make_interval(secs => ${leaseSeconds}) end,
+			done_at = case when due.busy then null else now() end
+		from due where j.id = due.id
+		returning j.id::text, j.community_id, j.kind, j.post_id, j.author_id, j.score::float8 as score,
+			j.cursor, j.attempts, due.busy`
 }
 
 /** Records progress and extends the lease; false when the lease was lost to another worker. */
@@ -153,12 +153,7 @@ export async function checkpointFanOutJob(
 }
 
 export async function finishFanOutJob(db: Db, id: string): Promise<void> {
-	await finishFanOutJobs(db, [id])
-}
-
-export async function finishFanOutJobs(db: Db, ids: string[]): Promise<void> {
-	if (ids.length === 0) return
-	await db`update fanout_jobs set done_at = now(), lease_until = null where id = any(${ids}::bigint[])`
+	await db`update fanout_jobs set done_at = now(), lease_until = null where id = ${id}`
 }
 
 /**

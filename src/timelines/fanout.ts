@@ -20,11 +20,9 @@ import {
 	failFanOutJob,
 	failingFanOutJobs,
 	finishFanOutJob,
-	finishFanOutJobs,
 	followersAfter,
 	insertFanOutJob,
 	insertFanOutJobs,
-	jobsWithFollowers,
 	postStillFansOut,
 	stoppedFollowing,
 } from './connection-repo'
@@ -154,27 +152,22 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 
 /**
  * Claims and runs jobs until none is due; returns how many ran. Jobs are claimed
- * CLAIM at a time: the jobs of authors nobody follows (most new posts' jobs) end
- * together in one statement, the others run one after another.
+ * CLAIM at a time: the jobs of authors nobody follows (most new posts' jobs) are
+ * finished by the claiming statement itself, the others run one after another.
  */
 export async function drainFanOut(): Promise<number> {
 	let ran = 0
 	for (;;) {
+		const started = performance.now()
 		const jobs = await claimFanOutJobs(sql, LEASE_SECONDS, CLAIM)
 		if (jobs.length === 0) return ran
-		const started = performance.now()
-		const busy = await jobsWithFollowers(sql, jobs)
-		const idle = jobs.filter((job) => !busy.has(job.id))
+		const idle = jobs.filter((job) => !job.busy)
 		if (idle.length > 0) {
-			await finishFanOutJobs(
-				sql,
-				idle.map((job) => job.id),
-			)
 			const seconds = (performance.now() - started) / 1000
 			for (const _ of idle) fanOutLag.observe(seconds)
 			jobSucceeded('fanout')
 		}
-		for (const job of jobs) if (busy.has(job.id)) await runJob(job)
+		for (const job of jobs) if (job.busy) await runJob(job)
 		ran += jobs.length
 	}
 }
