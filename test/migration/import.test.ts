@@ -101,6 +101,39 @@ describe('import of a generated community', () => {
 		expect(await snapshot(cleanCommunity)).toEqual(clean)
 	})
 
+	test('a re-run puts back what was deleted since, and only that, with exact counters', async () => {
+		const target = (await newCommunity('import-restore')).communityId
+		await importFile(target, file)
+		// A post with likes and a topic but no comments, a reply without replies or likes, a
+		// like of another post: each deleted straight from the tables (counters left stale).
+		const [post] = await sql`
+			select id, likes_count from posts where community_id = ${target}
+				and likes_count > 0 and comments_count = 0 order by external_id limit 1`
+		await sql`delete from post_likes where post_id = ${post?.id}`
+		await sql`delete from post_topics where post_id = ${post?.id}`
+		await sql`delete from posts where id = ${post?.id}`
+		const [reply] = await sql`
+			select id from comments where community_id = ${target} and parent_id is not null
+				and comments_count = 0 and likes_count = 0 order by external_id limit 1`
+		await sql`delete from comments where id = ${reply?.id}`
+		const [like] = await sql`
+			select l.post_id, l.user_id from post_likes l join posts p on p.id = l.post_id
+			where p.community_id = ${target} order by p.external_id limit 1`
+		await sql`delete from post_likes where post_id = ${like?.post_id} and user_id = ${like?.user_id}`
+		expect(await snapshot(target)).not.toEqual(clean)
+
+		const again = await importFile(target, file)
+		expect(again.imported).toEqual({
+			user: 0,
+			topic: 0,
+			post: 1,
+			comment: 1,
+			like: (post?.likes_count as number) + 1,
+			connection: 0,
+		})
+		expect(await snapshot(target)).toEqual(clean)
+	})
+
 	test('--dry-run reports what a run would do and writes nothing', async () => {
 		const target = (await newCommunity('import-dry')).communityId
 		const summary = await importFile(target, file, true)
@@ -356,7 +389,7 @@ describe('counters written from the stage’s predictions', () => {
 
 	test('exact predictions skip the recount, duplicate lines included', async () => {
 		const target = (await newCommunity('import-predicted')).communityId
-		const { summary, parts } = await importRecords(target, [
+		const records = [
 			user('a'),
 			user('b'),
 			post('p1'),
@@ -366,11 +399,24 @@ describe('counters written from the stage’s predictions', () => {
 			like('b', { post: 'p1' }), // the same line again: dropped before anything is predicted
 			like('b', { post: 'p1' }, at + 3), // the same like, different content: a reject
 			like('a', { comment: 'c1' }),
-		])
+		]
+		const { summary, parts } = await importRecords(target, records)
 		expect(summary.rejects).toBe(1)
 		expect(parts).toContain('counters (exact as predicted)')
 		expect(parts).not.toContain('counters')
 		expect(await counters(target)).toEqual({ p1: [1, 2], c1: [1, 1], c2: [0, 0] })
+		// Run again: everything matches, and the repeated like is still refused.
+		const again = await importRecords(target, records)
+		expect(Object.values(again.summary.imported).every((n) => n === 0)).toBe(true)
+		expect(again.summary.matched).toEqual({
+			user: 2,
+			topic: 0,
+			post: 1,
+			comment: 2,
+			like: 3,
+			connection: 0,
+		})
+		expect(again.summary.rejects).toBe(1)
 	})
 
 	test('rejected children make predictions wrong: the recount corrects them', async () => {
