@@ -4,6 +4,7 @@
 // read phase's CPU; with a thread per core it runs beside Postgres taking the COPYs.
 import type { RecordType } from './record-model'
 import { parseLine } from './records'
+import { hashKey } from './repeats'
 
 export interface BatchRequest {
 	id: number
@@ -20,6 +21,8 @@ export interface StagedChunk {
 	/** COPY text rows, newline-terminated, joined. */
 	text: string
 	rows: number
+	/** The rows' customer ids hashed (repeats.ts), two numbers a row. */
+	hashes: Uint32Array
 }
 
 export interface BatchResult {
@@ -30,7 +33,7 @@ export interface BatchResult {
 }
 
 export function parseBatch(request: BatchRequest): BatchResult {
-	const rows = new Map<RecordType, string[]>()
+	const rows = new Map<RecordType, { copyLines: string[]; keys: string[] }>()
 	const rejects: [number, string, string][] = []
 	const lines = request.text.split('\n')
 	for (let i = 0; i < lines.length; i++) {
@@ -40,16 +43,29 @@ export function parseBatch(request: BatchRequest): BatchResult {
 		const parsed = parseLine(raw, line, request.now, request.keepRaw)
 		if (!parsed.ok) rejects.push([line, parsed.reason, raw])
 		else {
-			const list = rows.get(parsed.type)
-			if (list) list.push(parsed.copyLine)
-			else rows.set(parsed.type, [parsed.copyLine])
+			let list = rows.get(parsed.type)
+			if (!list) {
+				list = { copyLines: [], keys: [] }
+				rows.set(parsed.type, list)
+			}
+			list.copyLines.push(parsed.copyLine)
+			list.keys.push(parsed.key)
 		}
 	}
-	const staged = [...rows].map(([type, list]) => ({ type, text: list.join(''), rows: list.length }))
+	const staged = [...rows].map(([type, { copyLines, keys }]) => {
+		const hashes = new Uint32Array(2 * keys.length)
+		for (let i = 0; i < keys.length; i++) hashKey(keys[i] as string, hashes, i)
+		return { type, text: copyLines.join(''), rows: copyLines.length, hashes }
+	})
 	return { id: request.id, staged, rejects }
 }
 
 declare const self: Worker
 self.onmessage = (event: MessageEvent<BatchRequest>) => {
-	self.postMessage(parseBatch(event.data))
+	const result = parseBatch(event.data)
+	// The hashes move to the main thread instead of being copied.
+	self.postMessage(
+		result,
+		result.staged.map((chunk) => chunk.hashes.buffer as ArrayBuffer),
+	)
 }

@@ -36,8 +36,26 @@ export const stageColumns: Record<RecordType, string[]> = {
 }
 
 export type Parsed =
-	| { ok: true; type: RecordType; copyLine: string }
+	| { ok: true; type: RecordType; copyLine: string; key: string }
 	| { ok: false; reason: string }
+
+/**
+ * A record's customer id as one string, the key the duplicate check groups on
+ * (apply-repo.ts duplicateKeys): equal ids give equal strings (a missing reference is
+ * '', as the check groups nulls together).
+ */
+function customerKey(type: RecordType, v: Record<string, unknown>): string {
+	switch (type) {
+		case 'user':
+			return v.user_unique_id as string
+		case 'like':
+			return `${v.user_unique_id}\u0001${v.post_external_id ?? ''}\u0002${v.comment_external_id ?? ''}`
+		case 'connection':
+			return `${v.user_unique_id}\u0001${v.target_user_unique_id}`
+		default:
+			return v.external_id as string
+	}
+}
 
 const SPECIAL = /[\\\t\n\r]/
 const SPECIALS = /[\\\t\n\r]/g
@@ -48,6 +66,16 @@ function field(value: unknown): string {
 	if (value === undefined || value === null) return '\\N'
 	const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
 	return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c] as string) : text
+}
+
+/**
+ * `field` for a line without a backslash: JSON escapes every tab, newline, carriage
+ * return and backslash inside a string, so none of its values holds one and the
+ * escaping pass has nothing to do.
+ */
+function plainField(value: unknown): string {
+	if (value === undefined || value === null) return '\\N'
+	return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
 /** Strings Postgres cannot store (NUL) or UTF-8 cannot encode (lone surrogates), found anywhere in the value. */
@@ -97,8 +125,10 @@ export function parseLine(raw: string, line: number, now: number, keepRaw = true
 	if (type === 'connection' && value.user_unique_id === value.target_user_unique_id)
 		return { ok: false, reason: 'a user cannot connect to itself' }
 	const columns = stageColumns[type]
+	const render = raw.includes('\\') ? field : plainField
 	let copyLine = String(line)
-	for (let i = 1; i < columns.length - 1; i++) copyLine += `\t${field(value[columns[i] as string])}`
+	for (let i = 1; i < columns.length - 1; i++)
+		copyLine += `\t${render(value[columns[i] as string])}`
 	copyLine += keepRaw ? `\t${field(raw)}\n` : '\t\\N\n'
-	return { ok: true, type, copyLine }
+	return { ok: true, type, copyLine, key: customerKey(type, value) }
 }

@@ -32,6 +32,7 @@ import { importLikes } from './likes-repo'
 import { createParsePool } from './parse-pool'
 import type { BatchResult } from './parse-worker'
 import { type Counts, type RecordType, recordTypes, zeroCounts } from './record-model'
+import { createRepeatWatch, type RepeatWatch } from './repeats'
 import {
 	analyzeStage,
 	createStage,
@@ -94,8 +95,15 @@ function timer(report?: (part: string, ms: number) => void): Timer {
 /** Batches parsing at once: enough to keep every thread busy while the first is consumed. */
 const PARSING_AHEAD = 8
 
-async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ rejects: number }> {
+interface Read {
+	rejects: number
+	/** Which types' staged rows may repeat a customer id (the rest need no duplicate check). */
+	repeats: RepeatWatch
+}
+
+async function readInto(db: Db, options: ImportOptions, now: number): Promise<Read> {
 	const writer = createStageWriter(db)
+	const repeats = createRepeatWatch()
 	const pool = createParsePool(now, options.reread === undefined)
 	const parsing: Promise<BatchResult>[] = []
 	let lines = 0
@@ -107,6 +115,7 @@ async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ 
 		for (const [line, reason, raw] of result.rejects) await options.rejects.add(line, reason, raw)
 		rejects += result.rejects.length
 		for (const chunk of result.staged) {
+			repeats.add(chunk.type, chunk.hashes)
 			const full = writer.add(chunk)
 			if (full) await full
 		}
@@ -130,7 +139,7 @@ async function readInto(db: Db, options: ImportOptions, now: number): Promise<{ 
 	}
 	await writer.end()
 	options.onProgress?.({ done: lines, rejects })
-	return { rejects }
+	return { rejects, repeats }
 }
 
 /** What the steps of one run add up, and how they report their parts' times. */
@@ -186,6 +195,7 @@ async function applyAll(
 	communityId: number,
 	now: number,
 	inOwnTransactions: boolean,
+	repeats: RepeatWatch,
 	mark: Timer = () => {},
 ): Promise<{ imported: Counts; matched: Counts }> {
 	const tally: Tally = {
@@ -196,6 +206,7 @@ async function applyAll(
 	}
 	const keys = duplicateKeys(db)
 	for (const type of recordTypes) {
+		if (!repeats.mayRepeat(type)) continue
 		const table = stageTable[type]
 		tally.matched[type] += await settleDuplicates(db, table, keys[table] as never)
 	}
@@ -245,11 +256,16 @@ async function reportStagedRejects(
 }
 
 /** The apply phase inside one transaction that is rolled back: a real run's counts and rejects, nothing kept. */
-function rehearse(db: Db, options: ImportOptions, now: number): Promise<Applied> {
+function rehearse(
+	db: Db,
+	options: ImportOptions,
+	now: number,
+	repeats: RepeatWatch,
+): Promise<Applied> {
 	return inTransaction(
 		db,
 		async () => {
-			const result = await applyAll(db, options.communityId, now, false)
+			const result = await applyAll(db, options.communityId, now, false, repeats)
 			return {
 				...result,
 				rejects: await reportStagedRejects(db, options.rejects, options.reread),
@@ -275,12 +291,12 @@ export async function runImport(options: ImportOptions): Promise<Summary> {
 		options.onPhase?.('apply')
 		let applied: Applied
 		const pendingSince = await redis.get(keys.importPending(options.communityId))
-		if (options.dryRun) applied = await rehearse(db, options, now)
+		if (options.dryRun) applied = await rehearse(db, options, now, read.repeats)
 		else {
 			// Durable until the feeds are rebuilt: a run killed after its last step but
 			// before the rebuild leaves it, and the re-run (which imports nothing) rebuilds.
 			await redis.set(keys.importPending(options.communityId), String(now))
-			const result = await applyAll(db, options.communityId, now, true, mark)
+			const result = await applyAll(db, options.communityId, now, true, read.repeats, mark)
 			applied = {
 				...result,
 				rejects: await reportStagedRejects(db, options.rejects, options.reread),
