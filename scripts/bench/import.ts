@@ -190,19 +190,19 @@ async function indexedCopy(communityId: number): Promise<{ seconds: number; rows
 	await sql`create schema bench_floor`
 	const files: [string, string][] = []
 	let rows = 0
-	// Copied out on a client of its own: a query after a COPY TO on the same pool hung.
-	const reader = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} })
 	for (const [table, select] of filledTables(communityId)) {
 		await sql.unsafe(`create table bench_floor.${table} (like public.${table} including all)`)
 		const path = join(dir, `floor-${table}.tsv`)
+		// Each copied out on a client of its own: a query after a COPY TO on the same connection hung.
+		const reader = postgres(process.env.DATABASE_URL as string, { max: 1, onnotice: () => {} })
 		const readable = await reader.unsafe(`copy (${select}) to stdout`).readable()
 		const out = createWriteStream(path)
 		readable.pipe(out)
 		await once(out, 'finish')
+		await reader.end()
 		rows += readFileSync(path).reduce((n, byte) => (byte === 10 ? n + 1 : n), 0)
 		files.push([table, path])
 	}
-	await reader.end()
 	const started = performance.now()
 	for (const [table, path] of files) {
 		const writable = await sql.unsafe(`copy bench_floor.${table} from stdin`).writable()
