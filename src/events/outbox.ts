@@ -9,7 +9,11 @@
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { type FeedNotification, recordFeedNotificationWith } from './notifications'
-import { insertEventsWithDeliveries, insertEventWithDeliveries } from './repo'
+import {
+	eventsWithDeliveriesCtes,
+	insertEventsWithDeliveries,
+	insertEventWithDeliveries,
+} from './repo'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -31,9 +35,20 @@ export const recordFeedNotification = (tx: Db, input: FeedNotification) =>
 
 /** Writes many events and their deliveries inside `tx` in one statement (a batch of likes). */
 export function recordEvents(tx: Db, inputs: NewEvent[]): Promise<void> {
-	const events = inputs.map((e) => ({ ...e, id: newId(), source: e.source ?? 'feed' }))
-	return insertEventsWithDeliveries(tx, events, Date.now(), deliveriesChannel)
+	return insertEventsWithDeliveries(tx, rowsOf(inputs), Date.now(), deliveriesChannel)
 }
+
+/**
+ * recordEvents as CTEs of a caller's ONE statement, which then needs no transaction: the
+ * events commit with the change they record or not at all (events/repo.ts
+ * eventsWithDeliveriesCtes: the statement must read `deliveries_notified`).
+ */
+export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
+	return eventsWithDeliveriesCtes(db, rowsOf(inputs), Date.now(), deliveriesChannel)
+}
+
+const rowsOf = (inputs: NewEvent[]) =>
+	inputs.map((e) => ({ ...e, id: newId(), source: e.source ?? 'feed' }))
 
 function insertEvent(tx: Db, input: NewEvent): Promise<string> {
 	return insertEventWithDeliveries(

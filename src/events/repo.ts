@@ -227,11 +227,32 @@ export async function insertEventWithDeliveries(
 /** insertEventWithDeliveries for many events (of any types and communities) in one statement. */
 export async function insertEventsWithDeliveries(
 	tx: Db,
-	events: { id: string; communityId: number; event: string; source: string; data: unknown }[],
+	events: NewEventRow[],
 	now: number,
 	channel: string,
 ): Promise<void> {
 	if (events.length === 0) return
+	await tx`with ${eventsWithDeliveriesCtes(tx, events, now, channel)} select * from deliveries_notified`
+}
+
+export interface NewEventRow {
+	id: string
+	communityId: number
+	event: string
+	source: string
+	data: unknown
+}
+
+/**
+ * insertEventsWithDeliveries as CTEs of a caller's statement: `event`, `deliveries` and
+ * `deliveries_notified`, one row — the statement must read it, or Postgres skips it.
+ */
+export function eventsWithDeliveriesCtes(
+	db: Db,
+	events: NewEventRow[],
+	now: number,
+	channel: string,
+) {
 	const input = events.map((e) => ({
 		id: e.id,
 		c: e.communityId,
@@ -239,11 +260,11 @@ export async function insertEventsWithDeliveries(
 		s: e.source,
 		d: e.data,
 	}))
-	await tx`
-		with event as (
+	return db`
+		event as (
 			insert into events (id, community_id, event, source, data, created_at)
 			select i.id, i.c, i.e, i.s, i.d, ${now}
-			from jsonb_to_recordset(${tx.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)
+			from jsonb_to_recordset(${db.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)
 			returning id, community_id, event
 		), deliveries as (
 			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
@@ -251,6 +272,6 @@ export async function insertEventsWithDeliveries(
 			from event join webhooks w
 				on w.community_id = event.community_id and w.webhook_type = event.event and w.is_active
 			returning 1
-		)
-		select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery`
+		), deliveries_notified as (
+			select count(*) from (select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery) n)`
 }

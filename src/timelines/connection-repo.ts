@@ -96,21 +96,29 @@ export async function insertFanOutJob(
 	await insertFanOutJobs(db, [job])
 }
 
+export type NewFanOutJob = Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>
+
 /** Many jobs in one statement (a batch of new posts), with one notification. */
-export async function insertFanOutJobs(
-	db: Db,
-	jobs: Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>[],
-): Promise<void> {
+export async function insertFanOutJobs(db: Db, jobs: NewFanOutJob[]): Promise<void> {
 	if (jobs.length === 0) return
+	await db`with ${fanOutJobsCtes(db, jobs)} select * from fanout_notified`
+}
+
+/**
+ * insertFanOutJobs as CTEs of a caller's statement: `fanout_job` (a row per job) and
+ * `fanout_notified`, one row — the statement must read it, or Postgres skips it.
+ */
+export function fanOutJobsCtes(db: Db, jobs: NewFanOutJob[]) {
 	// The notification is delivered at commit, so the worker wakes only for jobs it can see.
-	await db`
-		with job as (
+	return db`
+		fanout_job as (
 			insert into fanout_jobs (community_id, kind, post_id, author_id, score)
 			select * from unnest(${jobs.map((j) => j.community_id)}::int[], ${jobs.map((j) => j.kind)}::text[],
 				${jobs.map((j) => j.post_id)}::text[], ${jobs.map((j) => j.author_id)}::int[],
 				${jobs.map((j) => j.score)}::bigint[])
-			returning 1)
-		select pg_notify('fanout', '') from (select 1 from job limit 1) any_job`
+			returning 1),
+		fanout_notified as (
+			select count(*) from (select pg_notify('fanout', '') from (select 1 from fanout_job limit 1) any_job) n)`
 }
 
 /**

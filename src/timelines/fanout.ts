@@ -19,10 +19,12 @@ import {
 	type FanOutJob,
 	failFanOutJob,
 	failingFanOutJobs,
+	fanOutJobsCtes,
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
 	insertFanOutJobs,
+	type NewFanOutJob,
 	postStillFansOut,
 	stoppedFollowing,
 } from './connection-repo'
@@ -59,19 +61,25 @@ export function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
 
 /** enqueueFanOut for many posts (a batch of new ones) in one statement. */
 export async function enqueueFanOuts(tx: Db, posts: FanOutPost[]): Promise<void> {
-	const fanning = posts.filter(
-		(p) => !p.is_deleted && (p.visibility === 'public' || p.visibility === 'connections'),
-	)
-	await insertFanOutJobs(
-		tx,
-		fanning.map((post) => ({
+	await insertFanOutJobs(tx, fanOutJobsOf(posts))
+}
+
+/** enqueueFanOuts as CTEs of a caller's one statement (connection-repo.ts fanOutJobsCtes). */
+export function fanOutCtes(db: Db, posts: FanOutPost[]) {
+	return fanOutJobsCtes(db, fanOutJobsOf(posts))
+}
+
+/** The add jobs of posts that followers' feeds show (public and connections ones). */
+function fanOutJobsOf(posts: FanOutPost[]): NewFanOutJob[] {
+	return posts
+		.filter((p) => !p.is_deleted && (p.visibility === 'public' || p.visibility === 'connections'))
+		.map((post) => ({
 			community_id: post.community_id,
 			kind: 'add',
 			post_id: post.id,
 			author_id: post.user_id,
 			score: post.created_at,
-		})),
-	)
+		}))
 }
 
 /** Call inside the transaction that deletes a post (or hides it from connections). */

@@ -11,8 +11,9 @@
 // durable mark lets the reconciler re-place what Redis did not take).
 import { afterCommitTogether, type Db } from '../lib/db'
 import { followAuthor, unfollowAuthor } from './connection-feed'
-import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts } from './fanout'
-import { confirmFeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
+import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts, fanOutCtes } from './fanout'
+import { confirmFeedMark, type FeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
+import { newFeedMarksCte } from './feed-marks-repo'
 import {
 	forgetBlocks,
 	forgetPosts,
@@ -89,6 +90,21 @@ async function onPostsCreated(tx: Db, posts: CachedPost[]): Promise<AfterCommit>
 	}
 }
 
+/**
+ * onPostsCreated for posts that ONE statement writes without a transaction (a batch of
+ * plain new posts, modules/posts/post-statement.ts): the fan-out jobs' and feed marks'
+ * CTEs for that statement (it must read `fanout_notified` and returns `feed_mark`'s
+ * rows), and `placed`, to call with those marks once it has run: what afterCommit does.
+ */
+function postsCreatedCtes(db: Db, posts: CachedPost[]) {
+	return {
+		ctes: db`${fanOutCtes(db, posts)}, ${newFeedMarksCte(db, posts)}`,
+		async placed(marks: FeedMark[]): Promise<void> {
+			if (await placeCreated(posts)) for (const mark of marks) confirmFeedMark(mark)
+		},
+	}
+}
+
 export interface LikeChange {
 	communityId: number
 	userId: number
@@ -117,6 +133,7 @@ async function applyLikes(likes: LikeChange[]): Promise<void> {
 export const feedManager = {
 	onPostWritten,
 	onPostsCreated,
+	postsCreatedCtes,
 
 	/** Counters, pin or comments of posts changed: the next read refills them. */
 	onPostsChanged: (communityId: number, postIds: string[]) => forgetPosts(communityId, postIds),

@@ -33,11 +33,17 @@ export function insertNewFeedMarks(
 	posts: { id: string; community_id: number }[],
 ): Promise<FeedMark[]> {
 	if (posts.length === 0) return Promise.resolve([])
-	return tx<FeedMark[]>`
-		insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
-		select p.id, p.c, '{}', '{}'
-		from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[]) as p(id, c)
-		returning post_id, community_id, mark::text, former_topic_ids, former_widget_ids`
+	return tx<FeedMark[]>`with ${newFeedMarksCte(tx, posts)} select * from feed_mark`
+}
+
+/** insertNewFeedMarks as a CTE of a caller's statement: `feed_mark`, a FeedMark per post. */
+export function newFeedMarksCte(db: Db, posts: { id: string; community_id: number }[]) {
+	return db`
+		feed_mark as (
+			insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
+			select p.id, p.c, '{}', '{}'
+			from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[]) as p(id, c)
+			returning post_id, community_id, mark::text as mark, former_topic_ids, former_widget_ids)`
 }
 
 /** Deletes each mark that is still the one confirmed (a newer write keeps its own). */

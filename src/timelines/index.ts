@@ -9,6 +9,7 @@ export {
 	startConnectionRead,
 } from './connection-feed'
 export { type AfterCommit, type FormerPost, feedManager } from './feed-manager'
+export type { FeedMark } from './feed-marks'
 export { type Hydrated, hydratePosts, type VisibilityRules } from './hydrate'
 export { viewsUnderVersion } from './kept-views'
 export { bumpFeedVersion, feedVersion, type Kept, KeptPages, Renderings } from './page-cache'

@@ -143,13 +143,17 @@ export async function createTogether(
 	return written.map(({ post, context }) => ({ ok: true, value: { post, context } }))
 }
 
-interface Written extends WrittenPost {
+export interface Written extends WrittenPost {
 	row: NewPost
 	tagged: UserRow[]
 }
 
 /** The post's row, its cached form and its context (topics filled in once read). */
-function writtenOf(r: NewPostRequest, resolved: ResolvedAttachments, read: ReadAhead): Written {
+export function writtenOf(
+	r: NewPostRequest,
+	resolved: ResolvedAttachments,
+	read: ReadAhead,
+): Written {
 	const uuids = new Set(taggedUuids(r.heading, r.text))
 	const tagged = (read.tagged.get(r.session.communityId) ?? []).filter((u) => uuids.has(u.uuid))
 	const row = rowOf(r, resolved)
@@ -232,7 +236,7 @@ async function tagUsers(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise<v
 }
 
 /** post.created, and post.tagged when it tags anyone; history (a back-dated import) is not news. */
-function eventsOf(r: NewPostRequest, w: Written): NewEvent[] {
+export function eventsOf(r: NewPostRequest, w: Written): NewEvent[] {
 	if (r.history) return []
 	const communityId = r.session.communityId
 	const data = presentPostEvent(w.post, w.context)

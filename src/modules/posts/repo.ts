@@ -1,5 +1,6 @@
 // Posts: SQL only. topics.post_count follows post_topics and posts.is_deleted through
 // triggers (migrations/0005_engagement.sql), so nothing here updates it.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 import { hiddenByTopics, visibleTo } from '../../lib/sql-rules'
@@ -49,15 +50,42 @@ export async function insertPost(db: Db, post: NewPost): Promise<void> {
 /** Many new posts in one statement (a batch of POST /feed/post). */
 export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
 	if (posts.length === 0) return
-	await db`
-		insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
-		select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at
-		from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[],
-			${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
-			${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
-			${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
-			${posts.map((p) => p.updated_at)}::bigint[])
-			as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)`
+	await db`with ${newPostsCte(db, posts)} select 1`
+}
+
+/**
+ * New posts and what else they write, in ONE statement that commits on its own (no
+ * BEGIN, no COMMIT to wait for; Postgres applies a statement whole or not at all): the
+ * posts, and the CTEs of the feed engine (`fanout_job`, `fanout_notified`, `feed_mark`:
+ * feedManager.postsCreatedCtes) and of the outbox (`event`, `deliveries`,
+ * `deliveries_notified`: recordEventsCtes). Returns the feed marks.
+ */
+export async function insertPostsWith<T extends object>(
+	db: Db,
+	posts: NewPost[],
+	feedCtes: Fragment,
+	eventCtes: Fragment,
+): Promise<T[]> {
+	return await db<T[]>`
+		with ${newPostsCte(db, posts)}, ${feedCtes}, ${eventCtes}
+		select feed_mark.* from feed_mark, fanout_notified, deliveries_notified`
+}
+
+type Fragment = PendingQuery<Row[]>
+
+/** The insert of the posts as a CTE, `new_post`. */
+function newPostsCte(db: Db, posts: NewPost[]) {
+	return db`
+		new_post as (
+			insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
+			select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at
+			from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[],
+				${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
+				${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
+				${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
+				${posts.map((p) => p.updated_at)}::bigint[])
+				as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
+			returning 1)`
 }
 
 export async function findPost(

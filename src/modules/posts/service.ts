@@ -3,6 +3,7 @@
 // by loading the post ONCE; that row serves the events, the feed engine (after the
 // commit, so a reader sees the whole post or nothing) and the reply.
 import { recordEvent } from '../../events/outbox'
+import { coalesce } from '../../lib/coalesce'
 import { type Db, sql, transaction } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
@@ -41,6 +42,7 @@ import {
 	readAhead,
 	type WrittenPost,
 } from './post-batch'
+import { createPlain, isPlain } from './post-statement'
 import { loadPost, loadPostContext, type PostContext, presentPostEvent } from './present'
 import {
 	findPost,
@@ -121,6 +123,17 @@ const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
 	inFlight: 2,
 })
 
+/**
+ * Plain posts (no topics, widgets or tags) share ONE statement instead (post-statement.ts,
+ * lib/coalesce.ts): no BEGIN or COMMIT to wait for. A statement that fails wrote nothing;
+ * its posts then go through the transactions above.
+ */
+const plainPosts = coalesce<NewPostRequest, WrittenPost>({
+	together: createPlain,
+	alone: (r) => postBatches.run(r),
+	inFlight: 2,
+})
+
 /** One post in a transaction of its own (when its batch failed): a batch of one. */
 async function createAlone(tx: Db, request: NewPostRequest): Promise<WrittenPost> {
 	const [outcome] = await createTogether(tx, [request])
@@ -141,7 +154,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	assertNotEmpty(text, attachments)
 	for (const [i, a] of attachments.entries()) checkedMeta(a.attachment_meta, i)
 	const createdAt = writtenAt(input.created_at, now)
-	const written = await postBatches.run({
+	const request: NewPostRequest = {
 		session,
 		id: newId(),
 		heading,
@@ -151,7 +164,8 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		topicIds: [...new Set(input.topic_ids ?? [])],
 		createdAt,
 		history: isBackDated(createdAt, now),
-	})
+	}
+	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
