@@ -2,9 +2,12 @@
 // each keeps the answer it would get alone: a post with an unknown or disabled topic is
 // its own 400 and writes nothing while the others commit; a back-dated one emits no
 // event; tags, topic counts, fan-out jobs, feed marks and the feeds are exact per post;
-// texts with quotes, backslashes, braces and commas survive the set-based insert.
+// texts with quotes, backslashes, braces and commas survive the set-based insert. Plain
+// posts (no topics, widgets or tags) share one statement instead; when it fails, each
+// runs alone.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { createPost } from '../../src/modules/posts/service'
 import { flushFeedConfirmations } from '../../src/timelines/feed-marks'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createTopic, eventsFor, feed, ids, setTopicEnabled, tag } from '../support/content'
@@ -176,5 +179,49 @@ describe('posts sent together (one group commit)', () => {
 		expect(topicPage.sort()).toEqual(
 			[replies[3]?.body.data.post._id, replies[4]?.body.data.post._id].sort(),
 		)
+	})
+})
+
+describe('plain posts sent together (one statement)', () => {
+	test('a statement that fails writes nothing; its posts then run alone and only the bad one fails', async () => {
+		const sessionOf = (user: TestUser) => ({
+			userId: user.id,
+			uuid: user.uuid,
+			communityId: community.communityId,
+			role: 'member' as const,
+		})
+		// No such user: the posts' foreign key fails the statement this post shares.
+		const ghost = { ...sessionOf(writers[0] as TestUser), userId: 2_000_000_000 }
+		const sessions = [
+			...writers.slice(0, 3).map(sessionOf),
+			ghost,
+			sessionOf(writers[3] as TestUser),
+		]
+		const settled = await Promise.allSettled(
+			sessions.map((s, i) => createPost(s, { text: `statement ${i}` })),
+		)
+		expect(settled.map((s) => s.status)).toEqual([
+			'fulfilled',
+			'fulfilled',
+			'fulfilled',
+			'rejected',
+			'fulfilled',
+		])
+		const rows = await sql`
+			select text, user_id from posts
+			where community_id = ${community.communityId} and text like 'statement %' order by text`
+		expect(rows.map((r) => r.text)).toEqual([
+			'statement 0',
+			'statement 1',
+			'statement 2',
+			'statement 4',
+		])
+		const done = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.post._id] : []))
+		const created = (await eventsFor(community, 'post.created')).map((e) => e.post._id)
+		for (const id of done) expect(created).toContain(id)
+		const jobs = await sql`select post_id from fanout_jobs where post_id = any(${done}::text[])`
+		expect(jobs.length).toBe(done.length)
+		const page = ids((await feed(cm, 'page_size=100')).posts)
+		for (const id of done) expect(page).toContain(id)
 	})
 })
