@@ -1,7 +1,9 @@
-// Posts: create, read, edit, soft delete, a user's post list. Postgres is written in
-// one transaction (post, topic and widget links, tags, fan-out job, events) that ends
-// by loading the post ONCE; that row serves the events, the feed engine (after the
-// commit, so a reader sees the whole post or nothing) and the reply.
+// Posts: create, read, edit, soft delete, a user's post list. New posts are batched:
+// plain ones share one statement (post-statement.ts), the others a group-committed
+// transaction (post-batch.ts); both build the events, cache and reply from what they
+// wrote. An edit or delete is one transaction that ends by loading the post ONCE; that
+// row serves the events, the feed engine (after the commit, so a reader sees the whole
+// post or nothing) and the reply.
 import { recordEvent } from '../../events/outbox'
 import { coalesce } from '../../lib/coalesce'
 import { type Db, sql, transaction } from '../../lib/db'
