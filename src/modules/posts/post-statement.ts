@@ -56,6 +56,9 @@ export async function createPlain(requests: NewPostRequest[]): Promise<WrittenPo
 			requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
 		),
 	)
+	// Never throws (a Redis failure leaves the marks to the reconciler): nothing after the
+	// commit may fail the batch, or coalesce would run its posts again (and answer
+	// errors for posts that were written).
 	await feed.placed(marks)
 	return written.map(({ post, context }) => ({ post, context }))
 }
