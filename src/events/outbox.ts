@@ -9,11 +9,7 @@
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { type FeedNotification, recordFeedNotificationWith } from './notifications'
-import {
-	eventsWithDeliveriesCtes,
-	insertEventsWithDeliveries,
-	insertEventWithDeliveries,
-} from './repo'
+import { eventsWithDeliveriesCtes, insertEventsWithDeliveries } from './repo'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -50,10 +46,9 @@ export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
 const rowsOf = (inputs: NewEvent[]) =>
 	inputs.map((e) => ({ ...e, id: newId(), source: e.source ?? 'feed' }))
 
-function insertEvent(tx: Db, input: NewEvent): Promise<string> {
-	return insertEventWithDeliveries(
-		tx,
-		{ ...input, id: newId(), source: input.source ?? 'feed', now: Date.now() },
-		deliveriesChannel,
-	)
+async function insertEvent(tx: Db, input: NewEvent): Promise<string> {
+	const id = newId()
+	const row = { ...input, id, source: input.source ?? 'feed' }
+	await insertEventsWithDeliveries(tx, [row], Date.now(), deliveriesChannel)
+	return id
 }

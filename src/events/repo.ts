@@ -192,39 +192,10 @@ export async function pruneDeliveryLog(db: Db, cutoff: number, batch = 5000): Pr
 }
 
 /**
- * The event row and one delivery per active webhook of its type, in one statement;
- * pg_notify tells the relay, and Postgres delivers it only if the transaction commits.
+ * Event rows (of any types and communities) and one delivery per active webhook of each
+ * one's type, in one statement; pg_notify tells the relay, and Postgres delivers it only
+ * if the transaction commits.
  */
-export async function insertEventWithDeliveries(
-	tx: Db,
-	event: {
-		id: string
-		communityId: number
-		event: string
-		source: string
-		data: unknown
-		now: number
-	},
-	channel: string,
-): Promise<string> {
-	const { id, now } = event
-	await tx`
-		with event as (
-			insert into events (id, community_id, event, source, data, created_at)
-			values (${id}, ${event.communityId}, ${event.event}, ${event.source}, ${tx.json(event.data as never)}, ${now})
-			returning id
-		), deliveries as (
-			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
-			select w.id, event.id, w.community_id, ${now}, ${now}, ${now}
-			from webhooks w, event
-			where w.community_id = ${event.communityId} and w.webhook_type = ${event.event} and w.is_active
-			returning 1
-		)
-		select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery`
-	return id
-}
-
-/** insertEventWithDeliveries for many events (of any types and communities) in one statement. */
 export async function insertEventsWithDeliveries(
 	tx: Db,
 	events: NewEventRow[],

@@ -32,20 +32,17 @@ export async function enqueueActivityPushes(
 		now?: number
 	},
 ): Promise<void> {
-	const { activities } = input
-	if (activities.length === 0) return
-	const now = input.now ?? Date.now()
-	const payload = { ...input.payload, community_id: String(input.communityId) }
-	await tx`
-		with fresh as (
-			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
-			select ${input.communityId}, a.id, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
-			from unnest(${tx.array(activities.map((a) => a.id))}::text[], ${tx.array(activities.map((a) => a.recipient_id))}::int[]) a(id, recipient_id)
-			join devices d on d.user_id = a.recipient_id
-			on conflict do nothing
-			returning 1
-		)
-		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
+	await enqueueActivityPushesOf(
+		tx,
+		input.activities.map((a) => ({
+			communityId: input.communityId,
+			activityId: a.id,
+			recipientId: a.recipient_id,
+			actorId: input.actorId,
+			payload: input.payload,
+		})),
+		input.now,
+	)
 }
 
 /** One actor's push for one activity (a batch of likes has one per like that notified). */

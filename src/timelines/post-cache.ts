@@ -489,8 +489,8 @@ export function flagsFrom(postIds: string[], answers: number[]): ViewerFlags | n
 /** The SMISMEMBER arguments that ask a viewer's flags set for `postIds`: LOADED, each liked, each saved. */
 export function flagQuestions(postIds: string[]): string[] {
 	const questions = [LOADED]
-	for (const id of postIds) questions.push(`l${id}`)
-	for (const id of postIds) questions.push(`s${id}`)
+	for (const id of postIds) questions.push(flagMember('liked', id))
+	for (const id of postIds) questions.push(flagMember('saved', id))
 	return questions
 }
 
@@ -505,7 +505,10 @@ export async function viewerFlags(userId: number, postIds: string[]): Promise<Vi
 				likedPostIds(sql, userId),
 				savedPostIds(sql, userId),
 			])
-			return [...liked.map((id) => `l${id}`), ...saved.map((id) => `s${id}`)]
+			return [
+				...liked.map((id) => flagMember('liked', id)),
+				...saved.map((id) => flagMember('saved', id)),
+			]
 		})
 		answers = await redis.smismember(key, ...questions)
 	}

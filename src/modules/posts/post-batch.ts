@@ -98,6 +98,11 @@ export async function createTogether(
 	const written = requests.map((r, i) => writtenOf(r, resolved[i] as ResolvedAttachments, read))
 	const posts = written.map((w) => w.post)
 	const withTopics = requests.some((r) => r.topicIds.length > 0)
+	const events = () =>
+		recordEvents(
+			tx,
+			requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
+		)
 	// Sent together: Postgres runs them in order, so the topics are read with the counts
 	// these links just changed, and the first failure aborts the rest.
 	const [, , , , topics, feed] = await Promise.all([
@@ -121,11 +126,7 @@ export async function createTogether(
 			findTopicsByIds(tx, c, [...new Set(list.flatMap((r) => r.topicIds))]),
 		),
 		feedManager.onPostsCreated(tx, posts),
-		!withTopics &&
-			recordEvents(
-				tx,
-				requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
-			),
+		!withTopics && events(),
 	])
 	for (const [i, r] of requests.entries()) {
 		const ofCommunity = topics.get(r.session.communityId) ?? []
@@ -134,11 +135,7 @@ export async function createTogether(
 		const topicById = new Map(ofCommunity.map((t) => [t.id, t]))
 		;(written[i] as Written).context.topics = r.topicIds.flatMap((id) => topicById.get(id) ?? [])
 	}
-	if (withTopics)
-		await recordEvents(
-			tx,
-			requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
-		)
+	if (withTopics) await events()
 	afterCommit(tx, () => feed.afterCommit())
 	return written.map(({ post, context }) => ({ ok: true, value: { post, context } }))
 }

@@ -40,13 +40,6 @@ export type NewPost = Pick<
 	| 'updated_at'
 >
 
-export async function insertPost(db: Db, post: NewPost): Promise<void> {
-	await db`
-		insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
-		values (${post.id}, ${post.community_id}, ${post.user_id}, ${post.heading}, ${post.text},
-			${db.json(post.attachments as never)}, ${post.visibility}, ${post.created_at}, ${post.updated_at})`
-}
-
 /** Many new posts in one statement (a batch of POST /feed/post). */
 export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
 	if (posts.length === 0) return
