@@ -18,10 +18,9 @@ process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
 const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
-const { ensureDatabase, sql } = await import('../../src/lib/db')
-const { migrate } = await import('../../src/lib/migrate')
+const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { createProject } = await import('../../src/modules/projects/service')
+const { apiCaller, createPosts, freshProject, signInWriters } = await import('./writes-seed')
 
 const ROW = process.argv[2] ?? 'spread'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -30,49 +29,15 @@ const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
 
-await ensureDatabase(process.env.DATABASE_URL)
-await sql.unsafe('drop schema public cascade; create schema public')
-await migrate()
-await redis.flushdb()
-const project = await createProject({
-	name: 'bench-writes',
-	ownerCountryCode: '1',
-	ownerMobile: `5${Date.now()}`.slice(0, 11),
-})
+const project = await freshProject()
 
 // Seeding runs against a server without the profiler, so the profile holds the row only.
 let server = await startBenchServer('scripts/bench/writes-server.ts')
 let base = `http://127.0.0.1:${server.port}`
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-	const response = await fetch(base + path, {
-		method,
-		headers: { 'content-type': 'application/json', ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	})
-	const json = (await response.json()) as { data: any }
-	if (response.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`)
-	return json.data
-}
-const tokens: string[] = []
-for (let i = 0; i < USERS; i++) {
-	const data = await call(
-		'POST',
-		'/sdk/initiate',
-		{ 'x-api-key': project.api_key },
-		{ user_unique_id: `writer-${i}`, user_name: `W${i}` },
-	)
-	tokens.push(data.access_token)
-}
-const auth = (i: number) => ({ authorization: `Bearer ${tokens[i % USERS]}` })
-let next = 0
-await Promise.all(
-	Array.from({ length: 8 }, async () => {
-		while (next < SEED_POSTS) {
-			const i = next++
-			await call('POST', '/feed/post', auth(i), { text: `seed post ${i}` })
-		}
-	}),
-)
+const call = apiCaller(() => base)
+const writers = await signInWriters(call, project.api_key, USERS)
+const auth = (i: number) => ({ authorization: `Bearer ${writers[i % USERS]?.token}` })
+await createPosts(call, auth, SEED_POSTS)
 const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
 server.child.kill()
 await server.child.exited

@@ -18,10 +18,9 @@ process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
 const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
-const { ensureDatabase, sql } = await import('../../src/lib/db')
-const { migrate } = await import('../../src/lib/migrate')
+const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { createProject } = await import('../../src/modules/projects/service')
+const { apiCaller, createPosts, freshProject, signInWriters } = await import('./writes-seed')
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
@@ -34,56 +33,18 @@ const NEW_POSTS = 3000
 
 type Row = import('./harness').Row
 
-// A fresh database and Redis db each run: the rows then compare like with like.
-await ensureDatabase(process.env.DATABASE_URL)
-await sql.unsafe('drop schema public cascade; create schema public')
-await migrate()
-await redis.flushdb()
-const project = await createProject({
-	name: 'bench-writes',
-	ownerCountryCode: '1',
-	ownerMobile: `5${Date.now()}`.slice(0, 11),
-})
+const project = await freshProject()
 const { child, port } = await startBenchServer('scripts/bench/writes-server.ts')
 const base = `http://127.0.0.1:${port}`
 log(`server on port ${port}, ${CONNECTIONS} connections, ${SECONDS} s per row`)
-
-async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-	const response = await fetch(base + path, {
-		method,
-		headers: { 'content-type': 'application/json', ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	})
-	const json = (await response.json()) as any
-	if (response.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`)
-	return json.data
-}
+const call = apiCaller(() => base)
 
 const apiKey = { 'x-api-key': project.api_key }
-const users: { token: string; uniqueId: string }[] = []
-for (let i = 0; i < USERS; i++) {
-	const uniqueId = `writer-${i}`
-	const data = await call('POST', '/sdk/initiate', apiKey, {
-		user_unique_id: uniqueId,
-		user_name: `W${i}`,
-	})
-	users.push({ token: data.access_token, uniqueId })
-}
+const users = await signInWriters(call, project.api_key, USERS)
 const auth = (i: number) => ({ authorization: `Bearer ${users[i % USERS]?.token}` })
 const viewer = auth(USERS - 1)
 
-async function createPosts(count: number, concurrency = 8) {
-	let next = 0
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < count) {
-				const i = next++
-				await call('POST', '/feed/post', auth(i), { text: `seed post ${i}` })
-			}
-		}),
-	)
-}
-if (!INITIATE_ONLY) await createPosts(SEED_POSTS)
+if (!INITIATE_ONLY) await createPosts(call, auth, SEED_POSTS)
 const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
 log(`seeded ${USERS} users and ${postIds.length} posts`)
 
@@ -268,7 +229,7 @@ async function readRows(bare: Row) {
 	})
 	rows.push({ row: afterRecompute, over: bare })
 	const started = performance.now()
-	await createPosts(NEW_POSTS, 16)
+	await createPosts(call, auth, NEW_POSTS, 16)
 	log(`${NEW_POSTS} more posts in ${Math.round(performance.now() - started)} ms`)
 	// Let the worker finish their events and fan-out first: this row measures the read.
 	await Bun.sleep(5000)
