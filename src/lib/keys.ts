@@ -16,7 +16,8 @@ export const keys = {
 	// community settings cache (connections work)
 	settings: (communityId: number) => `settings:{c${communityId}}`,
 	// connection feed (fan-out on write); `connLive` marks a feed kept up to date,
-	// expiring after 7 days without a read (then fan-out skips it, next read rebuilds)
+	// expiring after 7 days without a read (then fan-out skips it, next read rebuilds);
+	// its value is the feed's version, moved by every change of the feed while live
 	connFeed: (userId: number) => `feed:{u${userId}}:conn`,
 	connLive: (userId: number) => `feed:{u${userId}}:conn:live`,
 	// personalised feed: ranked candidates, recompute metadata and affinities

@@ -23,51 +23,64 @@ export const CONN_FEED_MAX = 1000
 export const MERGE_RECENT = 200
 export const LIVE_SECONDS = 7 * 86_400
 
-// ZADD then trim, only into a live feed: one round trip per follower, one slot ({u<id>}).
+// Every change of a live feed moves its version (the live marker's value), so a page
+// kept for the viewer (page-cache.ts) stands while that value and the community's feed
+// version do: one GETEX checks both the marker and the feed, where reading the window of
+// ids and the count cost two more commands and 20 ids to decode on every page.
+// The scripts touch one slot ({u<id>}).
 redis.defineCommand('connFeedAdd', {
 	numberOfKeys: 2,
 	lua: `if redis.call('exists', KEYS[1]) == 0 then return 0 end
-redis.call('zadd', KEYS[2], ARGV[1], ARGV[2])
-if redis.call('zcard', KEYS[2]) > tonumber(ARGV[3]) then redis.call('zremrangebyrank', KEYS[2], 0, -tonumber(ARGV[3]) - 1) end
+redis.call('zadd', KEYS[2], unpack(ARGV, 2))
+if redis.call('zcard', KEYS[2]) > tonumber(ARGV[1]) then redis.call('zremrangebyrank', KEYS[2], 0, -tonumber(ARGV[1]) - 1) end
+redis.call('incr', KEYS[1])
 return 1`,
 })
 
-type AddCommand = (
-	live: string,
-	feed: string,
-	score: number,
-	postId: string,
-	max: number,
-) => unknown
-export interface ConnFeedPipeline {
-	connFeedAdd: AddCommand
-}
+// Removals go in whether or not the feed is live (a feed not live is rebuilt before it is read).
+redis.defineCommand('connFeedRemove', {
+	numberOfKeys: 2,
+	lua: `local removed = redis.call('zrem', KEYS[2], unpack(ARGV))
+if removed > 0 and redis.call('exists', KEYS[1]) == 1 then redis.call('incr', KEYS[1]) end
+return removed`,
+})
 
-/** Queues the add of one post to one follower's feed on a pipeline. */
+type FeedCommand = (live: string, feed: string, ...args: (string | number)[]) => Promise<number>
+interface ConnFeedCommands {
+	connFeedAdd: FeedCommand
+	connFeedRemove: FeedCommand
+}
+const commands = (target: unknown) => target as ConnFeedCommands
+
+/** Queues the add of one post to one follower's feed (when live) on a pipeline. */
 export function queueAdd(
 	pipeline: unknown,
 	followerId: number,
 	postId: string,
 	score: number,
 ): void {
-	;(pipeline as ConnFeedPipeline).connFeedAdd(
+	commands(pipeline).connFeedAdd(
 		keys.connLive(followerId),
 		keys.connFeed(followerId),
+		CONN_FEED_MAX,
 		score,
 		postId,
-		CONN_FEED_MAX,
 	)
+}
+
+/** Queues the removal of one post from one follower's feed on a pipeline. */
+export function queueRemove(pipeline: unknown, followerId: number, postId: string): void {
+	commands(pipeline).connFeedRemove(keys.connLive(followerId), keys.connFeed(followerId), postId)
 }
 
 async function addEntries(userId: number, entries: FeedEntry[]): Promise<void> {
 	if (entries.length === 0) return
-	const feed = keys.connFeed(userId)
-	const args = entries.flatMap((e) => [e.created_at, e.id])
-	await redis
-		.multi()
-		.zadd(feed, ...args)
-		.zremrangebyrank(feed, 0, -CONN_FEED_MAX - 1)
-		.exec()
+	await commands(redis).connFeedAdd(
+		keys.connLive(userId),
+		keys.connFeed(userId),
+		CONN_FEED_MAX,
+		...entries.flatMap((e) => [e.created_at, e.id]),
+	)
 }
 
 /** A new connection: the follower's live feed gets the author's recent posts now. */
@@ -87,7 +100,12 @@ export async function unfollowAuthor(followerId: number, authorId: number): Prom
 	try {
 		const ids = await redis.zrange(keys.connFeed(followerId), 0, -1)
 		const theirs = await postIdsOfAuthor(sql, authorId, ids)
-		if (theirs.length > 0) await redis.zrem(keys.connFeed(followerId), ...theirs)
+		if (theirs.length > 0)
+			await commands(redis).connFeedRemove(
+				keys.connLive(followerId),
+				keys.connFeed(followerId),
+				...theirs,
+			)
 	} catch (error) {
 		log.error({ err: error, followerId, authorId }, 'connection feed removal failed')
 		await redis.del(keys.connLive(followerId), keys.connFeed(followerId)).catch(() => {})
@@ -97,20 +115,25 @@ export async function unfollowAuthor(followerId: number, authorId: number): Prom
 /**
  * Marks the feed live for 7 more days and rebuilds it from Postgres when it was not
  * (new or inactive user). The marker is set before reading Postgres, so a fan-out
- * running meanwhile writes into the new feed instead of being skipped.
+ * running meanwhile writes into the new feed instead of being skipped. A new marker
+ * starts at a random version, so a page kept before it can never match a version after.
  */
 export async function ensureLiveFeed(userId: number, communityId: number): Promise<void> {
-	const previous = await redis.set(keys.connLive(userId), '1', 'EX', LIVE_SECONDS, 'GET')
+	const start = String(Math.floor(Math.random() * 2 ** 48))
+	const previous = await redis.set(keys.connLive(userId), start, 'EX', LIVE_SECONDS, 'GET')
 	if (previous !== null) return
 	await redis.del(keys.connFeed(userId))
 	await addEntries(userId, await connectionFeedFromDb(sql, userId, CONN_FEED_MAX))
 	await markFeedRead(sql, userId, communityId, Date.now())
 }
 
-/** Refreshes the live marker for 7 more days; false when it is missing (the feed needs a rebuild). */
-async function touchLiveFeed(userId: number): Promise<boolean> {
-	return (await redis.expire(keys.connLive(userId), LIVE_SECONDS)) === 1
-}
+/** The feed's version; null when it is not live. */
+export const connectionFeedVersion = (userId: number): Promise<string | null> =>
+	redis.get(keys.connLive(userId))
+
+/** The feed's version, its marker refreshed for 7 more days; null when not live (it needs a rebuild). */
+const touchLiveFeed = (userId: number): Promise<string | null> =>
+	redis.getex(keys.connLive(userId), 'EX', LIVE_SECONDS)
 
 const SHOWN: VisibilityRules = { visibilities: ['public', 'connections'] }
 
@@ -118,24 +141,25 @@ const SHOWN: VisibilityRules = { visibilities: ['public', 'connections'] }
 export interface ConnectionFirstRead {
 	key: string
 	kept: SharedPage | undefined
-	live: boolean
-	/** The first page × page_size ids of the feed, and its size. */
-	first: string[]
-	total: number
+	/** The feed's version (its live marker); null when the feed is not live. */
+	feedVersion: string | null
+	/** Without a kept page: the first page × page_size ids of the feed, and its size. */
+	window: { first: string[]; total: number } | null
 	blocked: Set<number>
-	version: string
+	communityVersion: string
 	keptFlags: ViewerFlags | null
 	/** The check left out of the round trip because a page was kept: run before any other page. */
 	check: (() => Promise<unknown>) | null
 }
 
 /**
- * Sends the first round trip of a page: `gate`, the marker refresh, the window of ids,
- * the feed's size, the blocks, the community's feed version and the flags of the
- * viewer's kept page (page-cache.ts), all together. `check` (the feature check) goes
- * with them unless a page is kept: a kept page was computed under the check, and what
- * changes its answer moves the feed version, so it is run only when the kept page does
- * not stand (readConnectionFeedJson).
+ * Sends the first round trip of a page: `gate`, the marker refresh (which reads the
+ * feed's version), the blocks, the community's feed version and the flags of the
+ * viewer's kept page (page-cache.ts), all together; without a kept page, the window of
+ * ids and the feed's size too. `check` (the feature check) goes with them unless a page
+ * is kept: a kept page was computed under the check, and what changes its answer moves
+ * the feed version, so it is run only when the kept page does not stand
+ * (readConnectionFeedJson).
  */
 export async function startConnectionRead(
 	viewer: Pick<Viewer, 'userId' | 'communityId'>,
@@ -144,13 +168,12 @@ export async function startConnectionRead(
 	gate: Promise<unknown> = Promise.resolve(),
 	check: () => Promise<unknown> = () => Promise.resolve(),
 ): Promise<ConnectionFirstRead> {
-	const feed = keys.connFeed(viewer.userId)
 	const key = `conn|${viewer.userId}|${page}|${pageSize}`
 	const kept = viewerPages.get(key)
-	const [live, first, total, { blocked, flags }, version] = await Promise.all([
+	const [version, window, { blocked, flags }, communityVersion] = await Promise.all([
+		// First: a change after it moves the version, so the window is never newer than it.
 		touchLiveFeed(viewer.userId),
-		redis.zrevrange(feed, 0, page * pageSize - 1),
-		redis.zcard(feed),
+		kept ? null : windowOf(viewer.userId, page * pageSize),
 		viewerState(
 			viewer.userId,
 			kept?.page.map((p) => p.id),
@@ -162,21 +185,27 @@ export async function startConnectionRead(
 	return {
 		key,
 		kept,
-		live,
-		first,
-		total,
+		feedVersion: version,
+		window,
 		blocked,
-		version,
+		communityVersion,
 		keptFlags: flags,
 		check: kept ? check : null,
 	}
 }
 
+/** The feed's first n ids, newest first, and its size. */
+async function windowOf(userId: number, n: number) {
+	const feed = keys.connFeed(userId)
+	const [first, total] = await Promise.all([redis.zrevrange(feed, 0, n - 1), redis.zcard(feed)])
+	return { first, total }
+}
+
 /**
  * A page of the connection feed as the `data` JSON: `{feed, users, total_count, page,
  * page_size}`. The first round trip (`started` early by the route, or sent here) holds
- * all a kept page needs: while the version, the window of ids and the blocks are those
- * it was computed from, it is served as it is. A missing marker rebuilds the feed first.
+ * all a kept page needs: while the feed's version, the community's and the blocks are
+ * those it was computed from, it is served as it is. A missing marker rebuilds the feed first.
  */
 export async function readConnectionFeedJson(
 	viewer: Viewer,
@@ -184,40 +213,47 @@ export async function readConnectionFeedJson(
 	pageSize: number,
 	started: Promise<ConnectionFirstRead>,
 ): Promise<Buffer> {
-	const feed = keys.connFeed(viewer.userId)
 	const offset = (page - 1) * pageSize
-	const window = (n: number) => redis.zrevrange(feed, 0, n - 1)
-	let { key, kept, live, first, total, blocked, version, keptFlags, check } = await started
-	const tail = () => `,"total_count":${total},"page":${page},"page_size":${pageSize}}`
-	let basis = basisOf(viewer, first, blocked)
-	if (live && kept && keptFlags && kept.version === version && kept.basis === basis)
-		return keptPageBytes(viewer, kept, keptFlags, { listKey: 'feed', tail: tail() })
+	const first = await started
+	const { key, kept, keptFlags, blocked, check } = first
+	const basis = basisOf(viewer, [], blocked)
+	const versionOf = (feed: string | null) => `${first.communityVersion}|${feed}`
+	if (
+		first.feedVersion !== null &&
+		kept &&
+		keptFlags &&
+		kept.version === versionOf(first.feedVersion) &&
+		kept.basis === basis
+	)
+		return keptPageBytes(viewer, kept, keptFlags, { listKey: 'feed', tail: kept.tail as string })
 	if (check) await check()
-	if (!live) {
+	let { feedVersion: feed, window } = first
+	if (feed === null) {
 		await ensureLiveFeed(viewer.userId, viewer.communityId)
-		;[first, total] = await Promise.all([window(offset + pageSize), redis.zcard(feed)])
-		basis = basisOf(viewer, first, blocked)
-	}
+		;[feed, window] = await Promise.all([
+			connectionFeedVersion(viewer.userId),
+			windowOf(viewer.userId, offset + pageSize),
+		])
+	} else if (window === null) window = await windowOf(viewer.userId, offset + pageSize)
 	// A page cut from the first window alone depends on nothing deeper in the feed: keepable.
 	let deeper = false
 	const more = (n: number) => {
 		deeper = true
-		return window(n)
+		return redis.zrevrange(keys.connFeed(viewer.userId), 0, n - 1)
 	}
-	const selection = await selectPage(viewer, first, more, blocked, SHOWN, offset, pageSize)
+	const selection = await selectPage(viewer, window.first, more, blocked, SHOWN, offset, pageSize)
 	const authors = await loadAuthors(viewer, selection.page)
-	const { bytes, rendered } = renderToKeep(viewer, selection, authors, {
-		listKey: 'feed',
-		tail: tail(),
-	})
-	if (!deeper)
+	const tail = `,"total_count":${window.total},"page":${page},"page_size":${pageSize}}`
+	const { bytes, rendered } = renderToKeep(viewer, selection, authors, { listKey: 'feed', tail })
+	if (!deeper && feed !== null)
 		viewerPages.keep(key, {
-			version,
+			version: versionOf(feed),
 			keptAt: Date.now(),
 			page: selection.page,
 			...authors,
 			nextCursor: null,
 			basis,
+			tail,
 			rendered,
 		})
 	return bytes

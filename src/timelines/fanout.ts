@@ -12,7 +12,7 @@ import { log } from '../lib/log'
 import { registry } from '../lib/metrics'
 import { redis } from '../lib/redis'
 import { pipelineBySlot } from '../lib/redis-slots'
-import { queueAdd } from './connection-feed'
+import { queueAdd, queueRemove } from './connection-feed'
 import {
 	checkpointFanOutJob,
 	claimFanOutJobs,
@@ -99,7 +99,7 @@ export async function enqueueFanOutRemoval(tx: Db, post: FanOutPost): Promise<vo
 async function runBatch(job: FanOutJob, followers: number[]): Promise<boolean> {
 	await pipelineBySlot(redis, followers, keys.connFeed, (pipeline, follower) => {
 		if (job.kind === 'add') queueAdd(pipeline, follower, job.post_id, job.score)
-		else pipeline.zrem(keys.connFeed(follower), job.post_id)
+		else queueRemove(pipeline, follower, job.post_id)
 	})
 	if (job.kind === 'remove') return true
 	if (!(await postStillFansOut(sql, job.post_id))) {
@@ -119,7 +119,7 @@ async function runBatch(job: FanOutJob, followers: number[]): Promise<boolean> {
  */
 async function takeBack(job: FanOutJob, followers: number[]): Promise<void> {
 	await pipelineBySlot(redis, followers, keys.connFeed, (pipeline, follower) =>
-		pipeline.zrem(keys.connFeed(follower), job.post_id),
+		queueRemove(pipeline, follower, job.post_id),
 	)
 }
 

@@ -92,6 +92,11 @@ export interface SharedPage extends Kept {
 	rendered: Renderings
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
+	/**
+	 * A personalised page ranked while the viewer's connection feed was live: its basis
+	 * holds the feed's version, so its fresh connection posts need not be read again.
+	 */
+	byFeedVersion?: boolean
 }
 
 /**

@@ -10,6 +10,7 @@
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
+import { connectionFeedVersion } from './connection-feed'
 import type { VisibilityRules } from './hydrate'
 import { parsePlacement } from './index-post'
 import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
@@ -292,7 +293,12 @@ export interface PersonalisedFirstRead {
 	ranking: Ranking | null
 	blocked: Set<number>
 	version: string
-	/** With a kept page: the connection posts newer than its recompute (as freshEntries reads them). */
+	/** The viewer's connection feed version (connection-feed.ts); null when the feed is not live. */
+	connectionFeed: string | null
+	/**
+	 * With a kept page ranked while the connection feed was not live: the connection posts
+	 * newer than its recompute (as freshEntries reads them).
+	 */
 	keptConnections: string[] | null
 	keptFlags: ViewerFlags | null
 }
@@ -328,19 +334,32 @@ export async function startPersonalisedRead(
 	const u = viewer.userId
 	const key = `pers|${u}|${page}|${pageSize}`
 	const kept = viewerPages.get(key)
-	const since = kept?.rankedAt
-	const [meta, ranking, { blocked, flags }, version, keptConnections] = await Promise.all([
-		metaOf(u),
-		kept ? null : rankingOf(u, page * pageSize),
-		viewerState(
-			u,
-			kept?.page.map((p) => p.id),
-		),
-		feedVersion(viewer.communityId),
-		since === undefined ? null : freshConnections(u, since),
-		gate,
-	])
-	return { key, kept, meta, ranking, blocked, version, keptConnections, keptFlags: flags }
+	const since = kept?.byFeedVersion ? undefined : kept?.rankedAt
+	const [meta, ranking, { blocked, flags }, version, connectionFeed, keptConnections] =
+		await Promise.all([
+			metaOf(u),
+			kept ? null : rankingOf(u, page * pageSize),
+			viewerState(
+				u,
+				kept?.page.map((p) => p.id),
+			),
+			feedVersion(viewer.communityId),
+			// Before any read of the connection feed: a change after it moves the version.
+			connectionFeedVersion(u),
+			since === undefined ? null : freshConnections(u, since),
+			gate,
+		])
+	return {
+		key,
+		kept,
+		meta,
+		ranking,
+		blocked,
+		version,
+		connectionFeed,
+		keptConnections,
+		keptFlags: flags,
+	}
 }
 
 /** The stored ranking's first n (all of it for n = 0), best first. */
@@ -372,15 +391,16 @@ export async function readPersonalisedJson(
 	let { meta } = first
 	const { kept, keptFlags, blocked } = first
 	// What the page is ranked from besides the version: the stored ranking (by its meta),
-	// the connection posts newer than the recompute (read with the meta for a kept page,
-	// after it otherwise), the blocks and the role.
-	const basis = (connectionIds: string[]) =>
-		`${meta?.computedAtRaw}|${meta?.streamId}|${basisOf(viewer, connectionIds, blocked)}`
+	// the connection posts newer than the recompute — by the connection feed's version
+	// while the feed is live, by their ids otherwise — the blocks and the role.
+	const { connectionFeed } = first
+	const basis = (connectionIds: string[] | null) =>
+		`${meta?.computedAtRaw}|${meta?.streamId}|${connectionFeed ?? connectionIds?.join(',')}|${basisOf(viewer, [], blocked)}`
 	if (
 		plain &&
 		kept &&
 		keptFlags &&
-		first.keptConnections &&
+		kept.byFeedVersion === (connectionFeed !== null) &&
 		kept.version === first.version &&
 		kept.basis === basis(first.keptConnections)
 	)
@@ -445,6 +465,7 @@ export async function readPersonalisedJson(
 			nextCursor: null,
 			basis: basis(connectionIds),
 			rankedAt: meta?.computedAt,
+			byFeedVersion: connectionFeed !== null,
 			tail,
 			rendered,
 		})

@@ -100,6 +100,23 @@ for (const feed of ['connection', 'personalised'] as const) {
 			expect(ids((await page(feed, bob)).posts)).not.toContain(created)
 		})
 
+		test('a post the worker fans out after the page was kept shows in the next read', async () => {
+			await drainFanOut()
+			// The connection feed live, so a personalised page stands on its version too.
+			await page('connection', alice)
+			await warm(feed)
+			const fresh = await newPost(author, {
+				text: `before its fan-out, ${feed}`,
+				visibility: 'connections',
+			})
+			// Read (and kept) after the post moved the community's version, before its fan-out.
+			expect(ids((await page(feed, alice)).posts)).not.toContain(fresh)
+			await drainFanOut()
+			expect(ids((await page(feed, alice)).posts)).toContain(fresh)
+			await api('DELETE', `/feed/post/${fresh}`, { token: author.token })
+			await drainFanOut()
+		})
+
 		test('a block shows at once for the blocker only; a renamed author for everyone', async () => {
 			const mine = await newPost(author, { text: `by the author, ${feed}` })
 			await drainFanOut()
