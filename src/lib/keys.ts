@@ -49,6 +49,9 @@ export const keys = {
 	// One set for both flags: members l<postId> (liked) and s<postId> (saved), so a page's
 	// flags are one SMISMEMBER.
 	viewerFlags: (userId: number) => `flags:{u${userId}}`,
+	// set to a new random value by every write of the viewer's flags set: a kept page's
+	// flags, as read under it, stand while it does (post-cache.ts viewerState)
+	viewerFlagsVersion: (userId: number) => `flags:{u${userId}}:version`,
 	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
 	// set while an import's rows are being written and its feeds not yet rebuilt (its own
 	// tag: a rebuild drops every {c<id>} key, and this one must outlive a crashed rebuild)

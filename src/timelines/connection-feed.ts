@@ -174,10 +174,7 @@ export async function startConnectionRead(
 		// First: a change after it moves the version, so the window is never newer than it.
 		touchLiveFeed(viewer.userId),
 		kept ? null : windowOf(viewer.userId, page * pageSize),
-		viewerState(
-			viewer.userId,
-			kept?.page.map((p) => p.id),
-		),
+		viewerState(viewer.userId, kept),
 		feedVersion(viewer.communityId),
 		gate,
 		kept ? undefined : check(),

@@ -18,7 +18,7 @@
 // first round trip finds the same version and the same basis serves it.
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import type { PostView } from './post-cache'
+import type { PostView, ViewerFlags } from './post-cache'
 import type { Viewer } from './present'
 
 export const MAX_AGE_MS = 1000
@@ -90,6 +90,8 @@ export interface SharedPage extends Kept {
 	 * viewer's page one.
 	 */
 	rendered: Renderings
+	/** Its viewers' flags of its posts, as last read (post-cache.ts viewerState). */
+	flagsOf?: Map<number, { version: string | null; flags: ViewerFlags }>
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
 	/**

@@ -339,10 +339,7 @@ export async function startPersonalisedRead(
 		await Promise.all([
 			metaOf(u),
 			kept ? null : rankingOf(u, page * pageSize),
-			viewerState(
-				u,
-				kept?.page.map((p) => p.id),
-			),
+			viewerState(u, kept),
 			feedVersion(viewer.communityId),
 			// Before any read of the connection feed: a change after it moves the version.
 			connectionFeedVersion(u),

@@ -175,6 +175,10 @@ export interface ViewerFlag {
 const flagMember = (kind: 'liked' | 'saved', postId: string) =>
 	(kind === 'liked' ? 'l' : 's') + postId
 
+// Random, not counted: a version that expired and came back can never repeat one a
+// kept page (at most MAX_AGE_MS old) still holds.
+const newFlagsVersion = () => String(Math.floor(Math.random() * 2 ** 48))
+
 /**
  * Adds or removes each post in its viewer's flags set, in the order given, in one
  * pipeline (a batch of likes); a set not loaded yet is filled from Postgres later.
@@ -189,6 +193,8 @@ export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[
 				const key = keys.viewerFlags(userId)
 				if (on) pipeline.sadd(key, flagMember(kind, postId)).expire(key, VIEWER_TTL_SECONDS)
 				else pipeline.srem(key, flagMember(kind, postId))
+				// After the change: a reader that finds the new version reads the set as changed.
+				pipeline.set(keys.viewerFlagsVersion(userId), newFlagsVersion(), 'EX', VIEWER_TTL_SECONDS)
 			},
 		),
 	)
@@ -521,15 +527,43 @@ export interface ViewerState {
 	flags: ViewerFlags | null
 }
 
+/** A kept page's flags for one viewer, as read under the viewer's flags version (read first). */
+interface FlagsMemo {
+	version: string | null
+	flags: ViewerFlags
+}
+
+/** What viewerState needs of a kept page: its posts, and where it keeps its viewers' flags. */
+export interface FlagsHolder {
+	page: { id: string }[]
+	flagsOf?: Map<number, FlagsMemo>
+}
+
+/** Viewers whose flags one kept page remembers (a kept page lives at most MAX_AGE_MS). */
+const FLAGS_MEMO_MAX = 256
+
 /**
- * The viewer's blocks and, with a kept page, its posts' flags: two plain commands in
- * one round trip (a script over the three cost Redis more than it saved, docs/feeds.md).
+ * The viewer's blocks and, with a kept page, its posts' flags, in one round trip. The
+ * flags are those the page remembers for the viewer while the viewer's flags version is
+ * the one they were read under (a GET instead of a SMISMEMBER of every post twice); a
+ * changed version reads them again. Plain commands, not a script (a script over them
+ * cost Redis more than it saved, docs/feeds.md).
  */
-export async function viewerState(userId: number, keptIds?: string[]): Promise<ViewerState> {
-	const [blocked, flags] = await Promise.all([
+export async function viewerState(userId: number, kept?: FlagsHolder): Promise<ViewerState> {
+	const memo = kept?.flagsOf?.get(userId)
+	const ids = () => (kept as FlagsHolder).page.map((p) => p.id)
+	// The version first: a write after it moves it, so flags read after it are never older.
+	const [blocked, version, read] = await Promise.all([
 		viewerBlocks(userId),
-		keptIds ? viewerFlags(userId, keptIds) : null,
+		kept ? redis.get(keys.viewerFlagsVersion(userId)) : null,
+		kept && !memo ? viewerFlags(userId, ids()) : null,
 	])
+	if (!kept) return { blocked, flags: null }
+	if (memo && memo.version === version) return { blocked, flags: memo.flags }
+	const flags = read ?? (await viewerFlags(userId, ids()))
+	kept.flagsOf ??= new Map()
+	if (kept.flagsOf.size >= FLAGS_MEMO_MAX) kept.flagsOf.clear()
+	kept.flagsOf.set(userId, { version, flags })
 	return { blocked, flags }
 }
 

@@ -29,6 +29,7 @@ async function dropCommunityKeys(communityId: number): Promise<void> {
 			.slice(i, i + BATCH)
 			.flatMap((id) => [
 				keys.viewerFlags(id),
+				keys.viewerFlagsVersion(id),
 				keys.viewerBlocks(id),
 				keys.connLive(id),
 				keys.persFeed(id),

@@ -188,10 +188,7 @@ export async function startUniversalRead(
 	const kept = sharedPages.get(key)
 	const [version, { blocked, flags }] = await Promise.all([
 		feedVersion(viewer.communityId),
-		viewerState(
-			viewer.userId,
-			kept?.page.map((p) => p.id),
-		),
+		viewerState(viewer.userId, kept),
 	])
 	return { key, kept, version, blocked, keptFlags: flags }
 }

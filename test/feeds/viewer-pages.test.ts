@@ -171,6 +171,26 @@ describe('what a kept page stands in for', () => {
 		})
 	})
 
+	test('a save and an unsave show in the very next read of either feed, the pages kept', async () => {
+		for (const feed of ['connection', 'personalised'] as const) {
+			await warm(feed)
+			const [saved] = (await page(feed, alice)).posts as (Post & { is_saved: boolean })[]
+			const flagOf = async () =>
+				((await page(feed, alice)).posts as (Post & { is_saved: boolean })[]).find(
+					(p) => p._id === saved._id,
+				)?.is_saved
+			expect(await flagOf()).toBe(false)
+			expect(
+				(await api('PUT', `/feed/post/${saved._id}/save`, { token: alice.token })).status,
+			).toBe(200)
+			expect(await flagOf()).toBe(true)
+			expect(
+				(await api('PUT', `/feed/post/${saved._id}/save`, { token: alice.token })).status,
+			).toBe(200)
+			expect(await flagOf()).toBe(false)
+		}
+	})
+
 	test('a recompute of the stored ranking shows in the very next personalised read', async () => {
 		await warm('personalised')
 		// Behind the engine's back: the stored ranking rewritten with a new recompute time.
