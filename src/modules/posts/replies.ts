@@ -2,7 +2,7 @@
 // documents and what Elysia checks the presenters against. The post is SPEC "Post in
 // feed responses" with the fields DESIGN §3 adds; extra fields are allowed, never stripped.
 import { t } from 'elysia'
-import { Ok, Shape } from '../../lib/response'
+import { Int, Ok, Shape } from '../../lib/response'
 import { Topic } from '../topics/model'
 import { UsersMap } from '../users/model'
 
@@ -11,7 +11,7 @@ const Attachment = t.Unknown({
 	description: 'response form: file_type integer, file_url, file_format, file_size strings',
 })
 
-const MenuItem = Shape({ id: t.Integer(), title: t.String() })
+const MenuItem = Shape({ id: Int(), title: t.String() })
 
 export const PostShape = Shape(
 	{
@@ -20,7 +20,7 @@ export const PostShape = Shape(
 		heading: t.String(),
 		text: t.String(),
 		attachments: t.Array(Attachment),
-		community_id: t.Integer(),
+		community_id: Int(),
 		user_id: t.String({ description: "the author's uuid" }),
 		uuid: t.String(),
 		topics: t.Array(t.String()),
@@ -28,14 +28,14 @@ export const PostShape = Shape(
 		is_edited: t.Boolean(),
 		is_liked: t.Boolean(),
 		is_saved: t.Boolean(),
-		likes_count: t.Integer(),
-		comments_count: t.Integer(),
-		post_shared_count: t.Integer(),
-		impressions_count: t.Integer(),
-		reach_count: t.Integer(),
+		likes_count: Int(),
+		comments_count: Int(),
+		post_shared_count: Int(),
+		impressions_count: Int(),
+		reach_count: Int(),
 		menu_items: t.Array(MenuItem),
-		created_at: t.Integer({ description: 'epoch ms' }),
-		updated_at: t.Integer({ description: 'epoch ms' }),
+		created_at: Int({ description: 'epoch ms' }),
+		updated_at: Int({ description: 'epoch ms' }),
 	},
 	'a post (feed form)',
 )
