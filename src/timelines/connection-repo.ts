@@ -1,5 +1,6 @@
 // SQL of the connection feed engine: followers of an author, posts of the people a
 // user follows, and the durable fan-out job queue.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
 
 /** Posts that may enter connection feeds: undeleted and shared with connections. */
@@ -98,24 +99,47 @@ export async function insertFanOutJob(
 
 export type NewFanOutJob = Omit<FanOutJob, 'id' | 'cursor' | 'attempts'>
 
-/** Many jobs in one statement (a batch of new posts), with one notification. */
+/** Many jobs in one statement, with one notification. */
 export async function insertFanOutJobs(db: Db, jobs: NewFanOutJob[]): Promise<void> {
 	if (jobs.length === 0) return
-	await db`with ${fanOutJobsCtes(db, jobs)} select * from fanout_notified`
+	await db`with ${jobsCtes(db, jobs, db``)} select * from fanout_notified`
+}
+
+/** The add jobs of new posts in one statement (newPostJobsCtes: none for never-followed authors). */
+export async function insertNewPostJobs(db: Db, jobs: NewFanOutJob[]): Promise<void> {
+	if (jobs.length === 0) return
+	await db`with ${newPostJobsCtes(db, jobs)} select * from fanout_notified`
 }
 
 /**
- * insertFanOutJobs as CTEs of a caller's statement: `fanout_job` (a row per job) and
- * `fanout_notified`, one row — the statement must read it, or Postgres skips it.
+ * The add jobs of new posts as CTEs of a caller's statement, without the jobs of authors nobody has
+ * ever followed (users.ever_followed): no follower's feed can hold their posts, so their
+ * jobs would only be claimed and finished (two row writes and a worker statement per
+ * post). The flag is read under a share lock, in id order, so a follow committed while
+ * the post is written cannot miss it (migrations/0065_ever_followed.sql says how).
  */
-export function fanOutJobsCtes(db: Db, jobs: NewFanOutJob[]) {
+export function newPostJobsCtes(db: Db, jobs: NewFanOutJob[]) {
+	const authors = [...new Set(jobs.map((j) => j.author_id))]
+	return db`
+		never_followed as materialized (
+			select id from users where id = any(${authors}::int[]) and not ever_followed
+			order by id for share),
+		${jobsCtes(db, jobs, db`where j.author_id not in (select id from never_followed)`)}`
+}
+
+/**
+ * The jobs that pass `filter` (on `j`): `fanout_job` (a row per job) and `fanout_notified`,
+ * one row — the caller's statement must read it, or Postgres skips it.
+ */
+function jobsCtes(db: Db, jobs: NewFanOutJob[], filter: PendingQuery<Row[]>) {
 	// The notification is delivered at commit, so the worker wakes only for jobs it can see.
 	return db`
 		fanout_job as (
 			insert into fanout_jobs (community_id, kind, post_id, author_id, score)
 			select * from unnest(${jobs.map((j) => j.community_id)}::int[], ${jobs.map((j) => j.kind)}::text[],
 				${jobs.map((j) => j.post_id)}::text[], ${jobs.map((j) => j.author_id)}::int[],
-				${jobs.map((j) => j.score)}::bigint[])
+				${jobs.map((j) => j.score)}::bigint[]) as j(community_id, kind, post_id, author_id, score)
+			${filter}
 			returning 1),
 		fanout_notified as (
 			select count(*) from (select pg_notify('fanout', '') from (select 1 from fanout_job limit 1) any_job) n)`

@@ -19,12 +19,13 @@ import {
 	type FanOutJob,
 	failFanOutJob,
 	failingFanOutJobs,
-	fanOutJobsCtes,
 	finishFanOutJob,
 	followersAfter,
 	insertFanOutJob,
 	insertFanOutJobs,
+	insertNewPostJobs,
 	type NewFanOutJob,
+	newPostJobsCtes,
 	postStillFansOut,
 	stoppedFollowing,
 } from './connection-repo'
@@ -54,19 +55,22 @@ export interface FanOutPost {
 	is_deleted?: boolean
 }
 
-/** Call inside the transaction that creates a post: its connection fan-out is then as durable as the post. */
+/** Call inside the transaction that shows a post to connections: its fan-out is then as durable as the write. */
 export function enqueueFanOut(tx: Db, post: FanOutPost): Promise<void> {
-	return enqueueFanOuts(tx, [post])
+	return insertFanOutJobs(tx, fanOutJobsOf([post]))
 }
 
-/** enqueueFanOut for many posts (a batch of new ones) in one statement. */
+/**
+ * The jobs of posts this transaction creates (a batch, or one), in one statement: none
+ * for an author nobody has ever followed (connection-repo.ts newPostJobsCtes).
+ */
 export async function enqueueFanOuts(tx: Db, posts: FanOutPost[]): Promise<void> {
-	await insertFanOutJobs(tx, fanOutJobsOf(posts))
+	await insertNewPostJobs(tx, fanOutJobsOf(posts))
 }
 
-/** enqueueFanOuts as CTEs of a caller's one statement (connection-repo.ts fanOutJobsCtes). */
+/** enqueueFanOuts as CTEs of a caller's one statement (connection-repo.ts newPostJobsCtes). */
 export function fanOutCtes(db: Db, posts: FanOutPost[]) {
-	return fanOutJobsCtes(db, fanOutJobsOf(posts))
+	return newPostJobsCtes(db, fanOutJobsOf(posts))
 }
 
 /** The add jobs of posts that followers' feeds show (public and connections ones). */

@@ -50,6 +50,10 @@ export async function snapshot(communityId: number) {
 		select (select count(*)::int from users where community_id = ${communityId}) as users,
 			(select count(*)::int from post_likes l join posts p on p.id = l.post_id where p.community_id = ${communityId}) as likes,
 			(select count(*)::int from connections where community_id = ${communityId}) as connections,
+			(select count(*)::int from users u where u.community_id = ${communityId} and u.ever_followed
+				and exists (select 1 from connections c where c.connection_id = u.id)) as followed,
+			(select count(*)::int from users u where u.community_id = ${communityId}
+				and exists (select 1 from connections c where c.connection_id = u.id)) as with_followers,
 			(select count(*)::int from events where community_id = ${communityId}) as events`
 	return { posts, topics, comments, totals }
 }
@@ -86,12 +90,16 @@ describe('import of a generated community', () => {
 		expect(parents.reduce((n, c) => n + c.comments_count, 0)).toBe(replies.length)
 		expect(clean.comments.find((c) => c.external_id === 'xc0')?.likes_count).toBe(1)
 		// users: the imported ones and the community's owner
+		// Every user an imported connection follows is marked followed (their posts fan out).
 		expect(clean.totals).toEqual({
 			users: size.users + 1,
 			likes: size.likes,
 			connections: 2,
+			followed: clean.totals.with_followers,
+			with_followers: clean.totals.with_followers,
 			events: 0,
 		})
+		expect(clean.totals.with_followers).toBeGreaterThan(0)
 	})
 
 	test('the same file again adds nothing and matches every record', async () => {
@@ -173,6 +181,7 @@ describe('import of a generated community', () => {
 				'post_likes', 'comment_likes', 'connections', 'communities')
 			order by 1, 2`
 		expect(triggers.map((t) => `${t.table}.${t.name}`)).toEqual([
+			'connections.connections_followed', // users.ever_followed: importConnections sets it
 			'post_topics.post_topics_added', // topics.post_count: importPosts bumps it
 			'post_topics.post_topics_removed', // an import deletes no links
 			'posts.posts_deleted_count', // update of is_deleted: an import deletes no posts

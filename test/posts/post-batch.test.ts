@@ -10,6 +10,7 @@ import { sql } from '../../src/lib/db'
 import { createPost } from '../../src/modules/posts/service'
 import { flushFeedConfirmations } from '../../src/timelines/feed-marks'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, enableConnections } from '../support/connections'
 import { createTopic, eventsFor, feed, ids, setTopicEnabled, tag } from '../support/content'
 import { api } from '../support/http'
 
@@ -29,6 +30,10 @@ beforeAll(async () => {
 	writers = await Promise.all(
 		Array.from({ length: 8 }, (_, i) => newUser(community, { name: `Writer ${i}` })),
 	)
+	// Followed writers: their new posts get fan-out jobs (the stranger's do not).
+	await enableConnections(community)
+	const follower = await newUser(community, { name: 'Follower' })
+	for (const writer of writers) await connect(follower, writer, 'one_way')
 })
 
 const post = (user: TestUser, body: Record<string, unknown>) =>
@@ -157,10 +162,15 @@ describe('posts sent together (one group commit)', () => {
 			).length,
 		).toBe(1)
 
-		// One fan-out job per public or connections post; no mark left once confirmed.
+		// One fan-out job per public or connections post of a followed author (none for the
+		// stranger, whom nobody has followed); no mark left once confirmed.
 		const jobs = await sql`select post_id from fanout_jobs where post_id = any(${okIds}::text[])`
 		const privateId = replies[10]?.body.data.post._id
-		expect(jobs.map((j) => j.post_id).sort()).toEqual(okIds.filter((id) => id !== privateId).sort())
+		const strangersId = replies[11]?.body.data.post._id
+		expect(strangersId).toBeDefined()
+		expect(jobs.map((j) => j.post_id).sort()).toEqual(
+			okIds.filter((id) => id !== privateId && id !== strangersId).sort(),
+		)
 		await flushFeedConfirmations()
 		expect(
 			(await sql`select post_id from feed_marks where post_id = any(${okIds}::text[])`).length,

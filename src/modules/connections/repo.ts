@@ -76,12 +76,13 @@ export async function insertConnections(
 	type: ConnectionType,
 	now: number,
 ): Promise<void> {
-	for (const [userId, connectionId] of pairs) {
-		await db`
-			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-			values (${communityId}, ${userId}, ${connectionId}, ${type}, ${now})
-			on conflict do nothing`
-	}
+	// One statement: its trigger marks the followed users together, in id order
+	// (migrations/0065_ever_followed.sql), as the statement writing new posts locks them.
+	await db`
+		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
+		select ${communityId}, p.user_id, p.connection_id, ${type}, ${now}
+		from unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) as p(user_id, connection_id)
+		on conflict do nothing`
 }
 
 export async function deleteConnectionsBetween(db: Db, a: number, b: number): Promise<number> {

@@ -282,7 +282,13 @@ export async function importConnections(
 		ins as (
 			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
 			select ${c}, user_id, connection_id, kind, ${now} from wanted
-			on conflict do nothing returning user_id, connection_id)
+			on conflict do nothing returning user_id, connection_id),
+		-- What the connections_followed trigger does, off here with the row checks.
+		followed as (
+			update users u set ever_followed = true
+			from (select id from users where id in (select connection_id from ins) and not ever_followed
+				order by id for no key update) f
+			where u.id = f.id)
 		select count(*)::int as n from pairs join ins on ins.user_id = pairs.a and ins.connection_id = pairs.b`
 	const imported = row?.n as number
 	return { imported, matched: staged - imported }
