@@ -41,6 +41,58 @@ export function beginCollecting<T>(
 	}) as Promise<T>
 }
 
+const earlyCommits = new WeakMap<object, () => void>()
+
+/**
+ * beginCollecting for a short transaction whose waits are its round trips: on a reserved
+ * connection, BEGIN goes out in the same write as the first statements (sql.begin awaits
+ * it first), and `commitNow(tx)` sends COMMIT right behind the last statements instead
+ * of after their answers. Postgres runs a connection's statements in order, so nothing
+ * changes but the waiting; a failed statement turns a COMMIT already sent into a
+ * rollback, and the error still reaches `work`'s awaits. `work` must send nothing after
+ * commitNow. Whatever fails, the connection is rolled back before it goes back to the pool.
+ */
+export async function pipelinedTransaction<T>(
+	hooks: Hook[],
+	work: (tx: postgres.ReservedSql) => Promise<T>,
+): Promise<T> {
+	const tx = await sql.reserve()
+	commitHooks.set(tx, hooks)
+	const begun = tx.unsafe('begin').execute()
+	begun.catch(() => {}) // awaited below, after work's own statements
+	let committed: Promise<postgres.RowList<postgres.Row[]>> | undefined
+	const commit = () => {
+		// On the next turn of the event loop: a statement reaches the connection a few
+		// microtasks after it is made (awaited, or in Promise.all), and COMMIT must follow
+		// every statement made before commitNow. porsager writes them all in one flush.
+		committed ??= new Promise((next) => setImmediate(next)).then(() => tx.unsafe('commit'))
+		committed.catch(() => {})
+	}
+	earlyCommits.set(tx, commit)
+	try {
+		const result = await work(tx)
+		await begun
+		commit()
+		// A COMMIT after a failed statement answers ROLLBACK, not an error.
+		if ((await committed)?.command !== 'COMMIT') throw new Error('the transaction rolled back')
+		return result
+	} catch (error) {
+		await tx.unsafe('rollback').catch(() => {})
+		throw error
+	} finally {
+		tx.release()
+	}
+}
+
+/**
+ * In a pipelinedTransaction: sends COMMIT behind the statements made on `tx` so far (call
+ * it right after making the last ones, before awaiting them; make none after it).
+ * Elsewhere it does nothing: sql.begin commits when its callback returns.
+ */
+export function commitNow(tx: Db): void {
+	earlyCommits.get(tx)?.()
+}
+
 /** Runs `hook` after `tx` commits; `tx` must come from `transaction()` (else it throws). */
 export function afterCommit(tx: Db, hook: Hook): void {
 	const hooks = commitHooks.get(tx)

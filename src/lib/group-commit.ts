@@ -13,7 +13,9 @@
 // own answer), before the next batch.
 //
 // Reads a batch needs but that need no transaction (`prepare`) go out on the pool with
-// BEGIN, so the batch's statements need not wait a round trip for them.
+// BEGIN, so the batch's statements need not wait a round trip for them. A batcher may
+// open its transactions with lib/db.ts pipelinedTransaction (`open`), whose BEGIN and
+// COMMIT ride with the batch's first and last statements.
 //
 // `inFlight` batches of a batcher run at once (one by default): while one waits on its
 // round trips and its commit, the next is written. Batches in flight never share a key
@@ -23,6 +25,9 @@
 import type postgres from 'postgres'
 import { beginCollecting, type Hook, transaction } from './db'
 import { log } from './log'
+
+/** How a batch's transaction is opened: beginCollecting, or lib/db.ts pipelinedTransaction. */
+type Open<T> = <R>(hooks: Hook[], work: (tx: T) => Promise<R>) => Promise<R>
 
 /** One input's answer from a batch: its value, or the error it alone gets (having written nothing). */
 export type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown }
@@ -39,7 +44,7 @@ export interface BatchCommit<I, O> {
  * have written nothing (a 404 found by a read). When `together` throws, each input of
  * the batch runs `alone`, as it would unbatched.
  */
-export function batchCommit<I, O, P = never>(options: {
+export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(options: {
 	key: (input: I) => string
 	/**
 	 * Reads a batch needs that need no transaction (the authors of new posts, say), sent
@@ -47,17 +52,16 @@ export function batchCommit<I, O, P = never>(options: {
 	 * When it fails, so does the batch (each input then runs alone, without it).
 	 */
 	prepare?: (inputs: I[]) => Promise<P>
-	together: (
-		tx: postgres.TransactionSql,
-		inputs: I[],
-		prepared?: Promise<P>,
-	) => Promise<Outcome<O>[]>
+	together: (tx: T, inputs: I[], prepared?: Promise<P>) => Promise<Outcome<O>[]>
+	/** Opens a batch's transaction (beginCollecting by default); the inputs run alone in sql.begin. */
+	open?: Open<T>
 	alone: (tx: postgres.TransactionSql, input: I) => Promise<O>
 	maxBatch?: number
 	inFlight?: number
 }): BatchCommit<I, O> {
 	const maxBatch = options.maxBatch ?? 64
 	const inFlight = options.inFlight ?? 1
+	const open = options.open ?? (beginCollecting as Open<T>)
 	type Pending = { input: I; key: string; resolve(value: O): void; reject(error: unknown): void }
 	let queue: Pending[] = []
 	let scheduled = false
@@ -102,7 +106,7 @@ export function batchCommit<I, O, P = never>(options: {
 		try {
 			const prepared = options.prepare?.(inputs)
 			prepared?.catch(() => {}) // together's to handle (a batch failed before it never looks)
-			outcomes = await beginCollecting(hooks, (tx) => options.together(tx, inputs, prepared))
+			outcomes = await open(hooks, (tx) => options.together(tx, inputs, prepared))
 		} catch (error) {
 			log.warn({ err: error, inputs: batch.length }, 'batch rolled back; its writes run alone')
 			for (const p of batch)

@@ -5,7 +5,7 @@
 // alone, in call order; inputs arriving while a batch is in flight make the next one.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type postgres from 'postgres'
-import { sql } from '../../src/lib/db'
+import { commitNow, type Db, pipelinedTransaction, sql } from '../../src/lib/db'
 import { batchCommit, type Outcome } from '../../src/lib/group-commit'
 
 beforeAll(async () => {
@@ -20,7 +20,7 @@ interface Input {
 }
 
 /** All the labels of the batch in one insert; returns the transaction and each row's place. */
-async function writeAll(tx: postgres.TransactionSql, inputs: Input[]) {
+async function writeAll(tx: Db, inputs: Input[]) {
 	const rows = await tx<{ label: string; seq: string; txid: string }[]>`
 		insert into batch_commit_probe (label, txid)
 		select l, txid_current() from unnest(${inputs.filter((i) => !i.refuse).map((i) => i.label)}::text[]) l
@@ -190,5 +190,37 @@ describe('batchCommit', () => {
 		const alone = await Promise.all(['prep-3', 'prep-4'].map((label) => failing.run({ label })))
 		expect(alone[0]?.txid).not.toBe(alone[1]?.txid as string)
 		expect(await stored('prep-')).toEqual(['prep-1', 'prep-2', 'prep-3', 'prep-4'])
+	})
+
+	test('pipelined: BEGIN, the statements and COMMIT go out together as one transaction; a statement failing ahead of the COMMIT rolls the batch back, and each input runs alone', async () => {
+		const commits = batchCommit<Input, { txid: string; seq: number }, never, postgres.ReservedSql>({
+			key: (i) => i.label,
+			open: pipelinedTransaction,
+			together: async (tx, inputs) => {
+				// Two statements and the COMMIT sent before any answer.
+				const first = writeAll(tx, inputs.slice(0, 1))
+				const rest = writeAll(tx, inputs.slice(1))
+				commitNow(tx)
+				return [...(await first), ...(await rest)]
+			},
+			alone: writeOne,
+		})
+		const shared = await Promise.all(['pipe-1', 'pipe-2'].map((label) => commits.run({ label })))
+		expect(shared[0]?.txid).toBe(shared[1]?.txid as string)
+
+		await sql`insert into batch_commit_probe (label, txid) values ('pipe-taken', 0)`
+		const outcomes = await Promise.allSettled(
+			['pipe-free-1', 'pipe-taken', 'pipe-free-2'].map((label) => commits.run({ label })),
+		)
+		// Had the first statement committed with the batch, pipe-free-1 alone would be a duplicate.
+		expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+		expect((outcomes[1] as PromiseRejectedResult).reason.code).toBe('23505')
+		expect(await stored('pipe-')).toEqual([
+			'pipe-1',
+			'pipe-2',
+			'pipe-taken',
+			'pipe-free-1',
+			'pipe-free-2',
+		])
 	})
 })
