@@ -6,10 +6,11 @@
 // pg_notify, which Postgres delivers only when (and if) the transaction commits. The
 // worker's relay (events/relay.ts) listens, moves the fresh rows into the Redis
 // schedule, and also sweeps for rows whose notification it missed.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { type FeedNotification, recordFeedNotificationWith } from './notifications'
-import { eventsWithDeliveriesCtes, insertEventsWithDeliveries } from './repo'
+import { eventsFromCtes, eventsWithDeliveriesCtes, insertEventsWithDeliveries } from './repo'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -42,6 +43,18 @@ export function recordEvents(tx: Db, inputs: NewEvent[]): Promise<void> {
 export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
 	return eventsWithDeliveriesCtes(db, rowsOf(inputs), Date.now(), deliveriesChannel)
 }
+
+/**
+ * recordEventsCtes for the events a caller's statement selects itself: `rows` yields
+ * (id: newEventId(), c: community, e: event, s: 'feed' or 'chat', d: data) and may read
+ * the statement's other CTEs, so the statement decides which of them are written.
+ */
+export function recordEventsFromCtes(db: Db, rows: PendingQuery<Row[]>) {
+	return eventsFromCtes(db, rows, Date.now(), deliveriesChannel)
+}
+
+/** The id of an event written by recordEventsFromCtes. */
+export const newEventId = newId
 
 const rowsOf = (inputs: NewEvent[]) =>
 	inputs.map((e) => ({ ...e, id: newId(), source: e.source ?? 'feed' }))

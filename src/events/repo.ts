@@ -2,7 +2,7 @@
 // an attempt needs, and recording each attempt's outcome. Outcome writes are guarded
 // by (status = 'pending', attempt = n - 1), so if two workers ever raced on one
 // attempt only the first record counts.
-import type { Sql } from 'postgres'
+import type { PendingQuery, Row, Sql } from 'postgres'
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 
@@ -231,11 +231,25 @@ export function eventsWithDeliveriesCtes(
 		s: e.source,
 		d: e.data,
 	}))
+	return eventsFromCtes(
+		db,
+		db`select * from jsonb_to_recordset(${db.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)`,
+		now,
+		channel,
+	)
+}
+
+/**
+ * eventsWithDeliveriesCtes for the events a caller's statement selects itself: `rows`
+ * yields (id, c: community, e: event, s: source, d: data), and may read the statement's
+ * other CTEs (only the likes that joined a group notify, say).
+ */
+export function eventsFromCtes(db: Db, rows: PendingQuery<Row[]>, now: number, channel: string) {
 	return db`
 		event as (
 			insert into events (id, community_id, event, source, data, created_at)
 			select i.id, i.c, i.e, i.s, i.d, ${now}
-			from jsonb_to_recordset(${db.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)
+			from (${rows}) as i
 			returning id, community_id, event
 		), deliveries as (
 			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)

@@ -4,6 +4,7 @@
 // (a unique index). Like the webhook outbox, the statement calls pg_notify, which
 // Postgres delivers only if the transaction commits; the relay (push/relay.ts) then
 // moves the fresh rows into the Redis schedule.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
 
 export const pushChannel = 'push_deliveries'
@@ -68,16 +69,25 @@ export async function enqueueActivityPushesOf(
 		u: p.actorId,
 		p: { ...p.payload, community_id: String(p.communityId) },
 	}))
-	await tx`
-		with fresh as (
+	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)`
+	await tx`with ${activityPushesCtes(tx, rows, now)} select * from pushes_notified`
+}
+
+/**
+ * enqueueActivityPushesOf as CTEs of a caller's statement: `rows` yields (c: community,
+ * a: activity id, r: recipient, u: actor, p: payload with community_id) and may read the
+ * statement's other CTEs. `pushes_notified`, one row, must be read by the statement.
+ */
+export function activityPushesCtes(db: Db, rows: PendingQuery<Row[]>, now: number) {
+	return db`
+		pushes as (
 			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
 			select i.c, i.a, i.u, d.device_id, d.user_id, i.p, ${now}, ${now}, ${now}
-			from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)
-			join devices d on d.user_id = i.r
+			from (${rows}) as i join devices d on d.user_id = i.r
 			on conflict do nothing
 			returning 1
-		)
-		select pg_notify(${pushChannel}, '') from (select 1 from fresh limit 1) any_push`
+		), pushes_notified as (
+			select count(*) from (select pg_notify(${pushChannel}, '') from (select 1 from pushes limit 1) any_push) n)`
 }
 
 /** Queues a push of `payload` to every device of the recipients of a new conversation. */
