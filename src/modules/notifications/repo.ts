@@ -1,6 +1,7 @@
 // SQL of the notification feed. Grouping is one upsert: a new actor joins the unread
 // group of (recipient, action, group_key) or starts one, atomically under concurrent
 // writers (the partial unique index on unread groups is the arbiter).
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import type { ActionCode, EntityCode } from './model'
 
@@ -89,6 +90,19 @@ export interface GroupActors {
 	postId: string | null
 	recipientId: number
 	actorIds: number[]
+	/** per actor (same order), what its follow-ups write when it joins: `joined.x` */
+	data?: unknown[]
+}
+
+/**
+ * What each actor that joins a group causes, written by the same statement: `ctes` read
+ * `joined` — one row per actor that joined, with its input (c: community, e: entity,
+ * p: post, r: recipient, a: actor, x: its data) and `activity_id` — and each ends in a
+ * one-row CTE named in `read`, which the statement reads so that Postgres runs it.
+ */
+export interface JoinFollowUps {
+	ctes: PendingQuery<Row[]>
+	read: string[]
 }
 
 /**
@@ -96,31 +110,35 @@ export interface GroupActors {
  * (recipient, entity); several actors each): every actor joins its recipient's unread
  * group, in order, as one upsert per actor would leave it, leaving out the recipient and
  * actors in a block with them. Returns the groups touched with the actors that joined.
+ * `followUps` (the pushes and webhook events of a batch of likes) go in the same statement.
  */
 export function upsertGroupActivities(
 	db: Db,
 	a: { action: ActionCode; entityType: EntityCode; groups: GroupActors[]; now: number },
+	followUps?: JoinFollowUps,
 ) {
 	const input = a.groups
 		.flatMap((g) =>
-			g.actorIds.map((actor) => ({
+			g.actorIds.map((actor, i) => ({
 				c: g.communityId,
 				e: g.entityId,
 				p: g.postId,
 				r: g.recipientId,
 				a: actor,
+				x: g.data?.[i] ?? null,
 			})),
 		)
 		.map((row, n) => ({ ...row, n }))
 	return db<(TouchedActivity & { joined: number[] })[]>`
 		with input as (
-			select * from jsonb_to_recordset(${db.json(input)}) as i(c int, e text, p text, r int, a int, n int)
-		), eligible as (
-			select c, e, p, r, array_agg(a order by n) as actors from input i
+			select * from jsonb_to_recordset(${db.json(input as never)}) as i(c int, e text, p text, r int, a int, n int, x jsonb)
+		), eligible_actors as (
+			select * from input i
 			where a <> r and not exists (
 				select 1 from blocks b
 				where (b.blocker_id = i.r and b.blocked_id = i.a) or (b.blocker_id = i.a and b.blocked_id = i.r))
-			group by c, e, p, r
+		), eligible as (
+			select c, e, p, r, array_agg(a order by n) as actors from eligible_actors group by c, e, p, r
 		), touched as (
 			insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
 				post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
@@ -132,10 +150,14 @@ export function upsertGroupActivities(
 				comment_id = excluded.comment_id, updated_at = excluded.updated_at,
 				version = activities.version + 1
 			returning ${db.unsafe(columns())}
-		)
+		), joined as (
+			select i.*, t.id as activity_id from eligible_actors i
+			join touched t on t.recipient_id = i.r and t.entity_id = i.e
+		)${followUps ? db`, ${followUps.ctes}` : db``}
 		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id, e.actors as joined
 		from touched activities join users u on u.id = activities.recipient_id
-		join eligible e on e.r = activities.recipient_id and e.e = activities.entity_id`
+		join eligible e on e.r = activities.recipient_id and e.e = activities.entity_id
+		${followUps ? db`, ${db.unsafe(followUps.read.join(', '))}` : db``}`
 }
 
 export interface Removed {
@@ -181,9 +203,15 @@ export function removeActors(
 		returning ${db.unsafe(columns())}`
 }
 
-/** Deletes the listed groups that have no actor left. */
-export function deleteEmptyActivities(db: Db, ids: string[]) {
-	return db`delete from activities where id = any(${ids}::text[]) and cardinality(actor_ids) = 0`
+/**
+ * Deletes the groups of (action, group_key) that have no actor left: sent right behind
+ * removeActors, it needs not wait for that statement's answer. Returns what it deleted.
+ */
+export function deleteEmptyGroups(db: Db, action: ActionCode, groupKeys: string[]) {
+	return db<Removed[]>`
+		delete from activities
+		where action = ${action} and group_key = any(${groupKeys}::text[]) and cardinality(actor_ids) = 0
+		returning id, recipient_id`
 }
 
 export function deleteActivitiesOfPost(db: Db, postId: string) {

@@ -6,9 +6,9 @@
 // here too, for the same recipients, so a webhook never tells of an activity that was
 // not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
 import { feedNotificationEvents } from '../../events/notifications'
-import { recordEvents, recordFeedNotification } from '../../events/outbox'
+import { newEventId, recordEventsFromCtes, recordFeedNotification } from '../../events/outbox'
 import { afterCommitTogether, type Db } from '../../lib/db'
-import { enqueueActivityPushes, enqueueActivityPushesOf, type PushPayload } from '../../push/outbox'
+import { activityPushesCtes, enqueueActivityPushes, type PushPayload } from '../../push/outbox'
 import { findUserById, type UserRow } from '../users/repo'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
@@ -16,7 +16,8 @@ import {
 	commentersOf,
 	deleteActivitiesOfComment,
 	deleteActivitiesOfPost,
-	deleteEmptyActivities,
+	deleteEmptyGroups,
+	type JoinFollowUps,
 	type NewActivities,
 	type Removed,
 	removeActor,
@@ -121,6 +122,8 @@ export interface PostLikeChange {
 	actor: UserRow | undefined
 	postId: string
 	postAuthorId: number
+	/** the post's author's row (the recipient: its customer id goes in the webhook), read by the caller */
+	postAuthor: UserRow | undefined
 	liked: boolean
 	/** a back-dated like: no activity */
 	history: boolean
@@ -128,91 +131,95 @@ export interface PostLikeChange {
 
 /**
  * The activities of a batch of post likes and unlikes (lib/group-commit.ts batchCommit;
- * a like alone is a batch of one), with a statement per kind of change for all of them: the unlikes leave their
- * groups, the likes join theirs (one upsert), and the push rows and `notifications.feed`
- * events of every like that notified go in one insert each. The group rows are locked
- * by the first statements, so the caller sends them before its other row locks.
+ * a like alone is a batch of one), every statement sent at once, none waiting for
+ * another's answer (so the caller can send its COMMIT right behind them: lib/db.ts
+ * commitNow): the likes join their groups in one upsert, which also writes the push rows
+ * and `notifications.feed` events of the likes that joined one; the unlikes leave theirs,
+ * and the groups left empty go, by the statement sent right behind. The group rows are
+ * locked by these statements, so the caller sends them before its other row locks.
  */
-export async function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<void> {
+export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<void> {
 	const action = Action.likeOnPost
 	const unliked = likes.filter((l) => !l.liked)
 	const news = likes.filter((l) => l.liked && !l.history)
 	const now = Date.now()
-	const [touched, changed] = await Promise.all([
+	const joins =
 		news.length === 0
 			? []
-			: upsertGroupActivities(tx, {
-					action,
-					entityType: EntityType.post,
-					groups: news.map((l) => ({
-						communityId: l.communityId,
-						entityId: l.postId,
-						postId: l.postId,
-						recipientId: l.postAuthorId,
-						actorIds: [l.actorId],
-					})),
-					now,
-				}),
+			: upsertGroupActivities(
+					tx,
+					{
+						action,
+						entityType: EntityType.post,
+						groups: news.map((l) => ({
+							communityId: l.communityId,
+							entityId: l.postId,
+							postId: l.postId,
+							recipientId: l.postAuthorId,
+							actorIds: [l.actorId],
+							data: [whatAJoinWrites(l)],
+						})),
+						now,
+					},
+					pushesAndWebhooksOfJoins(tx, now),
+				).execute()
+	const leaves =
 		unliked.length === 0
 			? []
 			: removeActors(
 					tx,
 					action,
 					unliked.map((l) => ({ groupKey: l.postId, actorId: l.actorId })),
-				),
-	])
-	const emptied = changed.filter((c) => c.actor_count === 0)
-	changeCopiesAfterCommit(tx, [
-		...touched.map(({ customer_id: _, joined: __, ...row }) => rowChange(row)),
-		...changed.filter((c) => c.actor_count > 0).map(rowChange),
-		...deletions(emptied),
-	])
-	const actorOf = new Map(news.map((l) => [`${l.postId}:${l.actorId}`, l.actor]))
-	const joins = touched.flatMap((row) =>
-		row.joined.map((actorId) => ({
-			row,
-			actorId,
-			payload: payloadOf(
-				{
-					action,
-					entityType: EntityType.post,
-					entityId: row.entity_id,
-					postId: row.post_id,
-					commentId: null,
-				},
-				actorOf.get(`${row.entity_id}:${actorId}`),
-			),
-		})),
+				).execute()
+	const emptied =
+		unliked.length === 0
+			? []
+			: deleteEmptyGroups(tx, action, [...new Set(unliked.map((l) => l.postId))]).execute()
+	return Promise.all([joins, leaves, emptied]).then(([touched, changed, deleted]) => {
+		changeCopiesAfterCommit(tx, [
+			...touched.map(({ customer_id: _, joined: __, ...row }) => rowChange(row)),
+			...changed.filter((c) => c.actor_count > 0).map(rowChange),
+			...deletions(deleted),
+		])
+	})
+}
+
+/**
+ * A like's push payload ("Bob liked your post") and its `notifications.feed` event to the
+ * post's author, written only if the like joins the author's group (upsertGroupActivities
+ * leaves out self-likes and blocks): `joined.x` of pushesAndWebhooksOfJoins.
+ */
+function whatAJoinWrites(l: PostLikeChange) {
+	const payload = payloadOf(
+		{
+			action: Action.likeOnPost,
+			entityType: EntityType.post,
+			entityId: l.postId,
+			postId: l.postId,
+			commentId: null,
+		},
+		l.actor,
 	)
-	await Promise.all([
-		emptied.length > 0 &&
-			deleteEmptyActivities(
-				tx,
-				emptied.map((c) => c.id),
-			),
-		enqueueActivityPushesOf(
-			tx,
-			joins.map(({ row, actorId, payload }) => ({
-				communityId: row.community_id,
-				activityId: row.id,
-				recipientId: row.recipient_id,
-				actorId,
-				payload,
-			})),
-			now,
-		),
-		joins.length > 0 &&
-			recordEvents(
-				tx,
-				joins.flatMap(({ row, payload }) =>
-					feedNotificationEvents({
-						communityId: row.community_id,
-						payload: { ...payload, community_id: String(row.community_id) },
-						uuids: [row.customer_id],
-					}),
-				),
-			),
-	])
+	const push = { ...payload, community_id: String(l.communityId) }
+	const author = l.postAuthor
+	const [event] = feedNotificationEvents({
+		communityId: l.communityId,
+		payload: push,
+		uuids: author ? [author.user_unique_id ?? author.uuid] : [],
+	})
+	return { push, event_id: newEventId(), event: event?.data ?? null }
+}
+
+/** The push rows and webhook events of the actors that joined a group, as CTEs of its upsert. */
+function pushesAndWebhooksOfJoins(tx: Db, now: number): JoinFollowUps {
+	const pushes = tx`select c, activity_id as a, r, a as u, x->'push' as p from joined`
+	const events = tx`
+		select x->>'event_id' as id, c, 'notifications.feed' as e, 'feed' as s, x->'event' as d
+		from joined where x->'event' <> 'null'::jsonb`
+	return {
+		ctes: tx`${activityPushesCtes(tx, pushes, now)}, ${recordEventsFromCtes(tx, events)}`,
+		read: ['pushes_notified', 'deliveries_notified'],
+	}
 }
 
 export async function onCommentLikeChanged(

@@ -26,6 +26,13 @@ interface Visible {
 	is_deleted: boolean
 }
 
+/**
+ * The part of visibleTo that needs nothing but the post: it is live and public or the
+ * viewer's own. (reactions/repo.ts setLikes writes likes of such posts only, in SQL.)
+ */
+export const openTo = <P extends Visible>(session: Session, post: P | null | undefined) =>
+	!!post && !post.is_deleted && (post.visibility === 'public' || post.user_id === session.userId)
+
 /** `post` as the caller read it (null: not found) when the viewer may engage with it, else 404. */
 export async function visibleTo<P extends Visible>(
 	db: Db,
@@ -33,7 +40,7 @@ export async function visibleTo<P extends Visible>(
 	post: P | null | undefined,
 ): Promise<P> {
 	if (!post || post.is_deleted) throw notFound('Post')
-	if (post.visibility === 'public' || post.user_id === session.userId) return post
+	if (openTo(session, post)) return post
 	if (isCm(session)) return post
 	if (post.visibility === 'connections' && (await isConnected(db, session.userId, post.user_id))) {
 		return post

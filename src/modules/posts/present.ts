@@ -54,30 +54,22 @@ export async function loadPostContext(db: Db, post: CachedPost): Promise<PostCon
 }
 
 /**
- * loadPostContext without the creators for many posts (a batch of likes reads those with
- * its likers): the topics and the widgets of all of them, one statement each per community.
+ * loadPostContext without the creators for many posts, from the topics and widgets linked
+ * to them (findTopicsOfPosts, findWidgetsOfPosts: a batch of likes sends those before the
+ * posts are read).
  */
-export async function loadPostContexts(db: Db, posts: CachedPost[]) {
-	const byCommunity = new Map<number, CachedPost[]>()
-	for (const p of posts)
-		byCommunity.set(p.community_id, [...(byCommunity.get(p.community_id) ?? []), p])
-	const contexts = new Map<string, Omit<PostContext, 'creator'>>()
-	await Promise.all(
-		[...byCommunity].map(async ([communityId, list]) => {
-			const [topics, widgets] = await Promise.all([
-				findTopicsByIds(db, communityId, [...new Set(list.flatMap((p) => p.topic_ids))]),
-				findWidgetsByIds(db, communityId, [...new Set(list.flatMap((p) => p.widget_ids))]),
-			])
-			const topic = new Map(topics.map((t) => [t.id, t]))
-			const widget = new Map(widgets.map((w) => [w.id, w]))
-			for (const p of list)
-				contexts.set(p.id, {
-					topics: p.topic_ids.flatMap((id) => topic.get(id) ?? []),
-					widgets: p.widget_ids.flatMap((id) => widget.get(id) ?? []),
-				})
-		}),
+export function postContexts(posts: CachedPost[], topics: TopicRow[], widgets: WidgetRow[]) {
+	const topic = new Map(topics.map((t) => [t.id, t]))
+	const widget = new Map(widgets.map((w) => [w.id, w]))
+	return new Map<string, Omit<PostContext, 'creator'>>(
+		posts.map((p) => [
+			p.id,
+			{
+				topics: p.topic_ids.flatMap((id) => topic.get(id) ?? []),
+				widgets: p.widget_ids.flatMap((id) => widget.get(id) ?? []),
+			},
+		]),
 	)
-	return contexts
 }
 
 export function presentPostEvent(post: CachedPost, context: PostContext) {

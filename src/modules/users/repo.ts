@@ -63,6 +63,14 @@ export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> 
 	return db<UserRow[]>`select ${db(columns)} from users where id = any(${valid}::int[])`
 }
 
+/** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
+export function findUsersAndPostAuthors(db: Db, ids: number[], postIds: string[]) {
+	const valid = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+	return db<UserRow[]>`
+		select ${db(columns)} from users
+		where id = any(${valid}::int[]) or id in (select user_id from posts where id = any(${postIds}::text[]))`
+}
+
 export async function findUsersByUuids(
 	db: Db,
 	communityId: number,

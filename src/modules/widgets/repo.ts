@@ -54,6 +54,12 @@ export async function findWidgetsByIds(
 	>`select * from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
 }
 
+/** The widgets linked to the posts `postIds` (findWidgetsByIds by the posts, before they are read). */
+export function findWidgetsOfPosts(db: Db, postIds: string[]) {
+	return db<WidgetRow[]>`
+		select * from widgets where id in (select widget_id from post_widgets where post_id = any(${postIds}::text[]))`
+}
+
 export async function findWidgetByCompany(
 	db: Db,
 	communityId: number,

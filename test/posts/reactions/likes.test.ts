@@ -212,6 +212,37 @@ describe('likes sent together (one group commit)', () => {
 	})
 })
 
+describe('a batch of likes in one transaction', () => {
+	test('each like row commits with its counter, its activity, its post.liked and its notifications.feed event', async () => {
+		const posts = await Promise.all(Array.from({ length: 4 }, () => newPost(author)))
+		const likers = await Promise.all(posts.map((_, i) => newUser(community, { name: `T${i}` })))
+		const replies = await Promise.all(
+			posts.map((postId, i) =>
+				api('PUT', `/feed/post/${postId}/like`, { token: likers[i]?.token }),
+			),
+		)
+		expect(replies.map((r) => r.body.data)).toEqual(
+			posts.map(() => ({ is_liked: true, likes_count: 1 })),
+		)
+		// One transaction id per like (xmin) on every row it wrote: a statement sent after
+		// an early COMMIT would commit alone and show another.
+		const rows = await sql`
+			select p.xmin::text as counter,
+				(select l.xmin::text from post_likes l where l.post_id = p.id) as like_row,
+				(select a.xmin::text from activities a where a.entity_id = p.id and a.action = 6) as activity,
+				(select e.xmin::text from events e
+					where e.event = 'post.liked' and e.data->'post'->>'_id' = p.id) as liked,
+				(select e.xmin::text from events e where e.event = 'notifications.feed'
+					and e.data->'notification_payload'->>'route' = 'route://post_detail?post_id=' || p.id) as notified
+			from posts p where p.id in ${sql(posts)}`
+		expect(rows).toHaveLength(4)
+		for (const r of rows) {
+			expect(r.like_row).toBeString()
+			expect([r.counter, r.activity, r.liked, r.notified]).toEqual(Array(4).fill(r.like_row))
+		}
+	})
+})
+
 describe('GET /feed/post/:post_id/like', () => {
 	test('lists likes newest first with users and total_count; pages; hides blocked users both ways', async () => {
 		const postId = await newPost(author)

@@ -1,29 +1,41 @@
 // The likes of a group-committed batch (lib/group-commit.ts batchCommit) with set-based
-// statements: whatever the batch's size, a few statements in five round trips — the
-// posts, locked first in id order (so that batches in flight together never deadlock);
-// the like rows (one statement: inserts, removals, toggles) beside the reads the
-// post.liked payloads need; the activity groups (notifications' onPostLikesChanged)
-// then every post's counter by its net change; the push rows and the events, one
-// insert each. Each like keeps the answer it would get alone: its count is the count as
-// its own change left it (the batch's later changes taken back from the total), a
-// back-dated like makes no activity and no event, a post it may not see is its own 404
-// (found before anything is written).
+// statements in two round trips, whatever the batch's size (its transaction opened by
+// lib/db.ts pipelinedTransaction, so BEGIN and COMMIT ride with them):
+// 1. BEGIN; the posts locked in id order (so that batches in flight together never
+//    deadlock), then read; the like rows of the posts open to their likers (live, and
+//    public or their own: one statement of inserts, removals and toggles); the likers
+//    and the creators; the posts' topics and widgets (what the post.liked payloads need).
+// 2. the activity groups (notifications' onPostLikesChanged, with their push rows and
+//    `notifications.feed` events); every post's counter by its net change; the post.liked
+//    events; COMMIT.
+// The posts are locked before they are read, so the likes_count read is what the
+// counter's UPDATE starts from: each like's count is known before step 2, and its event
+// goes with the counters. A like of a post not open to its liker (a CM's like of a
+// private post, a connection's of a connections post) is written after visibleTo has let
+// it through, a round trip more, and so is a toggle that met a concurrent change of its
+// row. Each like keeps the answer it would get alone: its count is the count as its own
+// change left it (the batch's later changes taken back from the total), a back-dated
+// like makes no activity and no event, a post it may not see is its own 404 (having
+// written nothing).
 import { recordEvents } from '../../../events/outbox'
-import type { Db } from '../../../lib/db'
+import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
 import { type CachedPost, feedManager, loadPosts } from '../../../timelines'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
+import { findTopicsOfPosts } from '../../topics/repo'
 import { presentUserForWebhook } from '../../users/present'
-import { findUsersByIds, type UserRow } from '../../users/repo'
-import { visibleTo } from '../access'
+import { findUsersAndPostAuthors, type UserRow } from '../../users/repo'
+import { findWidgetsOfPosts } from '../../widgets/repo'
+import { openTo, visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
-import { loadPostContexts, presentPostEvent } from '../present'
+import { postContexts, presentPostEvent } from '../present'
 import type { LikeInput } from './model'
 import {
 	countLikes,
 	type LikeMode,
+	type LikeWrite,
 	lockCounted,
 	postLikeTarget,
 	removeLikes,
@@ -46,8 +58,7 @@ interface Live {
 	index: number
 	session: Session
 	post: CachedPost
-	at: number
-	mode: LikeMode
+	write: LikeWrite
 	liked: boolean
 	added: boolean
 	delta: number
@@ -64,101 +75,87 @@ export async function likeTogether(
 ): Promise<Outcome<LikeAnswer>[]> {
 	const outcomes: Outcome<LikeAnswer>[] = []
 	const now = Date.now()
-	const posts = await postsOf(tx, requests)
+	const writes: LikeWrite[] = requests.map((r) => ({
+		targetId: r.postId,
+		userId: r.session.userId,
+		at: writtenAt(r.input.created_at, now),
+		mode: modeOf(r.input),
+	}))
+	const postIds = [...new Set(requests.map((r) => r.postId))]
+	// Round trip 1. The lock is sent first; the like rows and the reads go behind it.
+	const [posts, openWrites, users, topics, widgets] = await Promise.all([
+		postsOf(tx, requests),
+		setLikes(
+			tx,
+			postLikeTarget,
+			writes,
+			requests.map((r) => r.session.communityId),
+		).execute(),
+		findUsersAndPostAuthors(
+			tx,
+			requests.map((r) => r.session.userId),
+			postIds,
+		).execute(),
+		findTopicsOfPosts(tx, postIds).execute(),
+		findWidgetsOfPosts(tx, postIds).execute(),
+	])
+	const written = new Map(openWrites.map((c) => [pairOf(c.target_id, c.user_id), c.added]))
+
 	const checked = await Promise.allSettled(
 		requests.map(async (r, index) => {
-			const at = writtenAt(r.input.created_at, now)
 			const post = await visibleTo(
 				tx,
 				r.session,
 				posts.get(pairOf(r.postId, r.session.communityId)),
 			)
-			return { index, session: r.session, post, at, mode: modeOf(r.input) }
+			return { index, session: r.session, post, write: writes[index] as LikeWrite }
 		}),
 	)
 	const live: Live[] = []
 	for (const [i, c] of checked.entries()) {
-		if (c.status === 'rejected') outcomes[i] = { ok: false, error: c.reason }
-		else live.push({ ...c.value, liked: false, added: false, delta: 0 })
+		if (c.status === 'fulfilled') live.push({ ...c.value, liked: false, added: false, delta: 0 })
+		else if (written.has(pairOf(requests[i]?.postId ?? '', requests[i]?.session.userId ?? 0)))
+			// setLikes writes only what visibleTo lets through; were it not so, fail the batch
+			// (each like then runs alone) rather than answer 404 for a like written.
+			throw new Error('a like was written to a post its liker may not see')
+		else outcomes[i] = { ok: false, error: c.reason }
 	}
 	if (live.length === 0) return outcomes
-
-	// The reads only a like that is news needs, sent with the like rows: the likers and
-	// the creators, the topics and widgets of the posts that may be liked.
-	const mayLike = live.filter((l) => l.mode !== 'unset')
-	const [changed, users, contexts] = await Promise.all([
-		setLikes(
-			tx,
-			postLikeTarget,
-			live.map((l) => ({ targetId: l.post.id, userId: l.session.userId, at: l.at, mode: l.mode })),
-		),
-		findUsersByIds(tx, [...new Set(mayLike.flatMap((l) => [l.session.userId, l.post.user_id]))]),
-		loadPostContexts(
-			tx,
-			mayLike.map((l) => l.post),
-		),
-	])
-	const outcome = new Map(changed.map((c) => [pairOf(c.target_id, c.user_id), c.added]))
-	const raced: Live[] = []
-	for (const l of live) {
-		const added = outcome.get(pairOf(l.post.id, l.session.userId))
-		if (added === true) Object.assign(l, { liked: true, added: true, delta: 1 })
-		else if (added === false) Object.assign(l, { liked: false, delta: -1 })
-		else if (l.mode === 'set') l.liked = true
-		else if (l.mode === 'toggle') raced.push(l)
-	}
-	// A toggle that found the like and could not remove it: another transaction changed it
-	// meanwhile. Removed by a statement that sees that change; counted only if it removed it.
-	if (raced.length > 0) {
-		const removed = new Set(
-			(
-				await removeLikes(
-					tx,
-					postLikeTarget,
-					raced.map((l) => ({ targetId: l.post.id, userId: l.session.userId })),
-				)
-			).map((r) => pairOf(r.target_id, r.user_id)),
-		)
-		for (const l of raced) if (removed.has(pairOf(l.post.id, l.session.userId))) l.delta = -1
-	}
+	await writeLikesOfClosedPosts(tx, live, written)
+	for (const l of live) applyWritten(l, written.get(pairOf(l.post.id, l.session.userId)))
+	await settleRacedToggles(tx, live)
 
 	const userById = new Map(users.map((u) => [u.id, u]))
-	const news = new Set(live.filter((l) => l.added && !isBackDated(l.at, Date.now())))
+	const news = new Set(live.filter((l) => l.added && !isBackDated(l.write.at, Date.now())))
 	// A liker without a row: the batch fails and each like runs alone (its own 404).
 	if ([...news].some((l) => !userById.has(l.session.userId))) throw notFound('User')
 
-	// The activity groups, then the counters (as a like alone takes them; the posts are locked).
-	const activities = onPostLikesChanged(
-		tx,
-		live
-			.filter((l) => l.added || !l.liked)
-			.map((l) => ({
-				communityId: l.session.communityId,
-				actorId: l.session.userId,
-				actor: userById.get(l.session.userId),
-				postId: l.post.id,
-				postAuthorId: l.post.user_id,
-				liked: l.liked,
-				history: l.added && !news.has(l),
-			})),
+	const counts = countsAsLeft(live)
+	const contexts = postContexts(
+		live.map((l) => l.post),
+		topics,
+		widgets,
 	)
-	activities.catch(() => {})
-	const deltas = new Map<string, number>()
-	for (const l of live) deltas.set(l.post.id, (deltas.get(l.post.id) ?? 0) + l.delta)
-	const totals = new Map(
-		(await countLikes(tx, postLikeTarget, deltas)).map((r) => [r.id, r.likes_count]),
-	)
-	// Each like's count as its change left it: the total less the changes after it.
-	const after = new Map<string, number>()
-	const counts = new Map<Live, number>()
-	for (const l of [...live].reverse()) {
-		const later = after.get(l.post.id) ?? 0
-		counts.set(l, Math.max((totals.get(l.post.id) ?? 0) - later, 0))
-		after.set(l.post.id, later + l.delta)
-	}
-
-	await Promise.all([
-		activities,
+	// Round trip 2, COMMIT right behind it: the activity groups, then the counters (as a
+	// like alone takes them; the posts are locked), then the events. Nothing after it
+	// throws unless a statement failed (the transaction then rolled back).
+	const sent = Promise.all([
+		onPostLikesChanged(
+			tx,
+			live
+				.filter((l) => l.added || !l.liked)
+				.map((l) => ({
+					communityId: l.session.communityId,
+					actorId: l.session.userId,
+					actor: userById.get(l.session.userId),
+					postId: l.post.id,
+					postAuthorId: l.post.user_id,
+					postAuthor: userById.get(l.post.user_id),
+					liked: l.liked,
+					history: l.added && !news.has(l),
+				})),
+		),
+		countLikes(tx, postLikeTarget, netDeltas(live)).execute(),
 		news.size > 0 &&
 			recordEvents(
 				tx,
@@ -179,6 +176,8 @@ export async function likeTogether(
 				}),
 			),
 	])
+	commitNow(tx)
+	await sent
 	for (const l of live) {
 		feedManager.onLike(tx, {
 			communityId: l.session.communityId,
@@ -192,8 +191,77 @@ export async function likeTogether(
 }
 
 /**
- * The posts of the batch, locked first (lockCounted), then read: one statement per
- * community, by `postId:communityId`.
+ * The likes the first setLikes left alone because their post is not open to the liker,
+ * now that visibleTo has let them through: a round trip more, only when there are any.
+ * Their outcomes join `written`.
+ */
+async function writeLikesOfClosedPosts(tx: Db, live: Live[], written: Map<string, boolean>) {
+	const closed = live.filter((l) => !openTo(l.session, l.post))
+	if (closed.length === 0) return
+	const changed = await setLikes(
+		tx,
+		postLikeTarget,
+		closed.map((l) => l.write),
+	)
+	for (const c of changed) written.set(pairOf(c.target_id, c.user_id), c.added)
+}
+
+/** What the like row did: added (true), removed (false), or nothing (undefined). */
+function applyWritten(l: Live, added: boolean | undefined) {
+	if (added === true) Object.assign(l, { liked: true, added: true, delta: 1 })
+	else if (added === false) Object.assign(l, { liked: false, delta: -1 })
+	else if (l.write.mode === 'set') l.liked = true
+}
+
+/**
+ * A toggle that found the like and could not remove it: another transaction changed it
+ * meanwhile. Removed by a statement that sees that change; counted only if it removed it.
+ */
+async function settleRacedToggles(tx: Db, live: Live[]) {
+	const raced = live.filter((l) => l.write.mode === 'toggle' && l.delta === 0)
+	if (raced.length === 0) return
+	const removed = new Set(
+		(
+			await removeLikes(
+				tx,
+				postLikeTarget,
+				raced.map((l) => ({ targetId: l.post.id, userId: l.session.userId })),
+			)
+		).map((r) => pairOf(r.target_id, r.user_id)),
+	)
+	for (const l of raced) if (removed.has(pairOf(l.post.id, l.session.userId))) l.delta = -1
+}
+
+/** Each post's net change (0 too: its answer needs the count). */
+function netDeltas(live: Live[]) {
+	const deltas = new Map<string, number>()
+	for (const l of live) deltas.set(l.post.id, (deltas.get(l.post.id) ?? 0) + l.delta)
+	return deltas
+}
+
+/**
+ * Each like's count as its change left it: the total the counter's UPDATE will leave
+ * (countLikes, from the likes_count read under the lock) less the changes after it.
+ */
+function countsAsLeft(live: Live[]) {
+	const totals = new Map<string, number>()
+	for (const [id, delta] of netDeltas(live)) {
+		const post = live.find((l) => l.post.id === id)?.post
+		totals.set(id, Math.max((post?.likes_count ?? 0) + delta, 0))
+	}
+	const after = new Map<string, number>()
+	const counts = new Map<Live, number>()
+	for (const l of [...live].reverse()) {
+		const later = after.get(l.post.id) ?? 0
+		counts.set(l, Math.max((totals.get(l.post.id) ?? 0) - later, 0))
+		after.set(l.post.id, later + l.delta)
+	}
+	return counts
+}
+
+/**
+ * The posts of the batch, locked first (lockCounted, sent before anything else of the
+ * batch), then read: one statement per community, by `postId:communityId`.
  */
 async function postsOf(tx: Db, requests: LikeRequest[]) {
 	const idsOf = new Map<number, Set<string>>()
@@ -204,7 +272,7 @@ async function postsOf(tx: Db, requests: LikeRequest[]) {
 			tx,
 			postLikeTarget,
 			requests.map((r) => r.postId),
-		),
+		).execute(),
 		...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
 	])
 	return new Map(read.flat().map((p) => [pairOf(p.id, p.community_id), p]))

@@ -64,20 +64,30 @@ export interface LikeWrite {
  * Returns the pairs it changed, `added` true for an insert. A toggle it neither added nor
  * removed met a concurrent change of the same pair (another process): the caller removes
  * it with removeLikes, as a statement that sees that change.
+ *
+ * `communityIds` (one per like) limits it to likes of posts everyone in that community
+ * may like: live, and public or the liker's own — the part of posts/access.ts visibleTo
+ * that needs no other read, so a batch can write these with the posts' lock and read,
+ * before checking the rest. The other likes are left untouched, for the caller.
  */
-export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[]) {
+export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communityIds?: number[]) {
 	const column = db(target.column)
+	const writable = communityIds
+		? db`exists (select 1 from posts p where p.id = i.target_id and p.community_id = i.community_id
+			and not p.is_deleted and (p.visibility = 'public' or p.user_id = i.user_id))`
+		: db`true`
 	return db<{ target_id: string; user_id: number; added: boolean }[]>`
 		with input as (
 			select * from unnest(${likes.map((l) => l.targetId)}::text[], ${likes.map((l) => l.userId)}::int[],
-				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[]) as i(target_id, user_id, at, mode)
+				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[],
+				${communityIds ?? likes.map(() => 0)}::int[]) as i(target_id, user_id, at, mode, community_id)
 		), added as (
 			insert into ${db(target.table)} (${column}, user_id, created_at)
-			select target_id, user_id, at from input where mode <> 'unset'
+			select target_id, user_id, at from input i where mode <> 'unset' and ${writable}
 			on conflict do nothing returning ${column} as target_id, user_id
 		), removed as (
 			delete from ${db(target.table)} l using input i
-			where l.${column} = i.target_id and l.user_id = i.user_id and (i.mode = 'unset' or (i.mode = 'toggle'
+			where l.${column} = i.target_id and l.user_id = i.user_id and ${writable} and (i.mode = 'unset' or (i.mode = 'toggle'
 				and not exists (select 1 from added a where a.target_id = i.target_id and a.user_id = i.user_id)))
 			returning l.${column} as target_id, l.user_id
 		)

@@ -2,8 +2,9 @@
 // saved posts of a user, and seen (impressions and unique reach). Each change and its
 // event commit together; the feed caches are told after the commit.
 
+import type postgres from 'postgres'
 import { recordEvent } from '../../../events/outbox'
-import { type Db, sql } from '../../../lib/db'
+import { type Db, pipelinedTransaction, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { batchCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
@@ -66,13 +67,15 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
 
 /**
  * Likes and unlikes of posts share transactions (lib/group-commit.ts batchCommit), a
- * batch's likes written by a few set-based statements (like-batch.ts): on a popular post
- * the counter and the activity group are locked once per batch, not once per like. A
- * user's likes of one post never share a batch, and keep their order.
+ * batch's likes written by a few set-based statements in two round trips (like-batch.ts,
+ * BEGIN and COMMIT pipelined with them): on a popular post the counter and the activity
+ * group are locked once per batch, not once per like. A user's likes of one post never
+ * share a batch, and keep their order.
  */
-const likeBatches = batchCommit<LikeRequest, LikeAnswer>({
+const likeBatches = batchCommit<LikeRequest, LikeAnswer, never, postgres.ReservedSql>({
 	key: (r) => `${r.postId}:${r.session.userId}`,
 	together: likeTogether,
+	open: pipelinedTransaction,
 	alone: likeAlone,
 	// While one batch waits on Postgres the next is written; they lock their posts in order.
 	inFlight: 2,
