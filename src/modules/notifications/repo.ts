@@ -183,7 +183,7 @@ export async function removeActor(db: Db, action: ActionCode, groupKey: string, 
 /**
  * removeActor for many (group_key, actor) pairs of one action in one statement: each
  * actor leaves every group of its key. Returns the groups changed, emptied ones included
- * (actor_count 0: the caller deletes them with deleteEmptyActivities).
+ * (actor_count 0: the caller deletes them, deleteEmptyPostGroups for likes of posts).
  */
 export function removeActors(
 	db: Db,
@@ -204,13 +204,14 @@ export function removeActors(
 }
 
 /**
- * Deletes the groups of (action, group_key) that have no actor left: sent right behind
- * removeActors, it needs not wait for that statement's answer. Returns what it deleted.
+ * Deletes the groups of posts' likes (group_key: the post) left with no actor: sent right
+ * behind removeActors, it needs not wait for that statement's answer. Returns what it deleted.
  */
-export function deleteEmptyGroups(db: Db, action: ActionCode, groupKeys: string[]) {
+export function deleteEmptyPostGroups(db: Db, action: ActionCode, postIds: string[]) {
 	return db<Removed[]>`
 		delete from activities
-		where action = ${action} and group_key = any(${groupKeys}::text[]) and cardinality(actor_ids) = 0
+		where post_id = any(${postIds}::text[]) and action = ${action} and group_key = post_id
+			and cardinality(actor_ids) = 0
 		returning id, recipient_id`
 }
 

@@ -16,7 +16,7 @@ import {
 	commentersOf,
 	deleteActivitiesOfComment,
 	deleteActivitiesOfPost,
-	deleteEmptyGroups,
+	deleteEmptyPostGroups,
 	type JoinFollowUps,
 	type NewActivities,
 	type Removed,
@@ -174,7 +174,7 @@ export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<voi
 	const emptied =
 		unliked.length === 0
 			? []
-			: deleteEmptyGroups(tx, action, [...new Set(unliked.map((l) => l.postId))]).execute()
+			: deleteEmptyPostGroups(tx, action, [...new Set(unliked.map((l) => l.postId))]).execute()
 	return Promise.all([joins, leaves, emptied]).then(([touched, changed, deleted]) => {
 		changeCopiesAfterCommit(tx, [
 			...touched.map(({ customer_id: _, joined: __, ...row }) => rowChange(row)),

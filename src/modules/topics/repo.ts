@@ -74,7 +74,7 @@ export function findTopicsOfPosts(db: Db, postIds: string[]) {
 	return db<TopicRow[]>`
 		select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
 		from topics t left join topics p on p.id = t.parent_id
-		where t.id in (select topic_id from post_topics where post_id = any(${postIds}::text[]))`
+		where t.id = any(array(select topic_id from post_topics where post_id = any(${postIds}::text[])))`
 }
 
 /** Enabled topics of the community among `ids`: the only topics a post may be tagged with. */

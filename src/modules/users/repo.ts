@@ -68,7 +68,8 @@ export function findUsersAndPostAuthors(db: Db, ids: number[], postIds: string[]
 	const valid = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
 	return db<UserRow[]>`
 		select ${db(columns)} from users
-		where id = any(${valid}::int[]) or id in (select user_id from posts where id = any(${postIds}::text[]))`
+		where id = any(array(
+			select unnest(${valid}::int[]) union select user_id from posts where id = any(${postIds}::text[])))`
 }
 
 export async function findUsersByUuids(

@@ -57,7 +57,8 @@ export async function findWidgetsByIds(
 /** The widgets linked to the posts `postIds` (findWidgetsByIds by the posts, before they are read). */
 export function findWidgetsOfPosts(db: Db, postIds: string[]) {
 	return db<WidgetRow[]>`
-		select * from widgets where id in (select widget_id from post_widgets where post_id = any(${postIds}::text[]))`
+		select * from widgets
+		where id = any(array(select widget_id from post_widgets where post_id = any(${postIds}::text[])))`
 }
 
 export async function findWidgetByCompany(
