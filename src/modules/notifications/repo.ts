@@ -181,31 +181,32 @@ export async function removeActor(db: Db, action: ActionCode, groupKey: string, 
 }
 
 /**
- * removeActor for many (group_key, actor) pairs of one action in one statement: each
- * actor leaves every group of its key. Returns the groups changed, emptied ones included
- * (actor_count 0: the caller deletes them, deleteEmptyPostGroups for likes of posts).
+ * removeActor for many (post, actor) pairs of one action on posts in one statement: each
+ * actor leaves every group of the post. Returns the groups changed, emptied ones included
+ * (actor_count 0: the caller deletes them, deleteEmptyPostGroups).
  */
-export function removeActors(
+export function removePostActors(
 	db: Db,
 	action: ActionCode,
-	pairs: { groupKey: string; actorId: number }[],
+	pairs: { postId: string; actorId: number }[],
 ) {
+	// A post's group is keyed by the post (group_key = post_id): found through activities_post.
 	return db<ActivityRow[]>`
 		with gone as (
 			select k, array_agg(a) as actors
-			from unnest(${pairs.map((p) => p.groupKey)}::text[], ${pairs.map((p) => p.actorId)}::int[]) as i(k, a)
+			from unnest(${pairs.map((p) => p.postId)}::text[], ${pairs.map((p) => p.actorId)}::int[]) as i(k, a)
 			group by k
 		)
 		update activities set actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
 			where x <> all(gone.actors) order by n), version = version + 1
 		from gone
-		where action = ${action} and group_key = gone.k and actor_ids && gone.actors
+		where post_id = gone.k and action = ${action} and group_key = gone.k and actor_ids && gone.actors
 		returning ${db.unsafe(columns())}`
 }
 
 /**
  * Deletes the groups of posts' likes (group_key: the post) left with no actor: sent right
- * behind removeActors, it needs not wait for that statement's answer. Returns what it deleted.
+ * behind removePostActors, it needs not wait for that statement's answer. Returns what it deleted.
  */
 export function deleteEmptyPostGroups(db: Db, action: ActionCode, postIds: string[]) {
 	return db<Removed[]>`

@@ -21,7 +21,7 @@ import {
 	type NewActivities,
 	type Removed,
 	removeActor,
-	removeActors,
+	removePostActors,
 	upsertActivities,
 	upsertGroupActivities,
 } from './repo'
@@ -166,10 +166,10 @@ export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<voi
 	const leaves =
 		unliked.length === 0
 			? []
-			: removeActors(
+			: removePostActors(
 					tx,
 					action,
-					unliked.map((l) => ({ groupKey: l.postId, actorId: l.actorId })),
+					unliked.map((l) => ({ postId: l.postId, actorId: l.actorId })),
 				).execute()
 	const emptied =
 		unliked.length === 0
