@@ -5,7 +5,8 @@
 // /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands in
 // BENCH_PROFILE_DIR (.data/profile). On 2 cores all three share the CPU, so CPU per
 // request is what limits the rate.
-// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts]   (BENCH_SECONDS=10)
+// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing]
+// (BENCH_SECONDS=10; read-writing: universal page 1 while 100 posts a second are written)
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
@@ -74,7 +75,15 @@ const clientCpu = () => {
 
 let k = 0
 const hot = postIds[0] as string
-const rows: Record<string, { method: string; setup: (r: any) => any; body?: string }> = {
+const universal = (r: any) => {
+	r.path = '/feed/universal?page=1&page_size=20'
+	r.headers = { ...r.headers, ...auth(USERS - 1) }
+	return r
+}
+const rows: Record<
+	string,
+	{ method: string; setup: (r: any) => any; body?: string; writing?: boolean }
+> = {
 	spread: {
 		method: 'PUT',
 		setup: (r) => {
@@ -101,9 +110,19 @@ const rows: Record<string, { method: string; setup: (r: any) => any; body?: stri
 			return r
 		},
 	},
+	read: { method: 'GET', setup: universal },
+	'read-writing': { method: 'GET', setup: universal, writing: true },
 }
 const row = rows[ROW]
-if (!row) throw new Error(`unknown row ${ROW} (spread, one, posts)`)
+if (!row) throw new Error(`unknown row ${ROW} (${Object.keys(rows).join(', ')})`)
+
+// As bench:writes' "100 posts/s" row: a post every 10 ms from this process while the row runs.
+let w = 0
+const writer = row.writing
+	? setInterval(() => {
+			call('POST', '/feed/post', auth(w++), { text: `live ${w}` }).catch(() => {})
+		}, 10)
+	: undefined
 
 const before = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
 const started = performance.now()
@@ -121,6 +140,7 @@ const result = await (autocannon as any)({
 		},
 	],
 })
+clearInterval(writer)
 const wall = (performance.now() - started) / 1000
 const after = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
 const r = rowOf(ROW, result)
