@@ -6,8 +6,9 @@
 //
 // Calls that arrive while `inFlight` batches are running wait; the next batch takes up
 // to `maxBatch` of them, in arrival order. When `together` throws (the statement failed
-// and wrote nothing), each call of the batch runs `alone`, so one bad input gets its
-// own error and the others their answers, exactly as without coalescing.
+// and wrote nothing), each call of the batch runs `alone` (by default as a batch of
+// one), so one bad input gets its own error and the others their answers, exactly as
+// without coalescing.
 import { log } from './log'
 
 export interface Coalesced<I, O> {
@@ -18,10 +19,12 @@ export interface Coalesced<I, O> {
 export function coalesce<I, O>(options: {
 	/** One answer per input, in the order of `inputs`. */
 	together: (inputs: I[]) => Promise<O[]>
-	alone: (input: I) => Promise<O>
+	alone?: (input: I) => Promise<O>
 	maxBatch?: number
 	inFlight?: number
 }): Coalesced<I, O> {
+	const alone =
+		options.alone ?? ((input: I) => options.together([input]).then(([answer]) => answer as O))
 	const maxBatch = options.maxBatch ?? 64
 	const inFlight = options.inFlight ?? 1
 	type Pending = { input: I; resolve(value: O): void; reject(error: unknown): void }
@@ -49,7 +52,7 @@ export function coalesce<I, O>(options: {
 		} catch (error) {
 			if (batch.length === 1) return batch[0]?.reject(error)
 			log.warn({ err: error, inputs: batch.length }, 'coalesced batch failed; its calls run alone')
-			await Promise.all(batch.map((p) => options.alone(p.input).then(p.resolve, p.reject)))
+			await Promise.all(batch.map((p) => alone(p.input).then(p.resolve, p.reject)))
 			return
 		}
 		batch.forEach((p, i) => {

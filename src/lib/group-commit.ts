@@ -42,7 +42,8 @@ export interface BatchCommit<I, O> {
  * and an unlike of one user on one post: set-based statements need distinct rows);
  * `together` answers each input of a batch, and an input it answers with an error must
  * have written nothing (a 404 found by a read). When `together` throws, each input of
- * the batch runs `alone`, as it would unbatched.
+ * the batch runs `alone`, as it would unbatched: by default as a batch of one, in a
+ * transaction of its own.
  */
 export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(options: {
 	key: (input: I) => string
@@ -55,13 +56,21 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 	together: (tx: T, inputs: I[], prepared?: Promise<P>) => Promise<Outcome<O>[]>
 	/** Opens a batch's transaction (beginCollecting by default); the inputs run alone in sql.begin. */
 	open?: Open<T>
-	alone: (tx: postgres.TransactionSql, input: I) => Promise<O>
+	alone?: (tx: postgres.TransactionSql, input: I) => Promise<O>
 	maxBatch?: number
 	inFlight?: number
 }): BatchCommit<I, O> {
 	const maxBatch = options.maxBatch ?? 64
 	const inFlight = options.inFlight ?? 1
 	const open = options.open ?? (beginCollecting as Open<T>)
+	// A transaction of sql.begin serves `together` too (its writers take any Db).
+	const alone =
+		options.alone ??
+		(async (tx: postgres.TransactionSql, input: I) => {
+			const [outcome] = await options.together(tx as unknown as T, [input])
+			if (!outcome?.ok) throw outcome ? outcome.error : new Error('the batch gave no answer')
+			return outcome.value
+		})
 	type Pending = { input: I; key: string; resolve(value: O): void; reject(error: unknown): void }
 	let queue: Pending[] = []
 	let scheduled = false
@@ -109,8 +118,7 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 			outcomes = await open(hooks, (tx) => options.together(tx, inputs, prepared))
 		} catch (error) {
 			log.warn({ err: error, inputs: batch.length }, 'batch rolled back; its writes run alone')
-			for (const p of batch)
-				await transaction((tx) => options.alone(tx, p.input)).then(p.resolve, p.reject)
+			for (const p of batch) await transaction((tx) => alone(tx, p.input)).then(p.resolve, p.reject)
 			return
 		}
 		for (const hooked of await Promise.allSettled(hooks.map((hook) => hook())))

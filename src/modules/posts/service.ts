@@ -121,7 +121,6 @@ const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
 	// The authors and tagged users, read with BEGIN: the batch then writes in one round trip.
 	prepare: (requests) => readAhead(sql, requests),
 	together: createTogether,
-	alone: createAlone,
 	inFlight: 2,
 })
 
@@ -135,13 +134,6 @@ const plainPosts = coalesce<NewPostRequest, WrittenPost>({
 	alone: (r) => postBatches.run(r),
 	inFlight: 2,
 })
-
-/** One post in a transaction of its own (when its batch failed): a batch of one. */
-async function createAlone(tx: Db, request: NewPostRequest): Promise<WrittenPost> {
-	const [outcome] = await createTogether(tx, [request])
-	if (!outcome?.ok) throw outcome ? outcome.error : new Error('the post gave no answer')
-	return outcome.value
-}
 
 /**
  * Checks what needs no Postgres here (a failure is this request's own 4xx, never its

@@ -63,8 +63,4 @@ export const firstLaunches = batchCommit<FirstLaunch, UserRow | null>({
 		const users = await createUsers(tx, launches)
 		return users.map((value) => ({ ok: true, value }))
 	},
-	async alone(tx, launch) {
-		const [user] = await createUsers(tx, [launch])
-		return user ?? null
-	},
 })

@@ -32,10 +32,6 @@ const returning = coalesce<Launch, UserRow | null>({
 		const found = await findUsersAndStoreTokens(sql, launches)
 		return launches.map((launch) => found.get(launch.token_hash) ?? null)
 	},
-	async alone(launch) {
-		const found = await findUsersAndStoreTokens(sql, [launch])
-		return found.get(launch.token_hash) ?? null
-	},
 })
 
 export async function initiateSession(input: InitiateInput) {

@@ -76,20 +76,12 @@ const likeBatches = batchCommit<LikeRequest, LikeAnswer, never, postgres.Reserve
 	key: (r) => `${r.postId}:${r.session.userId}`,
 	together: likeTogether,
 	open: pipelinedTransaction,
-	alone: likeAlone,
 	// While one batch waits on Postgres the next is written; they lock their posts in order.
 	inFlight: 2,
 })
 
 export const togglePostLike = (session: Session, postId: string, input: LikeInput = {}) =>
 	likeBatches.run({ session, postId, input })
-
-/** One like in a transaction of its own (when its batch failed): a batch of one. */
-async function likeAlone(tx: Db, request: LikeRequest): Promise<LikeAnswer> {
-	const [outcome] = await likeTogether(tx, [request])
-	if (!outcome?.ok) throw outcome ? outcome.error : new Error('the like gave no answer')
-	return outcome.value
-}
 
 export async function listPostLikes(
 	session: Session,
