@@ -83,11 +83,12 @@ async function onPostWritten(
  */
 async function onPostsCreated(tx: Db, posts: CachedPost[]): Promise<AfterCommit> {
 	const [, marks] = await Promise.all([enqueueFanOuts(tx, posts), markNewForFeeds(tx, posts)])
-	return {
-		async afterCommit() {
-			if (await placeCreated(posts)) for (const mark of marks) confirmFeedMark(mark)
-		},
-	}
+	return { afterCommit: () => placeAndConfirm(posts, marks) }
+}
+
+/** Caches and places posts just created; their marks are confirmed when Redis took them. */
+async function placeAndConfirm(posts: CachedPost[], marks: FeedMark[]): Promise<void> {
+	if (await placeCreated(posts)) for (const mark of marks) confirmFeedMark(mark)
 }
 
 /**
@@ -99,9 +100,7 @@ async function onPostsCreated(tx: Db, posts: CachedPost[]): Promise<AfterCommit>
 function postsCreatedCtes(db: Db, posts: CachedPost[]) {
 	return {
 		ctes: db`${fanOutCtes(db, posts)}, ${newFeedMarksCte(db, posts)}`,
-		async placed(marks: FeedMark[]): Promise<void> {
-			if (await placeCreated(posts)) for (const mark of marks) confirmFeedMark(mark)
-		},
+		placed: (marks: FeedMark[]) => placeAndConfirm(posts, marks),
 	}
 }
 

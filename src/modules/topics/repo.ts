@@ -56,6 +56,11 @@ export async function findTopic(db: Db, communityId: number, id: string): Promis
 	return row ?? null
 }
 
+/** Topics (`t`) as TopicRow, with their parent's name: the caller adds the where clause. */
+const topicsWithParent = (db: Db) => db`
+	select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
+	from topics t left join topics p on p.id = t.parent_id`
+
 /** Topics of the community among `ids` (any state), with their parent's name. */
 export async function findTopicsByIds(
 	db: Db,
@@ -64,16 +69,14 @@ export async function findTopicsByIds(
 ): Promise<TopicRow[]> {
 	if (ids.length === 0) return []
 	return db<TopicRow[]>`
-		select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
-		from topics t left join topics p on p.id = t.parent_id
+		${topicsWithParent(db)}
 		where t.community_id = ${communityId} and t.id = any(${ids}::text[])`
 }
 
 /** The topics linked to the posts `postIds` (findTopicsByIds by the posts, before they are read). */
 export function findTopicsOfPosts(db: Db, postIds: string[]) {
 	return db<TopicRow[]>`
-		select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
-		from topics t left join topics p on p.id = t.parent_id
+		${topicsWithParent(db)}
 		where t.id = any(array(select topic_id from post_topics where post_id = any(${postIds}::text[])))`
 }
 

@@ -56,20 +56,22 @@ export async function findUserByUniqueId(
 	return row ?? null
 }
 
+// Not a user id (fractional, or past the integer column): no such user, not a 500.
+const userIds = (ids: number[]) =>
+	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+
 export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
-	// Not a user id (fractional, or past the integer column): no such user, not a 500.
-	const valid = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+	const valid = userIds(ids)
 	if (valid.length === 0) return []
 	return db<UserRow[]>`select ${db(columns)} from users where id = any(${valid}::int[])`
 }
 
 /** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
 export function findUsersAndPostAuthors(db: Db, ids: number[], postIds: string[]) {
-	const valid = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
 	return db<UserRow[]>`
 		select ${db(columns)} from users
 		where id = any(array(
-			select unnest(${valid}::int[]) union select user_id from posts where id = any(${postIds}::text[])))`
+			select unnest(${userIds(ids)}::int[]) union select user_id from posts where id = any(${postIds}::text[])))`
 }
 
 export async function findUsersByUuids(
