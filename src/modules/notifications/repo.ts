@@ -190,7 +190,10 @@ export function removePostActors(
 	action: ActionCode,
 	pairs: { postId: string; actorId: number }[],
 ) {
-	// A post's group is keyed by the post (group_key = post_id): found through activities_post.
+	// A post's group is keyed by the post (group_key = post_id): found through
+	// activities_post. The posts are also given as a list: joined to `gone` alone, the
+	// planner scanned all of activities for every batch (4 ms at 1,000 rows, 0.3 with it).
+	const postIds = [...new Set(pairs.map((p) => p.postId))]
 	return db<ActivityRow[]>`
 		with gone as (
 			select k, array_agg(a) as actors
@@ -200,7 +203,8 @@ export function removePostActors(
 		update activities set actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
 			where x <> all(gone.actors) order by n), version = version + 1
 		from gone
-		where post_id = gone.k and action = ${action} and group_key = gone.k and actor_ids && gone.actors
+		where post_id = any(${postIds}::text[]) and post_id = gone.k and action = ${action}
+			and group_key = gone.k and actor_ids && gone.actors
 		returning ${db.unsafe(columns())}`
 }
 
