@@ -22,11 +22,12 @@ import {
 	recordRecompute,
 	topicAffinity,
 } from './personalised-repo'
-import { getPosts, type ViewerFlags, viewerState } from './post-cache'
+import { getPosts, type ViewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
 import type { CachedPost } from './repo'
+import { viewerState } from './viewer-state'
 
 export const PERS_SIZE = 500
 const CANDIDATE_LIMIT = 1000

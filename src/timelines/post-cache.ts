@@ -52,7 +52,7 @@ import {
 
 const POST_TTL_SECONDS = 600
 const USER_TTL_SECONDS = 600
-const VIEWER_TTL_SECONDS = 86_400
+export const VIEWER_TTL_SECONDS = 86_400
 /** Member present in a lazily loaded set once it holds everything Postgres has. */
 export const LOADED = '.'
 
@@ -172,12 +172,12 @@ export interface ViewerFlag {
 }
 
 /** The member of a post in its viewer's flags set (keys.viewerFlags): l<id> liked, s<id> saved. */
-const flagMember = (kind: 'liked' | 'saved', postId: string) =>
+export const flagMember = (kind: 'liked' | 'saved', postId: string) =>
 	(kind === 'liked' ? 'l' : 's') + postId
 
 // Random, not counted: a version that expired and came back can never repeat one a
 // kept page (at most MAX_AGE_MS old) still holds.
-const newFlagsVersion = () => String(Math.floor(Math.random() * 2 ** 48))
+export const newFlagsVersion = () => String(Math.floor(Math.random() * 2 ** 48))
 
 /**
  * Adds or removes each post in its viewer's flags set, in the order given, in one
@@ -519,52 +519,6 @@ export async function viewerFlags(userId: number, postIds: string[]): Promise<Vi
 		answers = await redis.smismember(key, ...questions)
 	}
 	return flagsFrom(postIds, answers) ?? { liked: new Set(), saved: new Set() }
-}
-
-export interface ViewerState {
-	blocked: Set<number>
-	/** The viewer's flags of the kept page's posts (none kept: null). */
-	flags: ViewerFlags | null
-}
-
-/** A kept page's flags for one viewer, as read under the viewer's flags version (read first). */
-interface FlagsMemo {
-	version: string | null
-	flags: ViewerFlags
-}
-
-/** What viewerState needs of a kept page: its posts, and where it keeps its viewers' flags. */
-export interface FlagsHolder {
-	page: { id: string }[]
-	flagsOf?: Map<number, FlagsMemo>
-}
-
-/** Viewers whose flags one kept page remembers (a kept page lives at most MAX_AGE_MS). */
-const FLAGS_MEMO_MAX = 256
-
-/**
- * The viewer's blocks and, with a kept page, its posts' flags, in one round trip. The
- * flags are those the page remembers for the viewer while the viewer's flags version is
- * the one they were read under (a GET instead of a SMISMEMBER of every post twice); a
- * changed version reads them again. Plain commands, not a script (a script over them
- * cost Redis more than it saved, docs/feeds.md).
- */
-export async function viewerState(userId: number, kept?: FlagsHolder): Promise<ViewerState> {
-	const memo = kept?.flagsOf?.get(userId)
-	const ids = () => (kept as FlagsHolder).page.map((p) => p.id)
-	// The version first: a write after it moves it, so flags read after it are never older.
-	const [blocked, version, read] = await Promise.all([
-		viewerBlocks(userId),
-		kept ? redis.get(keys.viewerFlagsVersion(userId)) : null,
-		kept && !memo ? viewerFlags(userId, ids()) : null,
-	])
-	if (!kept) return { blocked, flags: null }
-	if (memo && memo.version === version) return { blocked, flags: memo.flags }
-	const flags = read ?? (await viewerFlags(userId, ids()))
-	kept.flagsOf ??= new Map()
-	if (kept.flagsOf.size >= FLAGS_MEMO_MAX) kept.flagsOf.clear()
-	kept.flagsOf.set(userId, { version, flags })
-	return { blocked, flags }
 }
 
 /** User ids hidden from the viewer by a block in either direction. */

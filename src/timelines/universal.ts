@@ -9,10 +9,11 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
 import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
-import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags, viewerState } from './post-cache'
+import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import { keptPageBytes, loadAuthors, renderToKeep, type Selection, selectVisible } from './render'
+import { viewerState } from './viewer-state'
 
 export interface FeedQuery {
 	topicIds: string[]
@@ -173,6 +174,8 @@ export interface FirstRead {
 	blocked: Set<number>
 	/** The viewer's flags of the kept page's posts. */
 	keptFlags: ViewerFlags | null
+	/** keptFlags are the viewer's whole flags (viewer-state.ts): they answer for any page. */
+	wholeFlags: boolean
 }
 
 /**
@@ -186,11 +189,11 @@ export async function startUniversalRead(
 ): Promise<FirstRead> {
 	const key = pageKey(viewer.communityId, query)
 	const kept = sharedPages.get(key)
-	const [version, { blocked, flags }] = await Promise.all([
+	const [version, { blocked, flags, whole }] = await Promise.all([
 		feedVersion(viewer.communityId),
 		viewerState(viewer.userId, kept),
 	])
-	return { key, kept, version, blocked, keptFlags: flags }
+	return { key, kept, version, blocked, keptFlags: flags, wholeFlags: whole }
 }
 
 /**
@@ -207,21 +210,25 @@ export async function readUniversalJson(
 	const key = pageKey(viewer.communityId, query)
 	let first = started && (await started)
 	if (first?.key !== key) first = await startUniversalRead(viewer, query)
-	const { kept, version, blocked, keptFlags } = first
+	const { kept, version, blocked, keptFlags, wholeFlags } = first
 	if (blocked.size > 0) return (await renderPage(viewer, query, blocked)).bytes
 	if (kept && keptFlags && kept.version === version)
 		return keptPageBytes(viewer, kept, keptFlags, { tail: tailOf(kept.nextCursor) })
 	// Readers that find the page changed while another reader of this process is already
 	// computing it under the same version wait for that one: after a write, every reader
 	// in flight would otherwise compute the same page (100 posts a second made a third
-	// of the reads compute it). They then need only their own flags of its posts.
+	// of the reads compute it). They then need only their own flags of its posts (none
+	// to ask for when their whole flags are known).
 	const computing = computingShared.get(key)
 	if (computing?.version === version) {
 		const { page } = await computing.done
-		const flags = await viewerFlags(
-			viewer.userId,
-			page.page.map((p) => p.id),
-		)
+		const flags =
+			wholeFlags && keptFlags
+				? keptFlags
+				: await viewerFlags(
+						viewer.userId,
+						page.page.map((p) => p.id),
+					)
 		return keptPageBytes(viewer, page, flags, { tail: tailOf(page.nextCursor) })
 	}
 	const done = renderShared(viewer, query, key, version)
