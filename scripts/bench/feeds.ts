@@ -32,7 +32,7 @@ const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { signAccessToken } = await import('../../src/lib/tokens')
 const { rebuildCommunity } = await import('../../src/timelines/rebuild')
-const { seed } = await import('./feeds-seed')
+const { LIVE_POST_TEXT, seed } = await import('./feeds-seed')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
@@ -105,7 +105,7 @@ async function underWrites(): Promise<{
 		fetch(`http://127.0.0.1:${port}/feed/post`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-			body: JSON.stringify({ text: 'a post while the feed is read' }),
+			body: JSON.stringify({ text: LIVE_POST_TEXT }),
 		})
 			.then((reply) => reply.json() as Promise<{ data?: { post?: { _id: string } } }>)
 			.then((body) => {

@@ -69,8 +69,16 @@ await api('POST', `/community/member/${author.uuid}/connection`, {
 	token: viewer.token,
 	body: { connection_type: 'one_way', connection_request_auto_accepted: true },
 })
+const topics = await api('POST', '/feed/topic', {
+	token: cm.token,
+	body: { names: [`rt-a-${Date.now()}`, `rt-b-${Date.now()}`] },
+})
+const topicIds = (topics.body.topics as { id: string }[]).map((t) => t.id)
 for (let i = 0; i < 25; i++)
-	await api('POST', '/feed/post', { token: author.token, body: { text: `post ${i}` } })
+	await api('POST', '/feed/post', {
+		token: author.token,
+		body: { text: `post ${i}`, topic_ids: [topicIds[i % 2]] },
+	})
 await drainFanOut()
 
 async function count(path: string): Promise<number> {
@@ -87,6 +95,7 @@ for (const path of [
 	'/feed/connection?page=1&page_size=20',
 	'/feed/personalised?page=1&page_size=20',
 	'/feed/universal?page=5&page_size=20',
+	`/feed/universal?page=1&page_size=20&topic_ids=${topicIds.join(',')}`,
 ])
 	console.log(`${path}: ${await count(path)} Redis round trip(s), warm`)
 
