@@ -134,6 +134,12 @@ describe('GET /feed/universal', () => {
 			'b0',
 			'a0',
 		])
+		// Repeated and empty entries of a comma list name nothing more.
+		expect(named((await feed(viewer, `topic_ids=${topicB},,${topicB},`)).posts)).toEqual([
+			'b2',
+			'b1',
+			'b0',
+		])
 		expect(named((await feed(viewer, `widget_ids=${widgetId}`)).posts)).toEqual(['w1', 'w0'])
 		expect(named((await feed(viewer, `widget_ids=${widgetId}&topic_ids=${topicA}`)).posts)).toEqual(
 			['w1'],
@@ -146,6 +152,18 @@ describe('GET /feed/universal', () => {
 			'b1',
 			'b0',
 		])
+	})
+
+	test('more than 50 filter ids are 400, whatever form the list takes', async () => {
+		const many = Array.from({ length: 51 }, (_, i) => `id${i}`)
+		for (const list of [many.join(','), encodeURIComponent(JSON.stringify(many))]) {
+			const reply = await api('GET', `/feed/universal?topic_ids=${list}`, { token: viewer.token })
+			expect(reply.status).toBe(400)
+			expect(reply.body).toMatchObject({
+				success: false,
+				error_message: 'topic_ids may name at most 50 ids',
+			})
+		}
 	})
 
 	test('unknown and foreign filter ids are 404', async () => {

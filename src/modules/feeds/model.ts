@@ -20,6 +20,9 @@ export const FeedQuery = t.Object({
 /** `a,b`, `["a","b"]` or a repeated parameter → distinct ids. */
 export function parseIdList(name: string, raw: string | string[] | undefined): string[] {
 	if (raw === undefined) return []
+	// The common form, a plain comma list, without the cleaning below (a feed read parses
+	// its query twice: for its early read and for the handler).
+	if (typeof raw === 'string' && PLAIN_LIST.test(raw)) return distinct(name, raw.split(','))
 	let items: unknown[] = Array.isArray(raw) ? raw : []
 	if (typeof raw === 'string') {
 		const trimmed = raw.trim()
@@ -40,7 +43,15 @@ export function parseIdList(name: string, raw: string | string[] | undefined): s
 			.replace(/^\[|\]$/g, '')
 			.replace(/^"(.*)"$/, '$1')
 			.trim()
-	const ids = [...new Set(items.map(clean).filter(Boolean))]
+	return distinct(name, items.map(clean))
+}
+
+/** Ids without quotes, brackets or spaces, comma-separated. */
+const PLAIN_LIST = /^[^"[\]\s]*$/
+
+function distinct(name: string, items: string[]): string[] {
+	// indexOf, not a Set: lists are short, and a Set per read showed in the profile.
+	const ids = items.filter((id, i) => id !== '' && items.indexOf(id) === i)
 	if (ids.length > MAX_IDS) throw badRequest(`${name} may name at most ${MAX_IDS} ids`)
 	return ids
 }
