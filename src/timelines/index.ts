@@ -54,3 +54,4 @@ export {
 	readUniversalJson,
 	startUniversalRead,
 } from './universal'
+export { type FlagsHolder, viewerState } from './viewer-state'

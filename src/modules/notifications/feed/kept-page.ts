@@ -4,24 +4,26 @@
 // (the community's feed version, bumped by every writer of either), on the viewer's
 // blocks (compared as a set) and on their liked/saved flags (left open in the bytes and
 // filled per read). A warm page is one round trip of plain commands — the copy's
-// version, the feed version, the blocks and the flags of the page's posts — and a
-// splice. Pages embedding comments are not kept: an edited comment bumps no version.
+// version, the feed version, the blocks and the viewer's flags version (timelines
+// viewerState: whole flags or the page's memory of them; else the flags of its
+// posts) — and a splice. Pages embedding comments are not kept: an edited comment
+// bumps no version.
 
 import type { Role } from '../../../lib/tokens'
 import {
+	type FlagsHolder,
 	type FlagTemplate,
 	feedVersion,
 	type Kept,
 	KeptPages,
 	type Renderings,
 	type ViewerFlags,
-	viewerBlocks,
-	viewerFlags,
+	viewerState,
 } from '../../../timelines'
 import type { Caller } from '../../auth/session'
 import { readPageVersion } from '../store'
 
-export interface KeptActivityPage extends Kept {
+export interface KeptActivityPage extends Kept, FlagsHolder {
 	/** the role it was rendered for (menus): served only to the same role */
 	role: Role
 	copyVersion: string
@@ -65,17 +67,16 @@ const sameSet = (a: Set<number>, b: Set<number>) =>
 export async function currentKeptPage(caller: Caller, key: string): Promise<WarmPage | undefined> {
 	const kept = pages.get(key)
 	if (!kept) return undefined
-	const [copyVersion, version, blocked, flags] = await Promise.all([
+	const [copyVersion, version, { blocked, flags }] = await Promise.all([
 		readPageVersion(caller.userId),
 		feedVersion(caller.communityId),
-		viewerBlocks(caller.userId),
-		viewerFlags(caller.userId, kept.body.holes),
+		viewerState(caller.userId, kept),
 	])
 	const current =
 		copyVersion === kept.copyVersion &&
 		version === kept.feedVersion &&
 		sameSet(blocked, kept.blocked)
-	return current ? { kept, flags } : undefined
+	return current && flags ? { kept, flags } : undefined
 }
 
 export const keepActivityPage = (key: string, page: KeptActivityPage) => pages.keep(key, page)

@@ -214,6 +214,7 @@ export async function activityFeedJson(
 			copyVersion: rows.version,
 			feedVersion: version,
 			blocked: loaded.blocked,
+			page: body.holes.map((id) => ({ id })),
 			body,
 			...rest,
 		})
