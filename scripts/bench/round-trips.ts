@@ -99,6 +99,15 @@ for (const path of [
 ])
 	console.log(`${path}: ${await count(path)} Redis round trip(s), warm`)
 
+// Page 1 right after a write elsewhere moved the feed version: the page is computed.
+const { keys } = await import('../../src/lib/keys')
+const universalPage1 = '/feed/universal?page=1&page_size=20'
+for (let i = 0; i < 3; i++) await api('GET', universalPage1, { token: viewer.token })
+await redis.incr(keys.feedVersion(community.communityId))
+roundTrips = 0
+await api('GET', universalPage1, { token: viewer.token })
+console.log(`${universalPage1}: ${roundTrips} Redis round trip(s), changed since kept`)
+
 await sql.end()
 redis.disconnect()
 proxy.stop(true)

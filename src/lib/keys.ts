@@ -39,8 +39,9 @@ export const keys = {
 	feedBuilt: (communityId: number) => `feed:{c${communityId}}:built`,
 	feedBuilding: (communityId: number) => `feed:{c${communityId}}:building`,
 	// post and user caches (JSON strings, read with one MGET), topic/widget catalog
+	// ('' for the id gives the prefix: a script appends ids itself)
 	postCache: (communityId: number, postId: string) => `post:{c${communityId}}:${postId}`,
-	userCache: (communityId: number, userId: number) => `user:{c${communityId}}:${userId}`,
+	userCache: (communityId: number, userId: number | '') => `user:{c${communityId}}:${userId}`,
 	// bumped by every writer of a cached post or user; a read-through fill that loaded
 	// from Postgres before a bump is refused (same hash tag as the cache key)
 	cacheGeneration: (cacheKey: string) => `gen:${cacheKey}`,

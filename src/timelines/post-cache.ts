@@ -334,7 +334,7 @@ function encodePost(post: CachedPost): string {
 
 const NEWLINE = 10
 
-function decodeView(raw: Buffer): PostView {
+export function decodeView(raw: Buffer): PostView {
 	const newline = raw.indexOf(NEWLINE)
 	return {
 		header: JSON.parse(raw.toString('utf8', 0, newline)),

@@ -148,6 +148,18 @@ export async function selectVisible(
 	return { ...pickVisible(viewer, ids, views, blocked, rules, page), ...flags }
 }
 
+/** selectVisible's selection of a whole window (no offset) from views and flags already read. */
+export function selectFrom(
+	viewer: Viewer,
+	ids: string[],
+	views: Map<string, PostView>,
+	flags: ViewerFlags,
+	blocked: Set<number>,
+): Selection {
+	const page = { offset: 0, limit: ids.length, maxBytes: config.FEED_PAGE_MAX_BYTES }
+	return { ...pickVisible(viewer, ids, views, blocked, {}, page), ...flags }
+}
+
 interface PageBounds {
 	offset: number
 	limit: number
@@ -198,9 +210,25 @@ export interface PageAuthors {
 }
 
 export async function loadAuthors(viewer: Viewer, page: Selection['page']): Promise<PageAuthors> {
+	const authors = authorsOf(page)
+	return { authors, users: await getUserViews(viewer.communityId, [...authors.keys()]) }
+}
+
+/** The authors of a selection's posts, from their cached forms already read. */
+export function authorsFrom(page: Selection['page'], forms: Map<number, Buffer>): PageAuthors {
+	const authors = authorsOf(page)
+	const users = new Map<number, Buffer>()
+	for (const id of authors.keys()) {
+		const form = forms.get(id)
+		if (form) users.set(id, form)
+	}
+	return { authors, users }
+}
+
+function authorsOf(page: Selection['page']): Map<number, string> {
 	const authors = new Map<number, string>()
 	for (const { view } of page) authors.set(view.header.user_id, view.header.author_uuid)
-	return { authors, users: await getUserViews(viewer.communityId, [...authors.keys()]) }
+	return authors
 }
 
 /** Where a post's `is_liked` and `is_saved` go: filled per read (fillFlags). */

@@ -9,10 +9,19 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
 import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
+import { readPlainPage } from './page-read'
 import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
-import { keptPageBytes, loadAuthors, renderToKeep, type Selection, selectVisible } from './render'
+import {
+	authorsFrom,
+	keptPageBytes,
+	loadAuthors,
+	renderToKeep,
+	type Selection,
+	selectFrom,
+	selectVisible,
+} from './render'
 import { viewerState } from './viewer-state'
 
 export interface FeedQuery {
@@ -231,7 +240,7 @@ export async function readUniversalJson(
 					)
 		return keptPageBytes(viewer, page, flags, { tail: tailOf(page.nextCursor) })
 	}
-	const done = renderShared(viewer, query, key, version)
+	const done = renderShared(viewer, query, key, version, wholeFlags ? keptFlags : null)
 	const entry = { version, done }
 	computingShared.set(key, entry)
 	try {
@@ -247,11 +256,21 @@ const computingShared = new Map<
 	{ version: string; done: Promise<{ page: SharedPage; bytes: Buffer }> }
 >()
 
-/** Plans, selects and renders a page for `viewer`. */
-async function renderPage(viewer: Viewer, query: FeedQuery, blocked: Set<number>) {
-	const plan = await planUniversal(viewer, query, blocked)
-	const selection = await selectVisible(viewer, plan.ids, plan.blocked)
-	const authors = await loadAuthors(viewer, selection.page)
+/**
+ * Plans, selects and renders a page for `viewer`. A plain page for a viewer without
+ * blocks is read in one script call (readPlain); `flags`, the viewer's whole flags when
+ * known, spare it the flags command.
+ */
+async function renderPage(
+	viewer: Viewer,
+	query: FeedQuery,
+	blocked: Set<number>,
+	flags: ViewerFlags | null = null,
+) {
+	const plain = blocked.size === 0 && isPlain(query) ? await readPlain(viewer, query, flags) : null
+	const plan = plain?.plan ?? (await planUniversal(viewer, query, blocked))
+	const selection = plain?.selection ?? (await selectVisible(viewer, plan.ids, plan.blocked))
+	const authors = plain?.authors ?? (await loadAuthors(viewer, selection.page))
 	const nextCursor = cursorAfterCut(plan, selection)
 	const { bytes, rendered } = renderToKeep(
 		viewer,
@@ -263,12 +282,37 @@ async function renderPage(viewer: Viewer, query: FeedQuery, blocked: Set<number>
 	return { bytes, selection, authors, nextCursor, rendered }
 }
 
+const isPlain = (query: FeedQuery) =>
+	query.topicIds.length === 0 && query.widgetIds.length === 0 && !query.cursor
+
+/**
+ * A plain page of the whole feed: the plan, the posts and their authors from one script
+ * call (page-read.ts), where they were three round trips; null when the set reads empty
+ * (planUniversal sees to a rebuild).
+ */
+async function readPlain(viewer: Viewer, query: FeedQuery, flags: ViewerFlags | null) {
+	const offset = (query.page - 1) * query.pageSize
+	const read = await readPlainPage(viewer.communityId, offset, query.pageSize + 1)
+	if (read.entries.length === 0) return null
+	const plan = planOf(read.entries, 0, query.pageSize, new Set())
+	const known = flags ?? (await viewerFlags(viewer.userId, plan.ids))
+	const selection = selectFrom(viewer, plan.ids, read.views, known, plan.blocked)
+	return { plan, selection, authors: authorsFrom(selection.page, read.users) }
+}
+
 /** A page every viewer without blocks shares, computed under `version` (read before) and kept. */
-async function renderShared(viewer: Viewer, query: FeedQuery, key: string, version: string) {
+async function renderShared(
+	viewer: Viewer,
+	query: FeedQuery,
+	key: string,
+	version: string,
+	flags: ViewerFlags | null,
+) {
 	const { bytes, selection, authors, nextCursor, rendered } = await renderPage(
 		viewer,
 		query,
 		new Set(),
+		flags,
 	)
 	const page: SharedPage = {
 		version,

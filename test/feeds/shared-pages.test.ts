@@ -162,4 +162,19 @@ describe('shared universal pages', () => {
 		const data = await feed(bob)
 		expect(data.users[author.uuid].name).toBe('Author Renamed')
 	})
+
+	test('a page computed while its posts and authors are out of the cache reads them through', async () => {
+		await warm()
+		const before = await feed(bob)
+		// What expiry leaves (no version bump): cached posts and users gone.
+		const c = community.communityId
+		await redis.del(
+			...before.posts.map((p: { _id: string }) => keys.postCache(c, p._id)),
+			keys.userCache(c, author.id),
+		)
+		await redis.incr(keys.feedVersion(c))
+		const after = await feed(bob)
+		expect(after.posts).toEqual(before.posts)
+		expect(after.users).toEqual(before.users)
+	})
 })
