@@ -13,6 +13,12 @@ export function newId(): string {
 	return seconds + processPart + counter.toString(16).padStart(6, '0')
 }
 
+/**
+ * A version for a cached copy that starts anew (a rebuild, a flush): random, not counted,
+ * so a copy kept under a version that vanished can never match one given after it.
+ */
+export const randomVersion = () => String(Math.floor(Math.random() * 2 ** 48))
+
 export const isId = (value: string) => /^[0-9a-f]{24}$/.test(value)
 
 export const newUuid = () => randomUUID()

@@ -51,7 +51,7 @@ export const keys = {
 	// flags are one SMISMEMBER.
 	viewerFlags: (userId: number) => `flags:{u${userId}}`,
 	// set to a new random value by every write of the viewer's flags set: a kept page's
-	// flags, as read under it, stand while it does (post-cache.ts viewerState)
+	// flags, as read under it, stand while it does (timelines/viewer-state.ts)
 	viewerFlagsVersion: (userId: number) => `flags:{u${userId}}:version`,
 	viewerBlocks: (userId: number) => `blocks:{u${userId}}`,
 	// set while an import's rows are being written and its feeds not yet rebuilt (its own

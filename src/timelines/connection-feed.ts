@@ -3,6 +3,7 @@
 // only while `feed:{u<id>}:conn:live` exists; the marker lives 7 days from the last
 // read, so inactive users cost nothing and are rebuilt from Postgres on return.
 import { sql } from '../lib/db'
+import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
@@ -120,8 +121,13 @@ export async function unfollowAuthor(followerId: number, authorId: number): Prom
  * starts at a random version, so a page kept before it can never match a version after.
  */
 export async function ensureLiveFeed(userId: number, communityId: number): Promise<void> {
-	const start = String(Math.floor(Math.random() * 2 ** 48))
-	const previous = await redis.set(keys.connLive(userId), start, 'EX', LIVE_SECONDS, 'GET')
+	const previous = await redis.set(
+		keys.connLive(userId),
+		randomVersion(),
+		'EX',
+		LIVE_SECONDS,
+		'GET',
+	)
 	if (previous !== null) return
 	await redis.del(keys.connFeed(userId))
 	await addEntries(userId, await connectionFeedFromDb(sql, userId, CONN_FEED_MAX))

@@ -16,10 +16,12 @@
 // key naming the viewer, with its `basis`: what the page was computed from besides the
 // version (the ids of the viewer's sorted set it was cut from, the blocks). A read whose
 // first round trip finds the same version and the same basis serves it.
+import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import type { PostView, ViewerFlags } from './post-cache'
+import type { PostView } from './post-cache'
 import type { Viewer } from './present'
+import type { FlagsHolder } from './viewer-state'
 
 export const MAX_AGE_MS = 1000
 
@@ -73,7 +75,8 @@ export class KeptPages<T extends Kept> {
 	}
 }
 
-export interface SharedPage extends Kept {
+/** A kept page of posts; as a FlagsHolder it remembers its viewers' flags (viewer-state.ts). */
+export interface SharedPage extends Kept, FlagsHolder {
 	version: string
 	page: { id: string; view: PostView }[]
 	/** Author id → uuid and feed form, as the page shows them. */
@@ -90,8 +93,6 @@ export interface SharedPage extends Kept {
 	 * viewer's page one.
 	 */
 	rendered: Renderings
-	/** Its viewers' flags of its posts, as last read (post-cache.ts viewerState). */
-	flagsOf?: Map<number, { version: string | null; flags: ViewerFlags }>
 	/** A personalised page: the recompute time it was ranked at (its fresh connection posts are read from it). */
 	rankedAt?: number
 	/**
@@ -156,7 +157,7 @@ export async function feedVersion(communityId: number): Promise<string> {
 	const key = keys.feedVersion(communityId)
 	const version = await redis.get(key)
 	if (version !== null) return version
-	await redis.set(key, String(Math.floor(Math.random() * 2 ** 48)), 'NX')
+	await redis.set(key, randomVersion(), 'NX')
 	return (await redis.get(key)) ?? ''
 }
 

@@ -31,6 +31,7 @@
 // post and user caches share {c<id>}, a viewer's sets are single keys — and batches whose
 // keys could span tags go through pipelineBySlot.
 import { sql } from '../lib/db'
+import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
@@ -175,10 +176,6 @@ export interface ViewerFlag {
 export const flagMember = (kind: 'liked' | 'saved', postId: string) =>
 	(kind === 'liked' ? 'l' : 's') + postId
 
-// Random, not counted: a version that expired and came back can never repeat one a
-// kept page (at most MAX_AGE_MS old) still holds.
-export const newFlagsVersion = () => String(Math.floor(Math.random() * 2 ** 48))
-
 /**
  * Adds or removes each post in its viewer's flags set, in the order given, in one
  * pipeline (a batch of likes); a set not loaded yet is filled from Postgres later.
@@ -194,7 +191,7 @@ export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[
 				if (on) pipeline.sadd(key, flagMember(kind, postId)).expire(key, VIEWER_TTL_SECONDS)
 				else pipeline.srem(key, flagMember(kind, postId))
 				// After the change: a reader that finds the new version reads the set as changed.
-				pipeline.set(keys.viewerFlagsVersion(userId), newFlagsVersion(), 'EX', VIEWER_TTL_SECONDS)
+				pipeline.set(keys.viewerFlagsVersion(userId), randomVersion(), 'EX', VIEWER_TTL_SECONDS)
 			},
 		),
 	)

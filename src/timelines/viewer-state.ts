@@ -12,12 +12,12 @@
 //
 // A larger set is asked per page (SMISMEMBER), and a kept page remembers the answers
 // per viewer under the version they were read under (FlagsMemo).
+import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import {
 	flagMember,
 	LOADED,
-	newFlagsVersion,
 	VIEWER_TTL_SECONDS,
 	type ViewerFlags,
 	viewerBlocks,
@@ -69,7 +69,7 @@ async function readWholeFlags(userId: number): Promise<WholeFlags | null> {
 		keys.viewerFlags(userId),
 		keys.viewerFlagsVersion(userId),
 		WHOLE_MAX_MEMBERS,
-		newFlagsVersion(),
+		randomVersion(),
 		VIEWER_TTL_SECONDS,
 	)
 	if (!members) {

@@ -16,6 +16,7 @@
 // from the copy (feed/kept-page.ts) is current while the version it was read with is.
 import { randomUUID } from 'node:crypto'
 import { sql } from '../../lib/db'
+import { randomVersion } from '../../lib/ids'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
@@ -210,9 +211,6 @@ async function withCopies(userIds: number[]): Promise<number[]> {
 	return found
 }
 
-// A version no earlier copy of the user reached, whatever happened to Redis meanwhile.
-const randomStart = () => Math.floor(Math.random() * 2 ** 48)
-
 const forget = (userId: number) => redis.del(keys.activityMeta(userId)).catch(() => undefined)
 
 /** Rebuilds the user's copy from Postgres; false when another rebuild overtook this one. */
@@ -233,7 +231,7 @@ export async function rebuild(userId: number): Promise<boolean> {
 			'form',
 			RECORD_FORM,
 			'page',
-			randomStart(),
+			randomVersion(),
 		)
 		.pexpire(meta, LIFE_MS)
 		.exec()

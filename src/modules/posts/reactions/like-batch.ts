@@ -130,7 +130,8 @@ export async function likeTogether(
 	// A liker without a row: the batch fails and each like runs alone (its own 404).
 	if ([...news].some((l) => !userById.has(l.session.userId))) throw notFound('User')
 
-	const counts = countsAsLeft(live)
+	const deltas = netDeltas(live)
+	const counts = countsAsLeft(live, deltas)
 	const contexts = postContexts(
 		live.map((l) => l.post),
 		topics,
@@ -155,7 +156,7 @@ export async function likeTogether(
 					history: l.added && !news.has(l),
 				})),
 		),
-		countLikes(tx, postLikeTarget, netDeltas(live)).execute(),
+		countLikes(tx, postLikeTarget, deltas).execute(),
 		news.size > 0 &&
 			recordEvents(
 				tx,
@@ -243,9 +244,9 @@ function netDeltas(live: Live[]) {
  * Each like's count as its change left it: the total the counter's UPDATE will leave
  * (countLikes, from the likes_count read under the lock) less the changes after it.
  */
-function countsAsLeft(live: Live[]) {
+function countsAsLeft(live: Live[], deltas: Map<string, number>) {
 	const totals = new Map<string, number>()
-	for (const [id, delta] of netDeltas(live)) {
+	for (const [id, delta] of deltas) {
 		const post = live.find((l) => l.post.id === id)?.post
 		totals.set(id, Math.max((post?.likes_count ?? 0) + delta, 0))
 	}
