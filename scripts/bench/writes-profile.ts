@@ -1,10 +1,10 @@
 // Where a write's time goes (issue 17): seeds like bench:writes, then runs ONE of its
 // write rows against a server started under `bun --cpu-prof --cpu-prof-md` and prints
 // the CPU seconds each side spent per request — the bench client (autocannon, this
-// process), the server (app and worker) and Postgres (every postgres process) — from
-// /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands in
-// BENCH_PROFILE_DIR (.data/profile). On 2 cores all three share the CPU, so CPU per
-// request is what limits the rate.
+// process), the server (app and worker), Postgres (every postgres process) and Redis —
+// from /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands
+// in BENCH_PROFILE_DIR (.data/profile). On 2 cores all four share the CPU, so CPU per
+// request limits the rate, unless they sum to well under 2 (then it waits on something).
 // Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing]
 // (BENCH_SECONDS=10; read-writing: universal page 1 while 100 posts a second are written)
 import { readdirSync, readFileSync } from 'node:fs'
@@ -57,13 +57,13 @@ function cpuOf(pid: number): number {
 		return 0
 	}
 }
-function postgresCpu(): number {
+/** CPU seconds of every process named `comm` (postgres' many, the one redis-server). */
+function cpuOfAll(comm: string): number {
 	let total = 0
 	for (const entry of readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) continue
 		try {
-			if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
-				total += cpuOf(Number(entry))
+			if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) total += cpuOf(Number(entry))
 		} catch {}
 	}
 	return total
@@ -124,7 +124,13 @@ const writer = row.writing
 		}, 10)
 	: undefined
 
-const before = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
+const cpuNow = () => ({
+	client: clientCpu(),
+	server: cpuOf(server.child.pid),
+	postgres: cpuOfAll('postgres'),
+	redis: cpuOfAll('redis-server'),
+})
+const before = cpuNow()
 const started = performance.now()
 const result = await (autocannon as any)({
 	url: base,
@@ -142,16 +148,15 @@ const result = await (autocannon as any)({
 })
 clearInterval(writer)
 const wall = (performance.now() - started) / 1000
-const after = { client: clientCpu(), server: cpuOf(server.child.pid), pg: postgresCpu() }
+const after = cpuNow()
 const r = rowOf(ROW, result)
 const n = result.requests.total as number
 const per = (s: number) => `${((s / n) * 1e6).toFixed(0)} µs`
 console.log(`requests ${n} in ${wall.toFixed(1)} s (${r.rps}/s), errors ${r.errors}`)
+const sides = Object.keys(before) as (keyof typeof before)[]
+console.log(`CPU per request: ${sides.map((s) => `${s} ${per(after[s] - before[s])}`).join(', ')}`)
 console.log(
-	`CPU per request: client ${per(after.client - before.client)}, server ${per(after.server - before.server)}, postgres ${per(after.pg - before.pg)}`,
-)
-console.log(
-	`CPU busy: client ${((after.client - before.client) / wall).toFixed(2)}, server ${((after.server - before.server) / wall).toFixed(2)}, postgres ${((after.pg - before.pg) / wall).toFixed(2)} cores of 2`,
+	`CPU busy: ${sides.map((s) => `${s} ${((after[s] - before[s]) / wall).toFixed(2)}`).join(', ')} cores of 2`,
 )
 server.child.kill('SIGTERM')
 await server.child.exited
