@@ -77,17 +77,47 @@ describe('revocation reaches access tokens', () => {
 		expect(await status(rotated.body.data.access_token)).toBe(401)
 	})
 
-	test('marks lost with Redis are restored from Postgres', async () => {
+	test('marks lost with Redis: the next request reads Postgres, is refused, and writes them back', async () => {
 		const session = await login()
 		await api('POST', '/user/logout', {
 			token: session.access,
 			body: { refresh_token: session.refresh },
 		})
+		const hash = keys.revocations(session.user.id)
+		const mark = `f:${claimsOf(session.access).fid}`
+		expect(await redis.hget(hash, mark)).not.toBeNull()
+		await redis.del(hash) // as a flush or an eviction leaves it
 		expect(await status(session.access)).toBe(401)
-		await redis.del(keys.revocations(session.user.id))
-		expect(await status(session.access)).toBe(200) // the gap a lost Redis opens
+		expect(await redis.hget(hash, mark)).not.toBeNull()
+		expect(await redis.hget(hash, 'role')).not.toBeNull()
+		expect(await status(session.access)).toBe(401)
+	})
+
+	test('after the hash is lost, another login of the user refills it first: the revoked one stays out', async () => {
+		const revoked = await login()
+		const live = await login(revoked.uniqueId)
+		await api('POST', '/user/logout', {
+			token: revoked.access,
+			body: { refresh_token: revoked.refresh },
+		})
+		await redis.del(keys.revocations(revoked.user.id))
+		// The live login finds no role copy, reads Postgres and writes the hash back:
+		// the revoked login's mark with it, before the copy that spares later reads.
+		expect(await status(live.access)).toBe(200)
+		expect(await status(revoked.access)).toBe(401)
+		expect(await status(live.access)).toBe(200)
+	})
+
+	test('the rebuild script restores the marks of every user from Postgres', async () => {
+		const session = await login()
+		await api('POST', '/user/logout', {
+			token: session.access,
+			body: { refresh_token: session.refresh },
+		})
+		const hash = keys.revocations(session.user.id)
+		await redis.del(hash)
 		expect(await restoreRevocations(sql)).toBeGreaterThan(0)
-		expect(await status(session.access)).toBe(401)
+		expect(await redis.hget(hash, `f:${claimsOf(session.access).fid}`)).toBe('1')
 	})
 })
 

@@ -1,8 +1,26 @@
 import type { Db } from '../../lib/db'
 import type { Role } from '../../lib/tokens'
 
-/** The role as stored now: granting or removing CM takes effect without a new token. */
-export async function findCurrentRole(db: Db, userId: number): Promise<Role | null> {
-	const [row] = await db`select role from users where id = ${userId} and not is_deleted`
-	return (row?.role as Role) ?? null
+/** What a token's checks need from Postgres when Redis cannot tell them. */
+export interface StoredAuth {
+	/** The role stored now (null: the user no longer exists). */
+	role: Role | null
+	/** The user's logins (refresh-token families) revoked in the last `withinMinutes`. */
+	revokedFamilies: string[]
+}
+
+/** The role as stored now (granting or removing CM takes effect without a new token) and the recent revocations. */
+export async function findStoredAuth(
+	db: Db,
+	userId: number,
+	withinMinutes: number,
+): Promise<StoredAuth> {
+	const [row] = await db<{ role: Role; revoked_families: string[] }[]>`
+		select u.role, array(
+			select distinct r.family_id from refresh_tokens r
+			where r.user_id = u.id and r.revoked_at is not null
+				and r.revoked_at > now() - make_interval(mins => ${withinMinutes})
+		) as revoked_families
+		from users u where u.id = ${userId} and not u.is_deleted`
+	return { role: row?.role ?? null, revokedFamilies: row?.revoked_families ?? [] }
 }

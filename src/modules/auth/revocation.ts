@@ -3,16 +3,19 @@
 // token's family there. The check is one HMGET of the user's auth hash, which also
 // holds the user's role copy (roles.ts), issued beside the rate-limit INCR: one round
 // trip, two commands, on every authenticated request. Postgres (refresh_tokens.revoked_at) is
-// the truth: a Redis error falls back to it, and restoreRevocations() rebuilds the
-// marks after Redis lost them. Marks live as long as the longest access token.
+// the truth: a Redis error falls back to it, and a request that finds no fresh role
+// copy — every 5 minutes, and whenever the hash is gone with Redis's data — reads the
+// user's recent revocations with the role and writes the marks back before the copy, so
+// a lost hash never lets a revoked login in. Marks live as long as the longest access
+// token.
 import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
-import { findCurrentRole } from './repo'
-import { loadRole, ROLE_FIELD, roleFromCopy } from './roles'
+import { findStoredAuth, type StoredAuth } from './repo'
+import { ROLE_FIELD, refillRole, roleFromCopy } from './roles'
 
 const MARK_TTL_SECONDS = MAX_ACCESS_TOKEN_MINUTES * 60 + 300
 const ALL = 'all'
@@ -39,22 +42,19 @@ export async function markUserRevoked(userId: number, familyIds: string[]): Prom
 	await markFamiliesRevoked(userId, familyIds)
 }
 
-async function revokedInPostgres(familyId: string): Promise<boolean> {
-	const [row] = await sql`
-		select 1 from refresh_tokens where family_id = ${familyId} and revoked_at is not null limit 1`
-	return row !== undefined
-}
-
 /** What the token's checks found: its role stored now (null: user gone) and whether it was revoked. */
 export interface TokenState {
 	role: Role | null
 	revoked: boolean
 }
 
+const storedAuth = (userId: number): Promise<StoredAuth> =>
+	findStoredAuth(sql, userId, MAX_ACCESS_TOKEN_MINUTES)
+
 /**
  * The token's revocation marks and the user's role copy (roles.ts) in one HMGET of the
- * user's auth hash; a missing or expired role copy is read from Postgres and refilled.
- * A Redis error falls back to Postgres for both.
+ * user's auth hash. Without a fresh copy both come from Postgres (storedAuth), and the
+ * hash gets the marks, then the copy. A Redis error falls back to Postgres for both.
  */
 export async function tokenState(claims: AccessClaims): Promise<TokenState> {
 	const fid = claims.fid
@@ -63,16 +63,36 @@ export async function tokenState(claims: AccessClaims): Promise<TokenState> {
 		answers = await redis.hmget(keys.revocations(claims.uid), `f:${fid ?? ''}`, ALL, ROLE_FIELD)
 	} catch (error) {
 		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
-		const [revoked, role] = await Promise.all([
-			fid ? revokedInPostgres(fid) : false,
-			findCurrentRole(sql, claims.uid),
-		])
-		return { revoked, role }
+		const stored = await storedAuth(claims.uid)
+		return { role: stored.role, revoked: revokedIn(stored, fid) }
 	}
 	const [family, all, copy] = answers as [string | null, string | null, string | null]
-	const revoked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
-	const role = roleFromCopy(copy) ?? (await loadRole(claims.uid, copy))
-	return { revoked, role }
+	const marked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
+	const role = roleFromCopy(copy)
+	if (role) return { role, revoked: marked }
+	const stored = await storedAuth(claims.uid)
+	await restoreHash(claims.uid, copy, stored)
+	return { role: stored.role, revoked: marked || revokedIn(stored, fid) }
+}
+
+const revokedIn = (stored: StoredAuth, fid: string | undefined) =>
+	fid !== undefined && stored.revokedFamilies.includes(fid)
+
+/**
+ * The user's auth hash as Postgres has it: the revocation marks first (a hash lost with
+ * Redis lost them too), then the role copy over the one seen — so no request finds a
+ * fresh copy in a hash that lacks a mark. Should the marks fail, the copy is not written
+ * and the next request reads Postgres again.
+ */
+async function restoreHash(userId: number, seen: string | null, stored: StoredAuth) {
+	if (!stored.role) return
+	try {
+		await markFamiliesRevoked(userId, stored.revokedFamilies)
+	} catch (error) {
+		log.warn({ err: (error as Error).message, userId }, 'revocation marks not restored')
+		return
+	}
+	await refillRole(userId, seen, stored.role)
 }
 
 /** After a Redis loss: the marks of families revoked within an access token's lifetime. */

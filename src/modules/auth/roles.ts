@@ -12,7 +12,6 @@ import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import type { Role } from '../../lib/tokens'
 import { setRole } from '../users/repo'
-import { findCurrentRole } from './repo'
 
 const ROLE_TTL_MS = 300_000
 /** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
@@ -45,14 +44,11 @@ export function roleFromCopy(copy: string | null): Role | undefined {
 	return roles.has(role) && Number(copy.slice(at + 1)) > Date.now() ? (role as Role) : undefined
 }
 
-/** The role stored now (null: the user no longer exists), refilling the copy `seen` was. */
-export async function loadRole(userId: number, seen: string | null): Promise<Role | null> {
-	const role = await findCurrentRole(sql, userId)
-	if (role)
-		await commands
-			.roleRefill(keys.revocations(userId), seen ?? '', copyOf(role), HASH_TTL_SECONDS)
-			.catch((error: Error) => log.warn({ err: error.message }, 'role cache fill failed'))
-	return role
+/** Writes the copy of `role`, read from Postgres, over the copy `seen` was (if it still is). */
+export async function refillRole(userId: number, seen: string | null, role: Role): Promise<void> {
+	await commands
+		.roleRefill(keys.revocations(userId), seen ?? '', copyOf(role), HASH_TTL_SECONDS)
+		.catch((error: Error) => log.warn({ err: error.message }, 'role cache fill failed'))
 }
 
 /**
