@@ -3,6 +3,7 @@ import { fanOutPruneJob } from './fanout-prune'
 import { feedsReconcileJob } from './feeds-reconcile'
 import { idempotencyCleanupJob } from './idempotency-cleanup'
 import { recomputeJob } from './recompute'
+import { refreshTokenCleanupJob } from './refresh-token-cleanup'
 import { webhookLogJob } from './webhook-log'
 export interface Job {
 	name: string
@@ -16,4 +17,5 @@ export const jobs: Job[] = [
 	feedsReconcileJob,
 	idempotencyCleanupJob,
 	fanOutPruneJob,
+	refreshTokenCleanupJob,
 ]

@@ -79,3 +79,21 @@ export async function revokeAllForUser(db: Db, userId: number): Promise<string[]
 		returning family_id`
 	return [...new Set(rows.map((row) => row.family_id))]
 }
+
+/**
+ * Deletes up to `limit` refresh tokens that expired more than `graceMinutes` ago;
+ * returns how many. In batches, so a large backlog never holds one long statement.
+ */
+export async function deleteExpiredRefreshTokens(
+	db: Db,
+	graceMinutes: number,
+	limit: number,
+): Promise<number> {
+	const rows = await db`
+		delete from refresh_tokens where token_hash in (
+			select token_hash from refresh_tokens
+			where expires_at < now() - make_interval(mins => ${graceMinutes})
+			limit ${limit})
+		returning 1`
+	return rows.length
+}
