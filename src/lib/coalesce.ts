@@ -4,8 +4,9 @@
 // statement commits on its own, so there is no BEGIN and COMMIT to wait for: a batch
 // costs one round trip and one commit, however many callers it answers.
 //
-// Calls that arrive while `inFlight` batches are running wait; the next batch takes up
-// to `maxBatch` of them, in arrival order. When `together` throws (the statement failed
+// Calls that arrive while a batch is running wait; the next batch takes up to
+// `maxBatch` of them, in arrival order (one batch at a time: the waiting calls make one
+// larger statement, which beat two smaller ones in flight, docs/feeds.md). When `together` throws (the statement failed
 // and wrote nothing), each call of the batch runs `alone` (by default as a batch of
 // one), so one bad input gets its own error and the others their answers, exactly as
 // without coalescing.
@@ -21,28 +22,25 @@ export function coalesce<I, O>(options: {
 	together: (inputs: I[]) => Promise<O[]>
 	alone?: (input: I) => Promise<O>
 	maxBatch?: number
-	inFlight?: number
 }): Coalesced<I, O> {
 	const alone =
 		options.alone ?? ((input: I) => options.together([input]).then(([answer]) => answer as O))
 	const maxBatch = options.maxBatch ?? 64
-	const inFlight = options.inFlight ?? 1
 	type Pending = { input: I; resolve(value: O): void; reject(error: unknown): void }
 	let queue: Pending[] = []
 	let scheduled = false
-	let running = 0
+	let running = false
 
 	function pump() {
 		scheduled = false
-		while (running < inFlight && queue.length > 0) {
-			const batch = queue.slice(0, maxBatch)
-			queue = queue.slice(maxBatch)
-			running++
-			runBatch(batch).finally(() => {
-				running--
-				pump()
-			})
-		}
+		if (running || queue.length === 0) return
+		const batch = queue.slice(0, maxBatch)
+		queue = queue.slice(maxBatch)
+		running = true
+		runBatch(batch).finally(() => {
+			running = false
+			pump()
+		})
 	}
 
 	async function runBatch(batch: Pending[]) {
@@ -64,7 +62,7 @@ export function coalesce<I, O>(options: {
 		run(input: I): Promise<O> {
 			return new Promise<O>((resolve, reject) => {
 				queue.push({ input, resolve, reject })
-				if (scheduled || running >= inFlight) return
+				if (scheduled || running) return
 				scheduled = true
 				// On the next turn of the event loop: requests that arrive together share a batch.
 				setImmediate(pump)

@@ -27,6 +27,13 @@ async function login(uniqueId = `rev-${Date.now()}-${counter++}`, extra = {}) {
 	return { uniqueId, access: access_token as string, refresh: refresh_token as string, user }
 }
 
+/** Logs the login out with its own refresh token (that login only). */
+const logout = (session: { access: string; refresh: string }) =>
+	api('POST', '/user/logout', {
+		token: session.access,
+		body: { refresh_token: session.refresh },
+	})
+
 const status = async (token: string) => (await api('GET', '/feed/universal', { token })).status
 const claimsOf = (token: string) =>
 	JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
@@ -36,11 +43,7 @@ describe('revocation reaches access tokens', () => {
 		const first = await login()
 		const second = await login(first.uniqueId)
 		expect(await status(first.access)).toBe(200)
-		const out = await api('POST', '/user/logout', {
-			token: first.access,
-			body: { refresh_token: first.refresh },
-		})
-		expect(out.status).toBe(200)
+		expect((await logout(first)).status).toBe(200)
 		expect(await status(first.access)).toBe(401)
 		expect((await api('GET', '/feed/universal', { token: first.access })).body.error_message).toBe(
 			'Access token revoked',
@@ -79,10 +82,7 @@ describe('revocation reaches access tokens', () => {
 
 	test('marks lost with Redis: the next request reads Postgres, is refused, and writes them back', async () => {
 		const session = await login()
-		await api('POST', '/user/logout', {
-			token: session.access,
-			body: { refresh_token: session.refresh },
-		})
+		await logout(session)
 		const hash = keys.revocations(session.user.id)
 		const mark = `f:${claimsOf(session.access).fid}`
 		expect(await redis.hget(hash, mark)).not.toBeNull()
@@ -96,10 +96,7 @@ describe('revocation reaches access tokens', () => {
 	test('after the hash is lost, another login of the user refills it first: the revoked one stays out', async () => {
 		const revoked = await login()
 		const live = await login(revoked.uniqueId)
-		await api('POST', '/user/logout', {
-			token: revoked.access,
-			body: { refresh_token: revoked.refresh },
-		})
+		await logout(revoked)
 		await redis.del(keys.revocations(revoked.user.id))
 		// The live login finds no role copy, reads Postgres and writes the hash back:
 		// the revoked login's mark with it, before the copy that spares later reads.
@@ -110,10 +107,7 @@ describe('revocation reaches access tokens', () => {
 
 	test('the rebuild script restores the marks of every user from Postgres', async () => {
 		const session = await login()
-		await api('POST', '/user/logout', {
-			token: session.access,
-			body: { refresh_token: session.refresh },
-		})
+		await logout(session)
 		const hash = keys.revocations(session.user.id)
 		await redis.del(hash)
 		expect(await restoreRevocations(sql)).toBeGreaterThan(0)

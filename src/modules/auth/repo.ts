@@ -1,6 +1,10 @@
 import type { Db } from '../../lib/db'
 import type { Role } from '../../lib/tokens'
 
+/** A refresh token (alias r) revoked in the last `minutes`. */
+const revokedWithin = (db: Db, minutes: number) =>
+	db`r.revoked_at is not null and r.revoked_at > now() - make_interval(mins => ${minutes})`
+
 /** What a token's checks need from Postgres when Redis cannot tell them. */
 export interface StoredAuth {
 	/** The role stored now (null: the user no longer exists). */
@@ -18,9 +22,15 @@ export async function findStoredAuth(
 	const [row] = await db<{ role: Role; revoked_families: string[] }[]>`
 		select u.role, array(
 			select distinct r.family_id from refresh_tokens r
-			where r.user_id = u.id and r.revoked_at is not null
-				and r.revoked_at > now() - make_interval(mins => ${withinMinutes})
+			where r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
 		) as revoked_families
 		from users u where u.id = ${userId} and not u.is_deleted`
 	return { role: row?.role ?? null, revokedFamilies: row?.revoked_families ?? [] }
+}
+
+/** Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis loss). */
+export function findRevokedFamilies(db: Db, withinMinutes: number) {
+	return db<{ user_id: number; family_id: string }[]>`
+		select distinct r.user_id, r.family_id from refresh_tokens r
+		where ${revokedWithin(db, withinMinutes)}`
 }

@@ -14,7 +14,7 @@ import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
-import { findStoredAuth, type StoredAuth } from './repo'
+import { findRevokedFamilies, findStoredAuth, type StoredAuth } from './repo'
 import { ROLE_FIELD, refillRole, roleFromCopy } from './roles'
 
 const MARK_TTL_SECONDS = MAX_ACCESS_TOKEN_MINUTES * 60 + 300
@@ -97,9 +97,7 @@ async function restoreHash(userId: number, seen: string | null, stored: StoredAu
 
 /** After a Redis loss: the marks of families revoked within an access token's lifetime. */
 export async function restoreRevocations(db: Db): Promise<number> {
-	const rows = await db<{ user_id: number; family_id: string }[]>`
-		select distinct user_id, family_id from refresh_tokens
-		where revoked_at > now() - make_interval(mins => ${MAX_ACCESS_TOKEN_MINUTES})`
+	const rows = await findRevokedFamilies(db, MAX_ACCESS_TOKEN_MINUTES)
 	const byUser = new Map<number, string[]>()
 	for (const row of rows)
 		byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), row.family_id])

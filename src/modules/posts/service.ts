@@ -127,8 +127,7 @@ const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
 /**
  * Plain posts (no topics, widgets or tags) share ONE statement instead (post-statement.ts,
  * lib/coalesce.ts): no BEGIN or COMMIT to wait for. A statement that fails wrote nothing;
- * its posts then go through the transactions above. One statement in flight: the posts
- * that wait make one larger statement, which beat two smaller ones (docs/feeds.md).
+ * its posts then go through the transactions above.
  */
 const plainPosts = coalesce<NewPostRequest, WrittenPost>({
 	together: createPlain,
