@@ -6,7 +6,9 @@
 // driver. Own database plaza_bench_writes and Redis db 11 (fresh each run).
 // Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120;
 // BENCH_WRITES_ONLY=1 stops after the post and like rows; BENCH_ROWS=initiate runs only
-// the bare route and the two initiate rows, without seeding posts)
+// the bare route and the two initiate rows, without seeding posts; BENCH_ROWS=universal
+// only the bare route and the universal rows read-only and while 100 posts/s are
+// written, twice each, alternating: an A/B of the read path under writes)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -26,10 +28,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
 const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1'
 const INITIATE_ONLY = process.env.BENCH_ROWS === 'initiate'
+const UNIVERSAL_ONLY = process.env.BENCH_ROWS === 'universal'
 const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
 const NEW_POSTS = 3000
+const universal = '/feed/universal?page=1&page_size=20'
 
 type Row = import('./harness').Row
 
@@ -151,6 +155,7 @@ try {
 	const bare = await load('bare route', { path: '/bench/bare' })
 	rows.push({ row: bare })
 	if (INITIATE_ONLY) await initiateRows(bare)
+	else if (UNIVERSAL_ONLY) for (let i = 0; i < 2; i++) await universalRows(bare)
 	else await writeAndReadRows(bare)
 	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
 	console.log(`feed marks left unconfirmed at the end: ${marks}`)
@@ -205,8 +210,8 @@ async function writeAndReadRows(bare: Row) {
 	await initiateRows(bare)
 }
 
-async function readRows(bare: Row) {
-	const universal = '/feed/universal?page=1&page_size=20'
+/** Universal page 1 read-only, then while 100 posts a second are written. */
+async function universalRows(bare: Row) {
 	const readOnly = await load('universal page 1, read-only', { path: universal, headers: viewer })
 	rows.push({ row: readOnly, over: bare })
 	const writer = writeEvery(10)
@@ -220,7 +225,10 @@ async function readRows(bare: Row) {
 		over: readOnly,
 		note: `${wrote.written} posts written, ${wrote.failed} failed`,
 	})
+}
 
+async function readRows(bare: Row) {
+	await universalRows(bare)
 	const personalised = '/feed/personalised?page=1&page_size=20'
 	await call('GET', `${personalised}&should_reorder=true`, viewer)
 	const afterRecompute = await load('personalised page 1, just recomputed', {
