@@ -8,6 +8,7 @@ import { badRequest } from '../lib/errors'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { resolveFilters } from './catalog'
+import { sharedPageComputed, sharedPageJoined } from './metrics'
 import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
 import { readPlainPage } from './page-read'
 import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags } from './post-cache'
@@ -226,11 +227,16 @@ export async function readUniversalJson(
 	// Readers that find the page changed while another reader of this process is already
 	// computing it under the same version wait for that one: after a write, every reader
 	// in flight would otherwise compute the same page (100 posts a second made a third
-	// of the reads compute it). They then need only their own flags of its posts (none
-	// to ask for when their whole flags are known).
+	// of the reads compute it). So do readers whose round trip began before that one
+	// kept it and ended after: they took the page kept before. They then need only their
+	// own flags of its posts (none to ask for when their whole flags are known).
+	// (Decided in this turn of the event loop: an await between finding nothing and
+	// registering the computation below let every reader of a batch compute.)
+	const ready = sharedPages.get(key)
 	const computing = computingShared.get(key)
-	if (computing?.version === version) {
-		const { page } = await computing.done
+	if (ready?.version === version || computing?.version === version) {
+		sharedPageJoined.inc()
+		const page = ready?.version === version ? ready : (await (computing as Computing).done).page
 		const flags =
 			wholeFlags && keptFlags
 				? keptFlags
@@ -240,6 +246,7 @@ export async function readUniversalJson(
 					)
 		return keptPageBytes(viewer, page, flags, { tail: tailOf(page.nextCursor) })
 	}
+	sharedPageComputed.inc()
 	const done = renderShared(viewer, query, key, version, wholeFlags ? keptFlags : null)
 	const entry = { version, done }
 	computingShared.set(key, entry)
@@ -250,11 +257,12 @@ export async function readUniversalJson(
 	}
 }
 
+interface Computing {
+	version: string
+	done: Promise<{ page: SharedPage; bytes: Buffer }>
+}
 /** Shared pages being computed in this process, by page key, with the version they were read under. */
-const computingShared = new Map<
-	string,
-	{ version: string; done: Promise<{ page: SharedPage; bytes: Buffer }> }
->()
+const computingShared = new Map<string, Computing>()
 
 /**
  * Plans, selects and renders a page for `viewer`. A plain page for a viewer without

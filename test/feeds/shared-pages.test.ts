@@ -26,6 +26,12 @@ beforeAll(async () => {
 	for (let i = 0; i < 3; i++) await newPost(author, { text: `post ${i}`, topic_ids: [topic] })
 })
 
+/** Shared pages computed so far: feed_shared_pages_total from GET /metrics (timelines/metrics.ts). */
+async function sharedPagesComputed(): Promise<number> {
+	const text = String((await api('GET', '/metrics')).body)
+	return Number(/feed_shared_pages_total\{outcome="computed"\} (\d+)/.exec(text)?.[1] ?? 0)
+}
+
 const page = async (viewer: TestUser, query = '') => (await feed(viewer, query)).posts as any[]
 const warm = async (query = '') => {
 	await page(alice, query)
@@ -121,9 +127,12 @@ describe('shared universal pages', () => {
 			200,
 		)
 		// The like moved the version: these reads find no current kept page and arrive
-		// together, so all but the first wait for its computation (universal.ts computingShared).
+		// together, so all but the first wait for its computation (universal.ts computingShared)
+		// or take the page it kept: one computation in all (the /metrics counter).
 		const readers = [alice, bob, author, cm, alice, bob, author, cm]
+		const before = await sharedPagesComputed()
 		const pages = await Promise.all(readers.map((viewer) => page(viewer)))
+		expect((await sharedPagesComputed()) - before).toBe(1)
 		pages.forEach((posts, i) => {
 			const viewer = readers[i] as TestUser
 			expect(posts[0]).toMatchObject({
