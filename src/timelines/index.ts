@@ -47,7 +47,13 @@ export {
 	fillFlags,
 	flagBits,
 } from './render'
-export { type CachedPost, type CachedUser, loadPosts, type Visibility } from './repo'
+export {
+	type CachedPost,
+	type CachedUser,
+	loadPosts,
+	loadPostsLocked,
+	type Visibility,
+} from './repo'
 export {
 	type FeedQuery,
 	type FirstRead,

@@ -51,6 +51,19 @@ export interface CachedUser {
 // bigint columns are cast to float8 so they arrive as numbers (epoch ms fit exactly).
 export async function loadPosts(db: Db, communityId: number, ids: string[]): Promise<CachedPost[]> {
 	if (ids.length === 0) return []
+	return postsOf(db, communityId, ids)
+}
+
+/**
+ * loadPosts that also locks the rows, in id order, as their counters' UPDATE would: a
+ * batch of likes of one community reads and locks its posts in one statement
+ * (like-batch.ts). Sent as soon as it is executed, so it goes before what is sent after.
+ */
+export function loadPostsLocked(db: Db, communityId: number, ids: string[]) {
+	return postsOf(db, communityId, ids, db`order by p.id for no key update of p`)
+}
+
+function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 	return db<CachedPost[]>`
 		select p.id, p.community_id, p.user_id, (select u.uuid::text from users u where u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
 			p.is_pinned, p.is_edited, p.is_deleted, p.likes_count, p.comments_count, p.post_shared_count,
@@ -61,7 +74,8 @@ export async function loadPosts(db: Db, communityId: number, ids: string[]): Pro
 			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
 			${hiddenByTopics(db, 'p')} as hidden
 		from posts p
-		where p.community_id = ${communityId} and p.id = any(${ids}::text[])`
+		where p.community_id = ${communityId} and p.id = any(${ids}::text[])
+		${rest}`
 }
 
 export async function loadUsers(db: Db, communityId: number, ids: number[]): Promise<CachedUser[]> {

@@ -2,7 +2,7 @@
 // statements in two round trips, whatever the batch's size (its transaction opened by
 // lib/db.ts pipelinedTransaction, so BEGIN and COMMIT ride with them):
 // 1. BEGIN; the posts locked in id order (so that batches in flight together never
-//    deadlock), then read; the like rows of the posts open to their likers (live, and
+//    deadlock) and read, in one statement when the batch is of one community; the like rows of the posts open to their likers (live, and
 //    public or their own: one statement of inserts, removals and toggles); the likers
 //    and the creators; the posts' topics and widgets (what the post.liked payloads need).
 // 2. the activity groups (notifications' onPostLikesChanged, with their push rows and
@@ -21,7 +21,7 @@ import { recordEvents } from '../../../events/outbox'
 import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
-import { type CachedPost, feedManager, loadPosts } from '../../../timelines'
+import { type CachedPost, feedManager, loadPosts, loadPostsLocked } from '../../../timelines'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
 import { findTopicsOfPosts } from '../../topics/repo'
@@ -261,20 +261,28 @@ function countsAsLeft(live: Live[], deltas: Map<string, number>) {
 }
 
 /**
- * The posts of the batch, locked first (lockCounted, sent before anything else of the
- * batch), then read: one statement per community, by `postId:communityId`.
+ * The posts of the batch, locked in id order before anything else of the batch is sent,
+ * then read: a batch of one community (the usual one) in one statement
+ * (loadPostsLocked); one of several locks them all first (lockCounted), then reads them
+ * one statement per community. By `postId:communityId`.
  */
 async function postsOf(tx: Db, requests: LikeRequest[]) {
 	const idsOf = new Map<number, Set<string>>()
 	for (const r of requests)
 		idsOf.set(r.session.communityId, (idsOf.get(r.session.communityId) ?? new Set()).add(r.postId))
-	const [, ...read] = await Promise.all([
-		lockCounted(
-			tx,
-			postLikeTarget,
-			requests.map((r) => r.postId),
-		).execute(),
-		...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
-	])
-	return new Map(read.flat().map((p) => [pairOf(p.id, p.community_id), p]))
+	const [only] = idsOf
+	const read =
+		idsOf.size === 1 && only
+			? [await loadPostsLocked(tx, only[0], [...only[1]]).execute()]
+			: (
+					await Promise.all([
+						lockCounted(
+							tx,
+							postLikeTarget,
+							requests.map((r) => r.postId),
+						).execute(),
+						...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
+					])
+				).slice(1)
+	return new Map(read.flat().map((p) => [pairOf(p.id, p.community_id), p as CachedPost]))
 }
