@@ -57,7 +57,7 @@ export async function loadPosts(db: Db, communityId: number, ids: string[]): Pro
 /**
  * loadPosts that also locks the rows, in id order, as their counters' UPDATE would: a
  * batch of likes of one community reads and locks its posts in one statement
- * (like-batch.ts). Sent as soon as it is executed, so it goes before what is sent after.
+ * (like-batch.ts). Not async: the caller `.execute()`s it to send it ahead of the rest.
  */
 export function loadPostsLocked(db: Db, communityId: number, ids: string[]) {
 	return postsOf(db, communityId, ids, db`order by p.id for no key update of p`)

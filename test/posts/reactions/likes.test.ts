@@ -125,6 +125,39 @@ describe('PUT /feed/post/:post_id/like', () => {
 				})
 	})
 
+	test('likes of two communities sent together: each post locked, read and counted in its own community', async () => {
+		const other = await newCommunity('likes-other')
+		const otherAuthor = await newUser(other, { name: 'Other author' })
+		const here = await newPost(author)
+		const there = await newPost(otherAuthor)
+		const likers = await Promise.all([
+			...Array.from({ length: 4 }, (_, i) => newUser(community, { name: `H${i}` })),
+			...Array.from({ length: 4 }, (_, i) => newUser(other, { name: `T${i}` })),
+		])
+		// A post id sent in the other community's name is that community's 404, whatever
+		// its batch holds.
+		const answers = await Promise.all([
+			...likers.map((u, i) =>
+				api('PUT', `/feed/post/${i < 4 ? here : there}/like`, { token: u.token }),
+			),
+			api('PUT', `/feed/post/${there}/like`, { token: fan.token }),
+		])
+		expect(answers.slice(0, 8).map((a) => a.status)).toEqual(Array(8).fill(200))
+		expect(answers[8]?.status).toBe(404)
+		const counts = await sql<{ id: string; likes_count: number }[]>`
+			select id, likes_count from posts where id in (${here}, ${there}) order by id`
+		expect(Object.fromEntries(counts.map((c) => [c.id, c.likes_count]))).toEqual({
+			[here]: 4,
+			[there]: 4,
+		})
+		expect(
+			answers
+				.slice(0, 8)
+				.map((a) => a.body.data.likes_count)
+				.sort(),
+		).toEqual([1, 1, 2, 2, 3, 3, 4, 4])
+	})
+
 	test('unknown, foreign and deleted posts are 404; no token is 401', async () => {
 		expect(
 			(await api('PUT', '/feed/post/0123456789abcdef01234567/like', { token: fan.token })).status,

@@ -2,9 +2,10 @@
 // statements in two round trips, whatever the batch's size (its transaction opened by
 // lib/db.ts pipelinedTransaction, so BEGIN and COMMIT ride with them):
 // 1. BEGIN; the posts locked in id order (so that batches in flight together never
-//    deadlock) and read, in one statement when the batch is of one community; the like rows of the posts open to their likers (live, and
-//    public or their own: one statement of inserts, removals and toggles); the likers
-//    and the creators; the posts' topics and widgets (what the post.liked payloads need).
+//    deadlock) and read (one statement for a batch of one community); the like rows of
+//    the posts open to their likers (live, and public or their own: one statement of
+//    inserts, removals and toggles); the likers and the creators; the posts' topics and
+//    widgets (what the post.liked payloads need).
 // 2. the activity groups (notifications' onPostLikesChanged, with their push rows and
 //    `notifications.feed` events); every post's counter by its net change; the post.liked
 //    events; COMMIT.
@@ -262,27 +263,26 @@ function countsAsLeft(live: Live[], deltas: Map<string, number>) {
 
 /**
  * The posts of the batch, locked in id order before anything else of the batch is sent,
- * then read: a batch of one community (the usual one) in one statement
- * (loadPostsLocked); one of several locks them all first (lockCounted), then reads them
- * one statement per community. By `postId:communityId`.
+ * and read: a batch of one community (the usual one) in one statement; one of several
+ * locks them all first (lockCounted), then reads them one statement per community.
+ * By `postId:communityId`.
  */
 async function postsOf(tx: Db, requests: LikeRequest[]) {
 	const idsOf = new Map<number, Set<string>>()
 	for (const r of requests)
 		idsOf.set(r.session.communityId, (idsOf.get(r.session.communityId) ?? new Set()).add(r.postId))
-	const [only] = idsOf
-	const read =
-		idsOf.size === 1 && only
-			? [await loadPostsLocked(tx, only[0], [...only[1]]).execute()]
-			: (
-					await Promise.all([
-						lockCounted(
-							tx,
-							postLikeTarget,
-							requests.map((r) => r.postId),
-						).execute(),
-						...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
-					])
-				).slice(1)
-	return new Map(read.flat().map((p) => [pairOf(p.id, p.community_id), p as CachedPost]))
+	const byPair = (posts: CachedPost[]) =>
+		new Map(posts.map((p) => [pairOf(p.id, p.community_id), p]))
+	const [first, ...others] = idsOf
+	if (first && others.length === 0)
+		return byPair(await loadPostsLocked(tx, first[0], [...first[1]]).execute())
+	const [, ...read] = await Promise.all([
+		lockCounted(
+			tx,
+			postLikeTarget,
+			requests.map((r) => r.postId),
+		).execute(),
+		...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
+	])
+	return byPair(read.flat())
 }
