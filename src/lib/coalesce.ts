@@ -6,10 +6,10 @@
 //
 // Calls that arrive while a batch is running wait; the next batch takes up to
 // `maxBatch` of them, in arrival order (one batch at a time: the waiting calls make one
-// larger statement, which beat two smaller ones in flight, docs/feeds.md). When `together` throws (the statement failed
-// and wrote nothing), each call of the batch runs `alone` (by default as a batch of
-// one), so one bad input gets its own error and the others their answers, exactly as
-// without coalescing.
+// larger statement, which beat two smaller ones in flight, docs/feeds.md). When
+// `together` throws (the statement failed and wrote nothing), each call of the batch
+// runs `alone` (by default as a batch of one), so one bad input gets its own error and
+// the others their answers, exactly as without coalescing.
 import { log } from './log'
 
 export interface Coalesced<I, O> {

@@ -230,13 +230,12 @@ export async function readUniversalJson(
 	// of the reads compute it). So do readers whose round trip began before that one
 	// kept it and ended after: they took the page kept before. They then need only their
 	// own flags of its posts (none to ask for when their whole flags are known).
-	// (Decided in this turn of the event loop: an await between finding nothing and
+	// (Found in this turn of the event loop: an await between finding nothing and
 	// registering the computation below let every reader of a batch compute.)
-	const ready = sharedPages.get(key)
-	const computing = computingShared.get(key)
-	if (ready?.version === version || computing?.version === version) {
+	const joined = sharedUnder(key, version)
+	if (joined) {
 		sharedPageJoined.inc()
-		const page = ready?.version === version ? ready : (await (computing as Computing).done).page
+		const page = await joined
 		const flags =
 			wholeFlags && keptFlags
 				? keptFlags
@@ -257,12 +256,19 @@ export async function readUniversalJson(
 	}
 }
 
-interface Computing {
-	version: string
-	done: Promise<{ page: SharedPage; bytes: Buffer }>
-}
 /** Shared pages being computed in this process, by page key, with the version they were read under. */
-const computingShared = new Map<string, Computing>()
+const computingShared = new Map<
+	string,
+	{ version: string; done: Promise<{ page: SharedPage; bytes: Buffer }> }
+>()
+
+/** The shared page kept, or being computed, under `version` in this process; found now, awaited by the caller. */
+function sharedUnder(key: string, version: string): Promise<SharedPage> | undefined {
+	const kept = sharedPages.get(key)
+	if (kept?.version === version) return Promise.resolve(kept)
+	const computing = computingShared.get(key)
+	return computing?.version === version ? computing.done.then((done) => done.page) : undefined
+}
 
 /**
  * Plans, selects and renders a page for `viewer`. A plain page for a viewer without

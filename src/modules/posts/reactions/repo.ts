@@ -111,9 +111,10 @@ export function removeLikes(
 
 /**
  * Locks the posts' or comments' rows, in id order, as their counters' UPDATE would. Every
- * like takes these first (like-batch.ts), so that batches of likes in flight together,
- * whose other row locks (like rows, activity groups, counters) are all of these posts,
- * wait for each other instead of deadlocking.
+ * like takes these first (like-batch.ts; a batch of one community's posts takes them
+ * with its read, timelines/repo.ts loadPostsLocked), so that batches of likes in flight
+ * together, whose other row locks (like rows, activity groups, counters) are all of
+ * these posts, wait for each other instead of deadlocking.
  */
 export function lockCounted(db: Db, target: LikeTarget, ids: string[]) {
 	return db`
