@@ -63,7 +63,12 @@ const userIds = (ids: number[]) =>
 export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
 	const valid = userIds(ids)
 	if (valid.length === 0) return []
-	return db<UserRow[]>`select ${db(columns)} from users where id = any(${valid}::int[])`
+	// `= any(array(select unnest(…)))`, not `= any(…)`: Postgres re-plans `id = any($1)` on
+	// every call (a custom plan for a one-element array always looks cheaper than the
+	// generic one). 3,000 one-id reads: 36 µs of planning and execution a call, 13 this way
+	// (24 with `in (select unnest(…))`); it is every new post's authors' read.
+	return db<UserRow[]>`
+		select ${db(columns)} from users where id = any(array(select unnest(${valid}::int[])))`
 }
 
 /** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
