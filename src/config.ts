@@ -14,6 +14,9 @@ const Schema = T.Object({
 	PORT: T.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
 	// the address the API listens on; unset: 0.0.0.0 in production, else 127.0.0.1
 	HOST: T.Optional(T.String({ minLength: 1 })),
+	// several api processes on one host share PORT (SO_REUSEPORT: the kernel spreads
+	// connections); off, a second process on a taken port fails to start
+	REUSE_PORT: T.Boolean({ default: false }),
 	// a second listener with /metrics, /health, /ready (workers serve no HTTP otherwise)
 	METRICS_PORT: T.Optional(T.Integer({ minimum: 0, maximum: 65535 })),
 	DATABASE_URL: T.String({

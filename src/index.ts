@@ -49,6 +49,7 @@ if (config.ROLE !== 'worker') {
 	app.listen({
 		hostname: config.host,
 		port: config.PORT,
+		reusePort: config.REUSE_PORT,
 		maxRequestBodySize: SERVER_MAX_BODY_BYTES,
 	})
 	// PORT=0 picks a free port; log the real one.

@@ -8,8 +8,9 @@ import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity } from '../support/community'
 import { api } from '../support/http'
-import { runScript, spawnPlaza } from '../support/process'
+import { type Plaza, runScript, spawnPlaza } from '../support/process'
 import { startReceiver } from '../support/receiver'
+import { waitFor } from '../support/wait'
 
 const get = (port: number, path: string, headers: Record<string, string> = {}) =>
 	fetch(`http://127.0.0.1:${port}${path}`, { headers }).then(async (r) => ({
@@ -96,6 +97,39 @@ describe('the service as a process', () => {
 			await admin.unsafe(`drop database if exists "${database}" with (force)`)
 			await admin.end()
 			rmSync(dataDir, { recursive: true, force: true })
+		}
+	})
+
+	test('REUSE_PORT=true: two api processes share one port and both serve it; without it a second one does not start', async () => {
+		const first = await spawnPlaza('api', { REUSE_PORT: 'true' })
+		const second = await spawnPlaza('api', { REUSE_PORT: 'true', PORT: String(first.port) })
+		const healthOf = (p: Plaza) => p.stdout.filter((l) => l.includes('"route":"/health"')).length
+		try {
+			expect(second.port).toBe(first.port)
+			// A new connection each time: the kernel spreads connections, not requests.
+			for (let i = 0; i < 40; i++) {
+				const reply = await fetch(`http://127.0.0.1:${first.port}/health`, {
+					headers: { connection: 'close' },
+				})
+				expect(reply.status).toBe(200)
+			}
+			await waitFor(() => healthOf(first) + healthOf(second) >= 40, { what: '40 request lines' })
+			expect(healthOf(first)).toBeGreaterThan(0)
+			expect(healthOf(second)).toBeGreaterThan(0)
+
+			// One stops; the other goes on serving the port.
+			expect(await first.stop()).toBe(0)
+			expect((await get(second.port, '/health')).status).toBe(200)
+
+			// A process without REUSE_PORT cannot take the port from under it.
+			const error = await spawnPlaza('api', { PORT: String(second.port) }).then(
+				() => null,
+				(e: Error) => e,
+			)
+			expect(error?.message).toContain('EADDRINUSE')
+			expect((await get(second.port, '/health')).status).toBe(200)
+		} finally {
+			for (const p of [first, second]) if (p.alive()) p.proc.kill('SIGKILL')
 		}
 	})
 
