@@ -18,7 +18,9 @@
 // COMMIT ride with the batch's first and last statements.
 //
 // `inFlight` batches of a batcher run at once (one by default): while one waits on its
-// round trips and its commit, the next is written. Batches in flight never share a key
+// round trips and its commit, the next is written. A batch holds its place only until
+// its transaction is over: its after-commit hooks (Redis) and answers follow while the
+// next batch's transaction runs, its keys busy until its callers are answered. Batches in flight never share a key
 // (the same like row), and their writer must take its row locks in one fixed order (a
 // batch of likes first locks its posts, sorted), or two of them could deadlock —
 // Postgres would then fail one after deadlock_timeout, and its writes run alone.
@@ -100,15 +102,24 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 			if (batch.length === 0) return
 			running++
 			for (const p of batch) busy.add(p.key)
-			commitBatch(batch).finally(() => {
-				for (const p of batch) busy.delete(p.key)
+			const over = commitBatch(batch)
+			// The next batch's transaction need not wait for this one's after-commit hooks
+			// (a Redis round trip); its keys stay busy until their callers are answered.
+			over.finally(() => {
 				running--
 				pump()
 			})
+			over
+				.then(({ answered }) => answered)
+				.finally(() => {
+					for (const p of batch) busy.delete(p.key)
+					pump()
+				})
 		}
 	}
 
-	async function commitBatch(batch: Pending[]) {
+	/** Resolves when the batch's transaction is over, with the promise of its answers. */
+	async function commitBatch(batch: Pending[]): Promise<{ answered: Promise<void> }> {
 		const hooks: Hook[] = []
 		let outcomes: Outcome<O>[]
 		const inputs = batch.map((p) => p.input)
@@ -119,8 +130,12 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 		} catch (error) {
 			log.warn({ err: error, inputs: batch.length }, 'batch rolled back; its writes run alone')
 			for (const p of batch) await transaction((tx) => alone(tx, p.input)).then(p.resolve, p.reject)
-			return
+			return { answered: Promise.resolve() }
 		}
+		return { answered: answerAfterHooks(batch, hooks, outcomes) }
+	}
+
+	async function answerAfterHooks(batch: Pending[], hooks: Hook[], outcomes: Outcome<O>[]) {
 		for (const hooked of await Promise.allSettled(hooks.map((hook) => hook())))
 			if (hooked.status === 'rejected')
 				log.error({ err: hooked.reason }, 'after-commit hook failed')

@@ -2,10 +2,11 @@
 // transaction, written by one set-based statement, and are answered once committed;
 // inputs of one key never share a batch and keep their order; an input answered with
 // an error writes nothing while the others commit; a failed batch runs each input
-// alone, in call order; inputs arriving while a batch is in flight make the next one.
+// alone, in call order; inputs arriving while a batch is in flight make the next one,
+// which does not wait for the first one's after-commit hooks.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type postgres from 'postgres'
-import { commitNow, type Db, pipelinedTransaction, sql } from '../../src/lib/db'
+import { afterCommit, commitNow, type Db, pipelinedTransaction, sql } from '../../src/lib/db'
 import { batchCommit, type Outcome } from '../../src/lib/group-commit'
 
 beforeAll(async () => {
@@ -161,6 +162,47 @@ describe('batchCommit', () => {
 		await slow
 		expect(fast.txid).not.toBe(sameKey.txid)
 		expect(await stored('two-')).toEqual(['two-fast', 'two-slow', 'two-same-key'])
+	})
+
+	test("the next batch commits while the last one's after-commit hooks run; an input of its keys waits for its answer", async () => {
+		let hookStarted!: () => void
+		const inHook = new Promise<void>((resolve) => {
+			hookStarted = resolve
+		})
+		let releaseHook!: () => void
+		const hookGate = new Promise<void>((resolve) => {
+			releaseHook = resolve
+		})
+		const commits = batchCommit<Input, { txid: string; seq: number }>({
+			key: (i) => i.key ?? i.label,
+			together: async (tx, inputs) => {
+				if (inputs.some((i) => i.label === 'hooked-slow'))
+					afterCommit(tx, () => {
+						hookStarted()
+						return hookGate
+					})
+				return writeAll(tx, inputs)
+			},
+			alone: writeOne,
+		})
+		const slow = commits.run({ label: 'hooked-slow', key: 'k' })
+		await inHook
+		let sameKeyAnswered = false
+		const sameKey = commits.run({ label: 'hooked-same-key', key: 'k' }).then((r) => {
+			sameKeyAnswered = true
+			return r
+		})
+		// Had the next batch waited for the hook, this would time out: the gate is still shut.
+		const next = await Promise.race([
+			commits.run({ label: 'hooked-next' }),
+			Bun.sleep(3000).then(() => null),
+		])
+		expect(next).not.toBeNull()
+		expect(sameKeyAnswered).toBe(false)
+		releaseHook()
+		const [slowDone, sameDone] = await Promise.all([slow, sameKey])
+		expect(new Set([slowDone.txid, next?.txid, sameDone.txid]).size).toBe(3)
+		expect(await stored('hooked-')).toEqual(['hooked-slow', 'hooked-next', 'hooked-same-key'])
 	})
 
 	test('prepare runs on the pool beside BEGIN and its answer reaches together; when it fails, each input runs alone', async () => {
