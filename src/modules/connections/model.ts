@@ -1,7 +1,7 @@
 // Schemas of the connection routes.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
-import { Ok, Shape } from '../../lib/response'
+import { Int, Ok, Shape } from '../../lib/response'
 import { UsersMap } from '../users/model'
 
 export const ConnectionType = t.Union([t.Literal('two_way'), t.Literal('one_way')], {
@@ -53,8 +53,8 @@ export const ConnectionListReply = Ok(
 			}),
 		),
 		users: UsersMap,
-		total_count: t.Integer(),
-		page: t.Integer(),
-		page_size: t.Integer(),
+		total_count: Int(),
+		page: Int(),
+		page_size: Int(),
 	}),
 )

@@ -55,7 +55,7 @@ export const PostReply = Ok(
 export const DeletedPostReply = Ok(Shape({ _id: t.String(), is_deleted: t.Boolean() }))
 
 export const PostListReply = Ok(
-	Shape({ posts: t.Array(PostShape), users: UsersMap, total_count: t.Integer() }),
+	Shape({ posts: t.Array(PostShape), users: UsersMap, total_count: Int() }),
 )
 
 const commentFields = {
@@ -63,22 +63,22 @@ const commentFields = {
 	id: t.String(),
 	temp_id: t.Union([t.String(), t.Null()]),
 	text: t.String(),
-	level: t.Integer({ minimum: 1 }),
+	level: Int({ minimum: 1 }),
 	uuid: t.String(),
 	user_id: t.String(),
-	community_id: t.Integer(),
+	community_id: Int(),
 	post_id: t.String(),
 	is_liked: t.Boolean(),
-	likes_count: t.Integer(),
-	comments_count: t.Integer(),
+	likes_count: Int(),
+	comments_count: Int(),
 	is_edited: t.Boolean(),
 	is_deleted: t.Boolean(),
 	deleted_by: t.Union([t.String(), t.Null()]),
 	deleted_by_uuid: t.Union([t.String(), t.Null()]),
 	delete_reason: t.Union([t.String(), t.Null()]),
 	menu_items: t.Array(MenuItem),
-	created_at: t.Integer(),
-	updated_at: t.Integer(),
+	created_at: Int(),
+	updated_at: Int(),
 }
 
 /**
@@ -101,7 +101,7 @@ export const PostPageReply = Ok(
 		users: UsersMap,
 		topics: t.Record(t.String(), Topic),
 		widgets: t.Record(t.String(), Widget),
-		replies_count: t.Integer(),
+		replies_count: Int(),
 	}),
 )
 
@@ -109,20 +109,20 @@ export const CommentReply = Ok(Shape({ comment: CommentShape, users: UsersMap })
 
 /** A comment with a page of its replies (`total_count` counts the replies). */
 export const CommentPageReply = Ok(
-	Shape({ comment: CommentShape, users: UsersMap, total_count: t.Integer() }),
+	Shape({ comment: CommentShape, users: UsersMap, total_count: Int() }),
 )
 
 export const CommentListReply = Ok(
-	Shape({ comments: t.Array(CommentShape), users: UsersMap, total_count: t.Integer() }),
+	Shape({ comments: t.Array(CommentShape), users: UsersMap, total_count: Int() }),
 )
 
-export const LikeReply = Ok(Shape({ is_liked: t.Boolean(), likes_count: t.Integer() }))
+export const LikeReply = Ok(Shape({ is_liked: t.Boolean(), likes_count: Int() }))
 
 export const LikeListReply = Ok(
 	Shape({
-		likes: t.Array(Shape({ _id: t.String(), user_id: t.String(), created_at: t.Integer() })),
+		likes: t.Array(Shape({ _id: t.String(), user_id: t.String(), created_at: Int() })),
 		users: UsersMap,
-		total_count: t.Integer(),
+		total_count: Int(),
 	}),
 )
 
@@ -131,8 +131,6 @@ export const PinReply = Ok(Shape({ is_pinned: t.Boolean() }))
 
 export const SeenReply = Ok(
 	Shape({
-		posts: t.Array(
-			Shape({ _id: t.String(), impressions_count: t.Integer(), reach_count: t.Integer() }),
-		),
+		posts: t.Array(Shape({ _id: t.String(), impressions_count: Int(), reach_count: Int() })),
 	}),
 )

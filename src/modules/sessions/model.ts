@@ -2,7 +2,7 @@
 // schema: the customer id as `user_unique_id` or `uuid`, the API key as a header or an
 // `apikey` body field, the refresh token in Authorization or the body.
 import { t } from 'elysia'
-import { Ok, Shape } from '../../lib/response'
+import { Int, Ok, Shape } from '../../lib/response'
 import { UserShape } from '../users/model'
 
 export const InitiateBody = t.Object({
@@ -26,7 +26,7 @@ export const InitiateBody = t.Object({
 
 export const RefreshBody = t.Optional(t.Object({ refresh_token: t.Optional(t.String()) }))
 
-const Community = Shape({ id: t.Integer(), name: t.String() })
+const Community = Shape({ id: Int(), name: t.String() })
 
 export const InitiateReply = Ok(
 	t.Object({

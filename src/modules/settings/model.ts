@@ -1,6 +1,6 @@
 // Schemas of community settings: feature toggles and the conversation notification state.
 import { t } from 'elysia'
-import { OkTwice } from '../../lib/response'
+import { Int, OkTwice } from '../../lib/response'
 
 export const SettingInput = t.Object({
 	setting_type: t.String({ minLength: 1, maxLength: 100 }),
@@ -28,7 +28,7 @@ export type Setting = typeof Setting.static
 
 export const SettingsReply = OkTwice({ community_settings: t.Array(Setting) })
 export const NotiStateReply = OkTwice({
-	community_notification_settings: t.Object({ noti_state: t.Integer({ minimum: 1, maximum: 3 }) }),
+	community_notification_settings: t.Object({ noti_state: Int({ minimum: 1, maximum: 3 }) }),
 })
 
 /** Settings every community has, listed even before a CM touches them. */

@@ -3,7 +3,7 @@
 // booleans also as "true"/"false", priority also as a decimal string.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
-import { OkTwice, Shape } from '../../lib/response'
+import { Int, OkTwice, Shape } from '../../lib/response'
 
 /** true/false, or the strings "true"/"false". */
 export const LenientBoolean = t.Union([t.Boolean(), t.Literal('true'), t.Literal('false')], {
@@ -81,19 +81,19 @@ export const Topic = Shape({
 	priority: t.Number(),
 	is_searchable: t.Boolean(),
 	parent_id: t.String({ description: "'' for a root topic" }),
-	level: t.Integer(),
+	level: Int(),
 	is_enabled: t.Boolean(),
 	metadata: t.Unknown(),
-	post_count: t.Integer(),
+	post_count: Int(),
 	created_at: t.Number(),
 	updated_at: t.Number(),
 })
 
 export const TopicsReply = OkTwice({ topics: t.Array(Topic) })
 export const TopicListReply = OkTwice({
-	page: t.Integer(),
-	page_size: t.Integer(),
-	total: t.Integer(),
+	page: Int(),
+	page_size: Int(),
+	total: Int(),
 	topics: t.Array(Topic),
 })
 export const TopicReply = OkTwice({ topic: Topic })

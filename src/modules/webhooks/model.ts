@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { webhookTypes } from '../../events/types'
 import { pageFields } from '../../lib/paging'
-import { Ok, Shape } from '../../lib/response'
+import { Int, Ok, Shape } from '../../lib/response'
 
 const WebhookType = t.Union(webhookTypes.map((name) => t.Literal(name)))
 const Url = t.String({ minLength: 1, maxLength: 2048 })
@@ -75,21 +75,21 @@ export const DeliveriesReply = Ok(
 				id: t.String(),
 				event_id: t.String(),
 				event: t.String(),
-				attempt: t.Integer(),
+				attempt: Int(),
 				status: DeliveryStatus,
-				status_code: t.Union([t.Integer(), t.Null()]),
+				status_code: t.Union([Int(), t.Null()]),
 				duration_ms: t.Union([t.Number(), t.Null()]),
 				error: t.Union([t.String(), t.Null()]),
 				created_at: t.Number(),
 			}),
 		),
-		total_count: t.Integer(),
-		page: t.Integer(),
-		page_size: t.Integer(),
+		total_count: Int(),
+		page: Int(),
+		page_size: Int(),
 	}),
 )
 export const ReplayReply = Ok(
-	t.Object({ webhook_id: t.String(), replayed: t.Integer(), since: t.Number(), until: t.Number() }),
+	t.Object({ webhook_id: t.String(), replayed: Int(), since: t.Number(), until: t.Number() }),
 )
 
 export type CreateWebhook = typeof CreateWebhookBody.static
