@@ -20,10 +20,11 @@
 // `inFlight` batches of a batcher run at once (one by default): while one waits on its
 // round trips and its commit, the next is written. A batch holds its place only until
 // its transaction is over: its after-commit hooks (Redis) and answers follow while the
-// next batch's transaction runs, its keys busy until its callers are answered. Batches in flight never share a key
-// (the same like row), and their writer must take its row locks in one fixed order (a
-// batch of likes first locks its posts, sorted), or two of them could deadlock —
-// Postgres would then fail one after deadlock_timeout, and its writes run alone.
+// next batch's transaction runs, its keys busy until its callers are answered. Batches
+// in flight never share a key (the same like row), and their writer must take its row
+// locks in one fixed order (a batch of likes first locks its posts, sorted), or two of
+// them could deadlock — Postgres would then fail one after deadlock_timeout, and its
+// writes run alone.
 import type postgres from 'postgres'
 import { beginCollecting, type Hook, transaction } from './db'
 import { log } from './log'
