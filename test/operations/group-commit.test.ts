@@ -112,10 +112,7 @@ describe('batchCommit', () => {
 	})
 
 	test('inputs arriving while a batch is in flight wait for it and share the next one', async () => {
-		let started!: () => void
-		const inFlight = new Promise<void>((resolve) => {
-			started = resolve
-		})
+		const { promise: inFlight, resolve: started } = Promise.withResolvers<void>()
 		const commits = batchCommit<Input, { txid: string; seq: number }>({
 			key: (i) => i.label,
 			together: async (tx, inputs) => {
@@ -137,10 +134,7 @@ describe('batchCommit', () => {
 	})
 
 	test('with two in flight, the next batch commits while the first waits; an input of a key in flight waits for it', async () => {
-		let started!: () => void
-		const inFlight = new Promise<void>((resolve) => {
-			started = resolve
-		})
+		const { promise: inFlight, resolve: started } = Promise.withResolvers<void>()
 		const commits = batchCommit<Input, { txid: string; seq: number }>({
 			key: (i) => i.key ?? i.label,
 			together: async (tx, inputs) => {
@@ -165,14 +159,8 @@ describe('batchCommit', () => {
 	})
 
 	test("the next batch commits while the last one's after-commit hooks run; an input of its keys waits for its answer", async () => {
-		let hookStarted!: () => void
-		const inHook = new Promise<void>((resolve) => {
-			hookStarted = resolve
-		})
-		let releaseHook!: () => void
-		const hookGate = new Promise<void>((resolve) => {
-			releaseHook = resolve
-		})
+		const { promise: inHook, resolve: hookStarted } = Promise.withResolvers<void>()
+		const { promise: hookGate, resolve: releaseHook } = Promise.withResolvers<void>()
 		const commits = batchCommit<Input, { txid: string; seq: number }>({
 			key: (i) => i.key ?? i.label,
 			together: async (tx, inputs) => {
