@@ -5,8 +5,14 @@
 // from /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands
 // in BENCH_PROFILE_DIR (.data/profile). On 2 cores all four share the CPU, so CPU per
 // request limits the rate, unless they sum to well under 2 (then it waits on something).
-// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing]
-// (BENCH_SECONDS=10; read-writing: universal page 1 while 100 posts a second are written)
+// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing|writing]
+// (BENCH_SECONDS=10; read-writing: universal page 1 while 100 posts a second are written;
+// writing: the 100 posts a second alone, no reads). BENCH_PROFILE=0 runs the server
+// without the profiler, whose sampling costs the server a sixth to two fifths of its
+// rate. BENCH_STATEMENTS=1 also prints the row's costliest Postgres statements from
+// pg_stat_statements, which Postgres must preload: `alter system set
+// shared_preload_libraries = 'pg_stat_statements'`, a restart, and (for plan times)
+// `alter system set pg_stat_statements.track_planning = on`; reset both afterwards.
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
@@ -24,12 +30,25 @@ const { redis } = await import('../../src/lib/redis')
 const { apiCaller, createPosts, freshProject, signInWriters } = await import('./writes-seed')
 
 const ROW = process.argv[2] ?? 'spread'
+const PROFILING = process.env.BENCH_PROFILE !== '0'
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
 
+if (STATEMENTS) {
+	// Checked before any server starts: without the preload, pg_stat_statements_reset() fails.
+	const [loaded] =
+		await sql`select setting like '%pg_stat_statements%' as yes from pg_settings where name = 'shared_preload_libraries'`
+	if (!loaded?.yes) {
+		console.error(
+			'BENCH_STATEMENTS=1 needs pg_stat_statements in shared_preload_libraries (see the header)',
+		)
+		process.exit(2)
+	}
+}
 const project = await freshProject()
 
 // Seeding runs against a server without the profiler, so the profile holds the row only.
@@ -43,10 +62,12 @@ const postIds = (await sql`select id from posts order by id`).map((r) => r.id as
 server.child.kill()
 await server.child.exited
 
-process.env.BENCH_SERVER_FLAGS = `--cpu-prof --cpu-prof-md --cpu-prof-dir=${PROFILE_DIR}`
+process.env.BENCH_SERVER_FLAGS = PROFILING
+	? `--cpu-prof --cpu-prof-md --cpu-prof-dir=${PROFILE_DIR}`
+	: ''
 server = await startBenchServer('scripts/bench/writes-server.ts')
 base = `http://127.0.0.1:${server.port}`
-log(`seeded; profiling row "${ROW}" for ${SECONDS} s`)
+log(`seeded; ${PROFILING ? 'profiling' : 'measuring'} row "${ROW}" for ${SECONDS} s`)
 
 /** utime + stime of a process in seconds (clock ticks of 1/100 s). */
 function cpuOf(pid: number): number {
@@ -82,7 +103,7 @@ const universal = (r: any) => {
 }
 const rows: Record<
 	string,
-	{ method: string; setup: (r: any) => any; body?: string; writing?: boolean }
+	{ method: string; setup: (r: any) => any; body?: string; writing?: boolean; reads?: false }
 > = {
 	spread: {
 		method: 'PUT',
@@ -112,15 +133,20 @@ const rows: Record<
 	},
 	read: { method: 'GET', setup: universal },
 	'read-writing': { method: 'GET', setup: universal, writing: true },
+	writing: { method: 'GET', setup: universal, writing: true, reads: false },
 }
 const row = rows[ROW]
 if (!row) throw new Error(`unknown row ${ROW} (${Object.keys(rows).join(', ')})`)
 
 // As bench:writes' "100 posts/s" row: a post every 10 ms from this process while the row runs.
 let w = 0
+const posted = { written: 0, failed: 0 }
 const writer = row.writing
 	? setInterval(() => {
-			call('POST', '/feed/post', auth(w++), { text: `live ${w}` }).catch(() => {})
+			call('POST', '/feed/post', auth(w++), { text: `live ${w}` }).then(
+				() => posted.written++,
+				() => posted.failed++,
+			)
 		}, 10)
 	: undefined
 
@@ -130,36 +156,65 @@ const cpuNow = () => ({
 	postgres: cpuOfAll('postgres'),
 	redis: cpuOfAll('redis-server'),
 })
+/** The row's requests: autocannon's, or (the writing row) the posts alone. */
+async function load(): Promise<{ n: number; errors: number }> {
+	if (row?.reads === false) {
+		await Bun.sleep(SECONDS * 1000)
+		return { n: posted.written, errors: posted.failed }
+	}
+	const result = await (autocannon as any)({
+		url: base,
+		connections: CONNECTIONS,
+		duration: SECONDS,
+		requests: [
+			{
+				method: row?.method,
+				path: '/',
+				headers: { 'content-type': 'application/json' },
+				body: row?.body,
+				setupRequest: row?.setup,
+			},
+		],
+	})
+	return { n: result.requests.total, errors: rowOf(ROW, result).errors }
+}
+
+if (STATEMENTS) {
+	await sql`create extension if not exists pg_stat_statements`
+	await sql`select pg_stat_statements_reset()`
+}
 const before = cpuNow()
 const started = performance.now()
-const result = await (autocannon as any)({
-	url: base,
-	connections: CONNECTIONS,
-	duration: SECONDS,
-	requests: [
-		{
-			method: row.method,
-			path: '/',
-			headers: { 'content-type': 'application/json' },
-			body: row.body,
-			setupRequest: row.setup,
-		},
-	],
-})
+const { n, errors } = await load()
 clearInterval(writer)
 const wall = (performance.now() - started) / 1000
 const after = cpuNow()
-const r = rowOf(ROW, result)
-const n = result.requests.total as number
 const per = (s: number) => `${((s / n) * 1e6).toFixed(0)} µs`
-console.log(`requests ${n} in ${wall.toFixed(1)} s (${r.rps}/s), errors ${r.errors}`)
+console.log(`requests ${n} in ${wall.toFixed(1)} s (${Math.round(n / wall)}/s), errors ${errors}`)
 const sides = Object.keys(before) as (keyof typeof before)[]
 console.log(`CPU per request: ${sides.map((s) => `${s} ${per(after[s] - before[s])}`).join(', ')}`)
 console.log(
 	`CPU busy: ${sides.map((s) => `${s} ${((after[s] - before[s]) / wall).toFixed(2)}`).join(', ')} cores of 2`,
 )
+if (STATEMENTS) await printStatements()
 server.child.kill('SIGTERM')
 await server.child.exited
-log(`profile written to ${PROFILE_DIR}`)
+if (PROFILING) log(`profile written to ${PROFILE_DIR}`)
 await sql.end()
 redis.disconnect()
+
+/** The row's costliest statements in this database: calls, execution and planning time, rows. */
+async function printStatements() {
+	const top = await sql<
+		{ calls: number; exec: number; plan: number; rows: number; query: string }[]
+	>`
+		select calls::int, total_exec_time::float8 as exec, total_plan_time::float8 as plan, rows::int,
+			left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 100) as query
+		from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+		order by total_exec_time + total_plan_time desc limit 15`
+	console.log('  calls   exec ms   plan ms     rows  statement')
+	for (const t of top)
+		console.log(
+			`${String(t.calls).padStart(7)} ${t.exec.toFixed(1).padStart(9)} ${t.plan.toFixed(1).padStart(9)} ${String(t.rows).padStart(8)}  ${t.query}`,
+		)
+}
