@@ -101,10 +101,14 @@ const universal = (r: any) => {
 	r.headers = { ...r.headers, ...auth(USERS - 1) }
 	return r
 }
-const rows: Record<
-	string,
-	{ method: string; setup: (r: any) => any; body?: string; writing?: boolean; reads?: false }
-> = {
+type Row = {
+	method: string
+	setup: (r: any) => any
+	body?: string
+	writing?: boolean
+	reads?: false
+}
+const rows: Record<string, Row> = {
 	spread: {
 		method: 'PUT',
 		setup: (r) => {
@@ -157,8 +161,8 @@ const cpuNow = () => ({
 	redis: cpuOfAll('redis-server'),
 })
 /** The row's requests: autocannon's, or (the writing row) the posts alone. */
-async function load(): Promise<{ n: number; errors: number }> {
-	if (row?.reads === false) {
+async function load(row: Row): Promise<{ n: number; errors: number }> {
+	if (row.reads === false) {
 		await Bun.sleep(SECONDS * 1000)
 		return { n: posted.written, errors: posted.failed }
 	}
@@ -168,11 +172,11 @@ async function load(): Promise<{ n: number; errors: number }> {
 		duration: SECONDS,
 		requests: [
 			{
-				method: row?.method,
+				method: row.method,
 				path: '/',
 				headers: { 'content-type': 'application/json' },
-				body: row?.body,
-				setupRequest: row?.setup,
+				body: row.body,
+				setupRequest: row.setup,
 			},
 		],
 	})
@@ -185,7 +189,7 @@ if (STATEMENTS) {
 }
 const before = cpuNow()
 const started = performance.now()
-const { n, errors } = await load()
+const { n, errors } = await load(row)
 clearInterval(writer)
 const wall = (performance.now() - started) / 1000
 const after = cpuNow()
