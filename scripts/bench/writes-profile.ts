@@ -13,6 +13,10 @@
 // pg_stat_statements, which Postgres must preload: `alter system set
 // shared_preload_libraries = 'pg_stat_statements'`, a restart, and (for plan times)
 // `alter system set pg_stat_statements.track_planning = on`; reset both afterwards.
+// BENCH_WAITS=1 also prints what the app's Postgres connections were doing while the row
+// ran (pg_stat_activity every 10 ms): on average how many were running a statement,
+// waiting for the app inside a transaction (the app's own time between round trips), or
+// waiting on the WAL or a lock — the critical path of a batch that is one at a time.
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
@@ -32,6 +36,7 @@ const { apiCaller, createPosts, freshProject, signInWriters } = await import('./
 const ROW = process.argv[2] ?? 'spread'
 const PROFILING = process.env.BENCH_PROFILE !== '0'
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
+const WAITS = process.env.BENCH_WAITS === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
@@ -189,8 +194,10 @@ if (STATEMENTS) {
 }
 const before = cpuNow()
 const started = performance.now()
+const waits = WAITS ? sampleWaits() : undefined
 const { n, errors } = await load(row)
 clearInterval(writer)
+const waited = await waits?.stop()
 const wall = (performance.now() - started) / 1000
 const after = cpuNow()
 const per = (s: number) => `${((s / n) * 1e6).toFixed(0)} µs`
@@ -201,6 +208,7 @@ console.log(
 	`CPU busy: ${sides.map((s) => `${s} ${((after[s] - before[s]) / wall).toFixed(2)}`).join(', ')} cores of 2`,
 )
 if (STATEMENTS) await printStatements()
+if (waited) printWaits(waited)
 server.child.kill('SIGTERM')
 await server.child.exited
 if (PROFILING) log(`profile written to ${PROFILE_DIR}`)
@@ -221,4 +229,38 @@ async function printStatements() {
 		console.log(
 			`${String(t.calls).padStart(7)} ${t.exec.toFixed(1).padStart(9)} ${t.plan.toFixed(1).padStart(9)} ${String(t.rows).padStart(8)}  ${t.query}`,
 		)
+}
+
+/**
+ * Samples the states of the app's connections to this database (not this one's) every
+ * 10 ms until stopped; resolves with each state's count summed over the samples.
+ */
+function sampleWaits() {
+	const counts = new Map<string, number>()
+	let samples = 0
+	let running = true
+	const done = (async () => {
+		while (running) {
+			const states = await sql<{ state: string }[]>`
+				select coalesce(state, 'starting') || coalesce(' (' || wait_event_type || ': ' || wait_event || ')', '') as state
+				from pg_stat_activity
+				where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`
+			samples++
+			for (const { state } of states) counts.set(state, (counts.get(state) ?? 0) + 1)
+			await Bun.sleep(10)
+		}
+	})()
+	return {
+		async stop() {
+			running = false
+			await done
+			return { counts, samples }
+		},
+	}
+}
+
+function printWaits({ counts, samples }: { counts: Map<string, number>; samples: number }) {
+	console.log(`  connections in each state, on average over ${samples} samples:`)
+	for (const [state, count] of [...counts].sort((a, b) => b[1] - a[1]))
+		console.log(`${(count / samples).toFixed(2).padStart(7)}  ${state}`)
 }
