@@ -232,8 +232,9 @@ async function printStatements() {
 }
 
 /**
- * Samples the states of the app's connections to this database (not this one's) every
- * 10 ms until stopped; resolves with each state's count summed over the samples.
+ * Samples the states of the connections to this database every 10 ms until stopped;
+ * resolves with each state's count summed over the samples. Idle connections (outside a
+ * transaction: the pools' spare ones, this script's own) are left out.
  */
 function sampleWaits() {
 	const counts = new Map<string, number>()
@@ -244,7 +245,8 @@ function sampleWaits() {
 			const states = await sql<{ state: string }[]>`
 				select coalesce(state, 'starting') || coalesce(' (' || wait_event_type || ': ' || wait_event || ')', '') as state
 				from pg_stat_activity
-				where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`
+				where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+					and state is distinct from 'idle'`
 			samples++
 			for (const { state } of states) counts.set(state, (counts.get(state) ?? 0) + 1)
 			await Bun.sleep(10)
@@ -260,7 +262,7 @@ function sampleWaits() {
 }
 
 function printWaits({ counts, samples }: { counts: Map<string, number>; samples: number }) {
-	console.log(`  connections in each state, on average over ${samples} samples:`)
+	console.log(`  connections in each state but idle, on average over ${samples} samples:`)
 	for (const [state, count] of [...counts].sort((a, b) => b[1] - a[1]))
 		console.log(`${(count / samples).toFixed(2).padStart(7)}  ${state}`)
 }
