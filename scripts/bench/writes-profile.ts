@@ -14,9 +14,10 @@
 // shared_preload_libraries = 'pg_stat_statements'`, a restart, and (for plan times)
 // `alter system set pg_stat_statements.track_planning = on`; reset both afterwards.
 // BENCH_WAITS=1 also prints what the app's Postgres connections were doing while the row
-// ran (pg_stat_activity every 10 ms): on average how many were running a statement,
-// waiting for the app inside a transaction (the app's own time between round trips), or
-// waiting on the WAL or a lock — the critical path of a batch that is one at a time.
+// ran (pg_stat_activity every 10 ms, idle ones left out): on average how many were
+// running a statement, waiting for the app inside a transaction (the app's own time
+// between round trips), or waiting on the WAL or a lock — the critical path of a batch
+// that is one at a time.
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
