@@ -4,11 +4,15 @@
 // against baselines measured in the same run: the bare route, and the same 16
 // connections doing one-row INSERT transactions straight to Postgres through the same
 // driver. Own database plaza_bench_writes and Redis db 11 (fresh each run).
+// The write rows (with their INSERT baseline), the universal pair and the initiate rows
+// (with a bare route of their own) run in BENCH_ROUNDS=3 rounds, alternating, and the
+// table shows each row's median round with every round's ratio beside it.
 // Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120;
-// BENCH_WRITES_ONLY=1 stops after the post and like rows; BENCH_ROWS=initiate runs only
-// the bare route and the two initiate rows, without seeding posts; BENCH_ROWS=universal
-// only the bare route and the universal rows read-only and while 100 posts/s are
-// written, twice each, alternating: an A/B of the read path under writes)
+// BENCH_WARM_SECONDS=2 unmeasured before every row, 0 for none; BENCH_WRITES_ONLY=1
+// stops after the post and like rows; BENCH_ROWS=initiate runs only the bare route and
+// the initiate rounds, without seeding posts; BENCH_ROWS=universal only the bare route
+// and the universal rounds, read-only and while 100 posts/s are written: an A/B of the
+// read path under writes)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -26,6 +30,8 @@ const { apiCaller, createPosts, freshProject, signInWriters } = await import('./
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 2)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1'
 const INITIATE_ONLY = process.env.BENCH_ROWS === 'initiate'
 const UNIVERSAL_ONLY = process.env.BENCH_ROWS === 'universal'
@@ -63,8 +69,10 @@ type LoadRequest = {
 }
 
 /**
- * autocannon for SECONDS with 16 connections; `onSecond` gets each response's latency by
- * second. A read is warmed up for 2 s first, as the other benches measure.
+ * autocannon for SECONDS with 16 connections; `onLatency` gets each response's latency.
+ * Every row, writes too, first runs WARM_SECONDS unmeasured, as the other benches do:
+ * a path's first seconds in a new server pay its JIT and, on each pooled Postgres
+ * connection, the first parse and plan of each of its statements.
  */
 async function load(
 	name: string,
@@ -72,7 +80,7 @@ async function load(
 	seconds = SECONDS,
 	onLatency?: (ms: number) => void,
 ): Promise<Row> {
-	if ((request.method ?? 'GET') === 'GET') await cannon(request, 2)
+	if (WARM_SECONDS > 0) await cannon(request, WARM_SECONDS)
 	const instance = cannon(request, seconds)
 	if (onLatency)
 		instance.on('response', (_c: unknown, _s: number, _b: number, ms: number) => onLatency(ms))
@@ -99,19 +107,9 @@ function cannon(request: LoadRequest, seconds: number) {
 /** The baseline: 16 connections, each a one-row INSERT transaction at a time, for SECONDS. */
 async function insertBaseline(): Promise<Row> {
 	await sql`create table if not exists bench_rows (id bigserial primary key, body text, created_at bigint)`
+	await insertFor(WARM_SECONDS, [])
 	const latencies: number[] = []
-	const until = performance.now() + SECONDS * 1000
-	await Promise.all(
-		Array.from({ length: CONNECTIONS }, async () => {
-			while (performance.now() < until) {
-				const t0 = performance.now()
-				await sql.begin(
-					(tx) => tx`insert into bench_rows (body, created_at) values ('x', ${Date.now()})`,
-				)
-				latencies.push(performance.now() - t0)
-			}
-		}),
-	)
+	await insertFor(SECONDS, latencies)
 	latencies.sort((a, b) => a - b)
 	const pct = (p: number) => Math.round(latencies[Math.floor(latencies.length * p)] ?? 0)
 	const row = {
@@ -123,6 +121,21 @@ async function insertBaseline(): Promise<Row> {
 	}
 	log(`${row.name}: ${row.rps}/s p50 ${row.p50} ms p99 ${row.p99} ms`)
 	return row
+}
+
+function insertFor(seconds: number, latencies: number[]) {
+	const until = performance.now() + seconds * 1000
+	return Promise.all(
+		Array.from({ length: CONNECTIONS }, async () => {
+			while (performance.now() < until) {
+				const t0 = performance.now()
+				await sql.begin(
+					(tx) => tx`insert into bench_rows (body, created_at) values ('x', ${Date.now()})`,
+				)
+				latencies.push(performance.now() - t0)
+			}
+		}),
+	)
 }
 
 /** Creates a post every `everyMs` until stopped (one writer, as a busy community). */
@@ -160,13 +173,18 @@ async function countsExact(): Promise<number> {
 	return row?.wrong ?? -1
 }
 
-const rows: { row: Row; over?: Row; note?: string }[] = []
+type Line = { row: Row; over?: Row; note?: string }
+const rows: Line[] = []
+let bare: Row | undefined
+// Initiate's callers, across rounds: returning users in turn, and a new id per first launch.
+let returningCalls = 0
+let firstCalls = 0
 try {
-	const bare = await load('bare route', { path: '/bench/bare' })
+	bare = await load('bare route', { path: '/bench/bare' })
 	rows.push({ row: bare })
-	if (INITIATE_ONLY) await initiateRows(bare)
-	else if (UNIVERSAL_ONLY) for (let i = 0; i < 2; i++) await universalRows(bare)
-	else await writeAndReadRows(bare)
+	if (INITIATE_ONLY) await inRounds(initiateRound)
+	else if (UNIVERSAL_ONLY) await inRounds(universalRound)
+	else await writeAndReadRows()
 	const [{ marks }] = (await sql`select count(*)::int as marks from feed_marks`) as any
 	console.log(`feed marks left unconfirmed at the end: ${marks}`)
 } finally {
@@ -176,69 +194,91 @@ try {
 	redis.disconnect()
 }
 
-async function writeAndReadRows(bare: Row) {
-	const baseline = await insertBaseline()
-	rows.push({ row: baseline })
+/**
+ * Runs `round` ROUNDS times, one after another. For each line it gives, the table keeps
+ * the round of median ratio (median rate for a line without one) and notes every
+ * round's: on two shared cores a row's rate drifts by a third within a run, so one
+ * pair of rows cannot tell 0.30 from 0.35. Each ratio is over a baseline measured in
+ * its own round.
+ */
+async function inRounds(round: () => Promise<Line[]>) {
+	const all: Line[][] = []
+	for (let r = 1; r <= ROUNDS; r++) {
+		all.push(await round())
+		if (ROUNDS > 1) log(`round ${r} of ${ROUNDS} done`)
+	}
+	const score = (l: Line) => (l.over ? l.row.rps / l.over.rps : l.row.rps)
+	for (const [i, first] of (all[0] ?? []).entries()) {
+		const lines = all.map((ls) => ls[i] ?? first)
+		const median = [...lines].sort((a, b) => score(a) - score(b))[Math.floor(lines.length / 2)]
+		const byRound =
+			ROUNDS > 1 &&
+			`rounds ${lines.map((l) => (l.over ? score(l).toFixed(3) : l.row.rps)).join(' / ')}, p99 ${lines.map((l) => l.row.p99).join(' / ')}`
+		const notes = [...new Set(lines.map((l) => l.note).filter(Boolean))]
+		rows.push({ ...(median ?? first), note: [byRound, ...notes].filter(Boolean).join('; ') })
+	}
+}
 
+async function writeAndReadRows() {
 	let n = 0
-	const posts = await load('POST /feed/post', {
-		method: 'POST',
-		path: '/feed/post',
-		body: JSON.stringify({ text: 'a post from the bench' }),
-		setup: rotating(() => ({ path: '/feed/post', headers: auth(n++) })),
-	})
-	rows.push({ row: posts, over: baseline })
-
 	let k = 0
-	const spread = await load('like/unlike, spread over posts', {
-		method: 'PUT',
-		path: '/',
-		setup: rotating(() => {
-			const i = k++
-			return { path: `/feed/post/${postIds[(i * 7919) % postIds.length]}/like`, headers: auth(i) }
-		}),
-	})
-	rows.push({
-		row: spread,
-		over: baseline,
-		note: `counts wrong afterwards: ${await countsExact()}`,
-	})
-
 	const hot = postIds[0] as string
-	const oneToggles = await load('like/unlike, all on one post', {
-		method: 'PUT',
-		path: `/feed/post/${hot}/like`,
-		setup: rotating(() => ({ path: `/feed/post/${hot}/like`, headers: auth(k++) })),
-	})
-	rows.push({
-		row: oneToggles,
-		over: baseline,
-		note: `counts wrong afterwards: ${await countsExact()}`,
+	await inRounds(async () => {
+		const baseline = await insertBaseline()
+		const posts = await load('POST /feed/post', {
+			method: 'POST',
+			path: '/feed/post',
+			body: JSON.stringify({ text: 'a post from the bench' }),
+			setup: rotating(() => ({ path: '/feed/post', headers: auth(n++) })),
+		})
+		const spread = await load('like/unlike, spread over posts', {
+			method: 'PUT',
+			path: '/',
+			setup: rotating(() => {
+				const i = k++
+				return { path: `/feed/post/${postIds[(i * 7919) % postIds.length]}/like`, headers: auth(i) }
+			}),
+		})
+		const spreadCounts = `counts wrong afterwards: ${await countsExact()}`
+		const oneToggles = await load('like/unlike, all on one post', {
+			method: 'PUT',
+			path: `/feed/post/${hot}/like`,
+			setup: rotating(() => ({ path: `/feed/post/${hot}/like`, headers: auth(k++) })),
+		})
+		return [
+			{ row: baseline },
+			{ row: posts, over: baseline },
+			{ row: spread, over: baseline, note: spreadCounts },
+			{ row: oneToggles, over: baseline, note: `counts wrong afterwards: ${await countsExact()}` },
+		]
 	})
 	if (WRITES_ONLY) return
-	await readRows(bare)
-	await initiateRows(bare)
+	await inRounds(universalRound)
+	await personalisedRows()
+	await soakRow()
+	await inRounds(initiateRound)
 }
 
 /** Universal page 1 read-only, then while 100 posts a second are written. */
-async function universalRows(bare: Row) {
+async function universalRound(): Promise<Line[]> {
 	const readOnly = await load('universal page 1, read-only', { path: universal, headers: viewer })
-	rows.push({ row: readOnly, over: bare })
 	const writer = writeEvery(10)
 	const whileWriting = await load('universal page 1, 100 posts/s', {
 		path: universal,
 		headers: viewer,
 	})
 	const wrote = writer.stop()
-	rows.push({
-		row: whileWriting,
-		over: readOnly,
-		note: `${wrote.written} posts written, ${wrote.failed} failed`,
-	})
+	return [
+		{ row: readOnly, over: bare },
+		{
+			row: whileWriting,
+			over: readOnly,
+			note: `${wrote.written} posts written, ${wrote.failed} failed`,
+		},
+	]
 }
 
-async function readRows(bare: Row) {
-	await universalRows(bare)
+async function personalisedRows() {
 	const personalised = '/feed/personalised?page=1&page_size=20'
 	await call('GET', `${personalised}&should_reorder=true`, viewer)
 	const afterRecompute = await load('personalised page 1, just recomputed', {
@@ -256,8 +296,10 @@ async function readRows(bare: Row) {
 		headers: viewer,
 	})
 	rows.push({ row: afterPosts, over: afterRecompute })
+}
 
-	// Two minutes of reads while 100 posts a second are written: the p99 of every second.
+/** Two minutes of reads while 100 posts a second are written: the p99 of every second. */
+async function soakRow() {
 	const bySecond = new Map<number, number[]>()
 	const soakStart = performance.now()
 	const soakWriter = writeEvery(10)
@@ -289,39 +331,42 @@ async function readRows(bare: Row) {
 	})
 }
 
-/** App launch: the seeded users again (returning), then a new customer id per call. */
-async function initiateRows(bare: Row) {
-	let r = 0
+/** App launch over a bare route of its own round: the seeded users again (returning), then a new customer id per call. */
+async function initiateRound(): Promise<Line[]> {
+	const bare = await load('bare route', { path: '/bench/bare' })
 	const returning = await load('POST /sdk/initiate, returning', {
 		method: 'POST',
 		path: '/sdk/initiate',
 		headers: apiKey,
 		setup: (request) => {
-			const user = users[r++ % USERS]
+			const user = users[returningCalls++ % USERS]
 			request.body = JSON.stringify({ user_unique_id: user?.uniqueId, user_name: 'Returning' })
 			return request
 		},
 	})
-	rows.push({ row: returning, over: bare })
-	let f = 0
 	const firstTime = await load('POST /sdk/initiate, first time', {
 		method: 'POST',
 		path: '/sdk/initiate',
 		headers: apiKey,
 		setup: (request) => {
 			request.body = JSON.stringify({
-				user_unique_id: `new-${Date.now()}-${f++}`,
+				user_unique_id: `new-${Date.now()}-${firstCalls++}`,
 				user_name: 'New',
 			})
 			return request
 		},
 	})
-	rows.push({ row: firstTime, over: bare })
+	return [
+		{ row: returning, over: bare },
+		{ row: firstTime, over: bare },
+	]
 }
 
 function printRows() {
 	const pad = (v: string | number, w: number) => String(v).padStart(w)
-	console.log(`\nwrites benchmark: ${CONNECTIONS} connections, ${SECONDS} s per row, same run`)
+	console.log(
+		`\nwrites benchmark: ${CONNECTIONS} connections, ${SECONDS} s per row after ${WARM_SECONDS} s unmeasured, same run; a row measured in rounds shows its median round`,
+	)
 	console.log(
 		`${'case'.padEnd(40)}${pad('per s', 8)}${pad('p50', 6)}${pad('p99', 6)}${pad('errors', 8)}  ratio`,
 	)
