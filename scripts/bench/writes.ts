@@ -72,7 +72,11 @@ type LoadRequest = {
  * autocannon for SECONDS with 16 connections; `onLatency` gets each response's latency.
  * Every row, writes too, first runs WARM_SECONDS unmeasured, as the other benches do:
  * a path's first seconds in a new server pay its JIT and, on each pooled Postgres
- * connection, the first parse and plan of each of its statements.
+ * connection, the first parse and plan of each of its statements. Before that, the
+ * tables are analyzed, as autovacuum would have done by then: where it is off (this
+ * machine's Postgres), the plans cached on the pool's connections while the tables
+ * were small stay in use as they grow (initiate's Postgres CPU a launch grew 4× over
+ * a run).
  */
 async function load(
 	name: string,
@@ -80,6 +84,7 @@ async function load(
 	seconds = SECONDS,
 	onLatency?: (ms: number) => void,
 ): Promise<Row> {
+	await sql`analyze`
 	if (WARM_SECONDS > 0) await cannon(request, WARM_SECONDS)
 	const instance = cannon(request, seconds)
 	if (onLatency)
