@@ -336,9 +336,12 @@ async function soakRow() {
 	})
 }
 
-/** App launch over a bare route of its own round: the seeded users again (returning), then a new customer id per call. */
+/**
+ * App launch, over a bare route measured in the same round: the seeded users again
+ * (returning), then a new customer id per call.
+ */
 async function initiateRound(): Promise<Line[]> {
-	const bare = await load('bare route', { path: '/bench/bare' })
+	const roundBare = await load('bare route', { path: '/bench/bare' })
 	const returning = await load('POST /sdk/initiate, returning', {
 		method: 'POST',
 		path: '/sdk/initiate',
@@ -362,8 +365,8 @@ async function initiateRound(): Promise<Line[]> {
 		},
 	})
 	return [
-		{ row: returning, over: bare },
-		{ row: firstTime, over: bare },
+		{ row: returning, over: roundBare },
+		{ row: firstTime, over: roundBare },
 	]
 }
 
