@@ -32,7 +32,9 @@ process.env.DATA_DIR ??= '.data/bench'
 const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { apiCaller, createPosts, freshProject, signInWriters } = await import('./writes-seed')
+const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
+	'./writes-seed'
+)
 
 const ROW = process.argv[2] ?? 'spread'
 const PROFILING = process.env.BENCH_PROFILE !== '0'
@@ -149,16 +151,7 @@ const row = rows[ROW]
 if (!row) throw new Error(`unknown row ${ROW} (${Object.keys(rows).join(', ')})`)
 
 // As bench:writes' "100 posts/s" row: a post every 10 ms from this process while the row runs.
-let w = 0
-const posted = { written: 0, failed: 0 }
-const writer = row.writing
-	? setInterval(() => {
-			call('POST', '/feed/post', auth(w++), { text: `live ${w}` }).then(
-				() => posted.written++,
-				() => posted.failed++,
-			)
-		}, 10)
-	: undefined
+const writer = row.writing ? writeEvery(call, auth, 10) : undefined
 
 const cpuNow = () => ({
 	client: clientCpu(),
@@ -166,11 +159,11 @@ const cpuNow = () => ({
 	postgres: cpuOfAll('postgres'),
 	redis: cpuOfAll('redis-server'),
 })
-/** The row's requests: autocannon's, or (the writing row) the posts alone. */
-async function load(row: Row): Promise<{ n: number; errors: number }> {
+/** The row's requests: autocannon's, or (the writing row, undefined) none but the writer's posts. */
+async function load(row: Row): Promise<{ n: number; errors: number } | undefined> {
 	if (row.reads === false) {
 		await Bun.sleep(SECONDS * 1000)
-		return { n: posted.written, errors: posted.failed }
+		return undefined
 	}
 	const result = await (autocannon as any)({
 		url: base,
@@ -196,8 +189,9 @@ if (STATEMENTS) {
 const before = cpuNow()
 const started = performance.now()
 const waits = WAITS ? sampleWaits() : undefined
-const { n, errors } = await load(row)
-clearInterval(writer)
+const loaded = await load(row)
+const wrote = writer?.stop()
+const { n, errors } = loaded ?? { n: wrote?.written ?? 0, errors: wrote?.failed ?? 0 }
 const waited = await waits?.stop()
 const wall = (performance.now() - started) / 1000
 const after = cpuNow()

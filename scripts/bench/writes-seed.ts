@@ -74,3 +74,29 @@ export async function createPosts(
 		}),
 	)
 }
+
+/**
+ * Creates a post every `everyMs` by the writers in turn until stopped (one writer, as a
+ * busy community); `stop` says how many were written and how many failed.
+ */
+export function writeEvery(
+	call: Call,
+	auth: (i: number) => Record<string, string>,
+	everyMs: number,
+) {
+	let written = 0
+	let failed = 0
+	let i = 0
+	const timer = setInterval(() => {
+		call('POST', '/feed/post', auth(i++), { text: `live ${i}` }).then(
+			() => written++,
+			() => failed++,
+		)
+	}, everyMs)
+	return {
+		stop() {
+			clearInterval(timer)
+			return { written, failed }
+		},
+	}
+}

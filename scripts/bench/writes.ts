@@ -26,7 +26,9 @@ process.env.DATA_DIR ??= '.data/bench'
 const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { apiCaller, createPosts, freshProject, signInWriters } = await import('./writes-seed')
+const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
+	'./writes-seed'
+)
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
@@ -143,25 +145,6 @@ function insertFor(seconds: number, latencies: number[]) {
 	)
 }
 
-/** Creates a post every `everyMs` until stopped (one writer, as a busy community). */
-function writeEvery(everyMs: number) {
-	let written = 0
-	let failed = 0
-	let i = 0
-	const timer = setInterval(() => {
-		call('POST', '/feed/post', auth(i++), { text: `live ${i}` }).then(
-			() => written++,
-			() => failed++,
-		)
-	}, everyMs)
-	return {
-		stop() {
-			clearInterval(timer)
-			return { written, failed }
-		},
-	}
-}
-
 const rotating =
 	(paths: () => { path: string; headers: Record<string, string> }): Setup =>
 	(request) => {
@@ -267,7 +250,7 @@ async function writeAndReadRows() {
 /** Universal page 1 read-only, then while 100 posts a second are written. */
 async function universalRound(): Promise<Line[]> {
 	const readOnly = await load('universal page 1, read-only', { path: universal, headers: viewer })
-	const writer = writeEvery(10)
+	const writer = writeEvery(call, auth, 10)
 	const whileWriting = await load('universal page 1, 100 posts/s', {
 		path: universal,
 		headers: viewer,
@@ -307,7 +290,7 @@ async function personalisedRows() {
 async function soakRow() {
 	const bySecond = new Map<number, number[]>()
 	const soakStart = performance.now()
-	const soakWriter = writeEvery(10)
+	const soakWriter = writeEvery(call, auth, 10)
 	const soak = await load(
 		`universal page 1 over ${SOAK_SECONDS} s of writing`,
 		{ path: universal, headers: viewer },
