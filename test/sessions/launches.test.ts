@@ -46,7 +46,9 @@ describe('concurrent launches', () => {
 		const newA = replies.filter((r) => r.body.data.user.user_unique_id === 'launch-new-a')
 		expect(newA[0]?.body.data.user.uuid).toBe(newA[1]?.body.data.user.uuid)
 		const created = await sql`
-			select data->'user'->>'uuid' as uuid from events
+			select data->'user'->>'uuid' as uuid, (data->'user'->>'id')::int as id,
+				(select id from users u where u.uuid::text = data->'user'->>'uuid') as user_id
+			from events
 			where community_id = ${community.communityId} and event = 'profile.created'`
 		const newUuids = new Set(
 			replies
@@ -54,6 +56,8 @@ describe('concurrent launches', () => {
 				.map((r) => r.body.data.user.uuid),
 		)
 		expect(created.filter((e) => newUuids.has(e.uuid))).toHaveLength(2)
+		// Each event names its user's id (the statement that inserted the user filled it in).
+		for (const e of created) expect(e.id).toBe(e.user_id)
 
 		// Every refresh token is distinct and rotates to a token of its own user.
 		const tokens = replies.map((r) => r.body.data.refresh_token as string)

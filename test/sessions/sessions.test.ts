@@ -32,9 +32,17 @@ describe('POST /sdk/initiate', () => {
 			await sql`select data from events where community_id = ${community.communityId} and event = 'profile.created'`
 		const forUser = events.filter((e) => e.data.user.uuid === first.body.data.user.uuid)
 		expect(forUser).toHaveLength(1)
-		expect(forUser[0].data.user.sdk_client_info).toEqual({
-			community: community.communityId,
-			uuid: 'cust-1',
+		// The stored user as the webhook presents it, its id included.
+		const [row] = await sql`select * from users where uuid = ${first.body.data.user.uuid}`
+		expect(forUser[0].data.user).toEqual({
+			id: row?.id,
+			custom_title: '',
+			image_url: row?.image_url,
+			is_guest: false,
+			is_deleted: false,
+			name: row?.name,
+			sdk_client_info: { community: community.communityId, uuid: 'cust-1' },
+			uuid: row?.uuid,
 		})
 	})
 

@@ -1,17 +1,16 @@
 // First launches of customer ids: the user, its profile.created event and the launch's
-// refresh token in one transaction. Launches that arrive together share it
-// (lib/group-commit.ts): one insert for their users, one for their events and one for
-// their tokens, whatever their number. A customer id is in at most one batch at a time,
-// so two first calls of one id never race inside a batch; the one that finds the id
-// taken (`null`) is a returning launch.
-import type postgres from 'postgres'
-import { recordEvents } from '../../events/outbox'
-import { commitNow, type Db, pipelinedTransaction } from '../../lib/db'
-import { batchCommit } from '../../lib/group-commit'
+// refresh token written by ONE statement (sessions/repo.ts insertFirstLaunches), which
+// commits on its own. First launches that arrive together share it (lib/coalesce.ts):
+// one round trip and one commit for all of them. Two first launches of one id in a batch
+// make one user (the first one's name and image) and both get it; a launch whose id was
+// taken meanwhile (`null`) is a returning launch.
+import { newEventId, recordEventsFromCtes } from '../../events/outbox'
+import { coalesce } from '../../lib/coalesce'
+import { sql } from '../../lib/db'
 import { newUuid } from '../../lib/ids'
 import { presentUserForWebhook } from '../users/present'
-import { insertMembers, type UserRow } from '../users/repo'
-import { insertRefreshTokens, type Launch } from './repo'
+import type { UserRow } from '../users/repo'
+import { insertFirstLaunches, type Launch, type NewUserLaunch } from './repo'
 
 export interface FirstLaunch extends Launch {
 	name: string
@@ -19,54 +18,39 @@ export interface FirstLaunch extends Launch {
 	isGuest: boolean
 }
 
-const idOf = (communityId: number, userUniqueId: string | null) => `${communityId}:${userUniqueId}`
-
-async function createUsers(tx: Db, launches: FirstLaunch[]) {
-	const created = await insertMembers(tx, launches.map(newMember))
-	const byId = new Map(created.map((user) => [idOf(user.community_id, user.user_unique_id), user]))
-	const users = launches.map((l) => byId.get(idOf(l.communityId, l.userUniqueId)) ?? null)
-	const made = launches.flatMap((launch, i) => {
-		const user = users[i]
-		return user ? [{ launch, user }] : []
-	})
-	if (made.length === 0) return users
-	// Both in one round trip, COMMIT right behind them (pipelinedTransaction).
-	const written = Promise.all([
-		recordEvents(
-			tx,
-			made.map(({ user }) => ({
-				communityId: user.community_id,
-				event: 'profile.created',
-				data: { user: presentUserForWebhook(user) },
-			})),
-		),
-		insertRefreshTokens(
-			tx,
-			made.map(({ launch, user }) => ({ ...launch, user_id: user.id })),
-		),
-	])
-	commitNow(tx)
-	await written
-	return users
+/** The launch's new user as the statement inserts it, and its profile.created data but the id. */
+function newUserLaunch(launch: FirstLaunch): NewUserLaunch {
+	const user = {
+		id: 0, // the insert's: the statement sets the event's user.id
+		uuid: newUuid(),
+		community_id: launch.communityId,
+		user_unique_id: launch.userUniqueId,
+		name: launch.name,
+		image_url: launch.imageUrl,
+		custom_title: '',
+		is_guest: launch.isGuest,
+		is_deleted: false,
+	}
+	return {
+		...launch,
+		uuid: user.uuid,
+		name: user.name,
+		image_url: user.image_url,
+		is_guest: user.is_guest,
+		event_id: newEventId(),
+		event_data: JSON.stringify({ user: presentUserForWebhook(user) }),
+	}
 }
 
-const newMember = (launch: FirstLaunch) => ({
-	uuid: newUuid(),
-	community_id: launch.communityId,
-	user_unique_id: launch.userUniqueId,
-	name: launch.name,
-	image_url: launch.imageUrl,
-	is_guest: launch.isGuest,
-})
-
 /** The created user with its token stored, or null when the customer id was taken meanwhile. */
-export const firstLaunches = batchCommit<FirstLaunch, UserRow | null, never, postgres.ReservedSql>({
-	key: (launch) => idOf(launch.communityId, launch.userUniqueId),
-	// BEGIN rides with the users' insert and COMMIT with the events and tokens: two round
-	// trips a batch instead of four.
-	open: pipelinedTransaction,
-	async together(tx, launches) {
-		const users = await createUsers(tx, launches)
-		return users.map((value) => ({ ok: true, value }))
+export const firstLaunches = coalesce<FirstLaunch, UserRow | null>({
+	async together(launches) {
+		const created = await insertFirstLaunches(
+			sql,
+			launches.map(newUserLaunch),
+			'profile.created',
+			(rows) => recordEventsFromCtes(sql, rows),
+		)
+		return launches.map((launch) => created.get(launch.token_hash) ?? null)
 	},
 })

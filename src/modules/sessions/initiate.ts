@@ -2,7 +2,7 @@
 // starts a login. A returning user costs the API key's cached project, ONE statement
 // shared with the launches that arrive at the same moment (lib/coalesce.ts: each
 // user found by its customer id and its refresh token stored, one commit for all) and
-// one signature; a first-time user one transaction (the user, its profile.created
+// one signature; a first-time user one statement more (the user, its profile.created
 // event and its refresh token; first-launch.ts), shared with the first launches that
 // arrive with it.
 import { coalesce } from '../../lib/coalesce'

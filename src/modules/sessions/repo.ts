@@ -1,4 +1,5 @@
 // Refresh tokens, stored as hashes and grouped in families (one family per login).
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { type UserRow, userColumns } from '../users/repo'
 
@@ -53,6 +54,64 @@ export async function findUsersAndStoreTokens(
 			select launch_token, launch_family, id, launch_expires from found where role <> 'owner'
 		)
 		select launch_token, ${db(userColumns as string[])} from found`
+	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
+}
+
+/** A first launch with its new user's row (the insert gives its id) and that user's event. */
+export interface NewUserLaunch extends Launch {
+	uuid: string
+	name: string
+	image_url: string
+	is_guest: boolean
+	event_id: string
+	/** The event's data as JSON, whose `user.id` the statement fills in with the new id. */
+	event_data: string
+}
+
+type Fragment = PendingQuery<Row[]>
+
+/**
+ * First launches in ONE statement, which commits on its own (no BEGIN, no COMMIT to wait
+ * for): inserts the user of every customer id not taken yet — the first launch of an id
+ * gives its row, with custom_title '' and is_deleted false as `event_data` has them —
+ * stores the refresh token of every launch of an id it created, and writes one event per
+ * created user through `events` (events/outbox.ts recordEventsFromCtes). Answers by token
+ * hash; a launch whose id was taken gets no row and stores nothing.
+ */
+export async function insertFirstLaunches(
+	db: Db,
+	launches: NewUserLaunch[],
+	event: string,
+	events: (rows: Fragment) => Fragment,
+): Promise<Map<string, UserRow>> {
+	const column = <K extends keyof NewUserLaunch>(key: K) => launches.map((l) => l[key])
+	const rows = await db<(UserRow & { launch_token: string })[]>`
+		with launch as (
+			select * from unnest(${column('communityId')}::int[], ${column('userUniqueId')}::text[],
+				${column('token_hash')}::text[], ${column('family_id')}::text[],
+				${launches.map((l) => l.expires_at.toISOString())}::timestamptz[], ${column('uuid')}::uuid[],
+				${column('name')}::text[], ${column('image_url')}::text[], ${db.array(column('is_guest'))}::bool[],
+				${column('event_id')}::text[], ${column('event_data')}::text[]) with ordinality
+				as l(community_id, user_unique_id, token_hash, family_id, expires_at, uuid, name, image_url,
+					is_guest, event_id, event_data, n)
+		), created as (
+			insert into users (uuid, community_id, user_unique_id, name, image_url, custom_title, is_guest, is_deleted, role)
+			select distinct on (community_id, user_unique_id)
+				uuid, community_id, user_unique_id, name, image_url, '', is_guest, false, 'member'
+			from launch order by community_id, user_unique_id, n
+			on conflict (community_id, user_unique_id) do nothing
+			returning ${db(userColumns as string[])}
+		), stored as (
+			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
+			select l.token_hash, l.family_id, c.id, l.expires_at
+			from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id
+		), ${events(db`
+			select l.event_id as id, c.community_id as c, ${event}::text as e, 'feed' as s,
+				jsonb_set(l.event_data::jsonb, '{user,id}', to_jsonb(c.id)) as d
+			from created c join launch l on l.uuid = c.uuid`)}
+		select l.token_hash as launch_token, c.*
+		from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id,
+			deliveries_notified`
 	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
 }
 

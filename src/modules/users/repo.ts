@@ -114,21 +114,6 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null>
 	return row ?? null
 }
 
-/** insertUser for many members in one statement; returns only the rows it created. */
-export async function insertMembers(
-	db: Db,
-	users: Omit<NewUser, 'role' | 'country_code' | 'mobile_no'>[],
-): Promise<UserRow[]> {
-	const rows = await db<UserRow[]>`
-		insert into users (uuid, community_id, user_unique_id, name, image_url, is_guest, role)
-		select u.*, 'member' from unnest(${users.map((u) => u.uuid)}::uuid[], ${users.map((u) => u.community_id)}::int[],
-			${users.map((u) => u.user_unique_id)}::text[], ${users.map((u) => u.name)}::text[],
-			${users.map((u) => u.image_url)}::text[], ${db.array(users.map((u) => u.is_guest))}::bool[]) u
-		on conflict (community_id, user_unique_id) do nothing
-		returning ${db(columns)}`
-	return rows
-}
-
 export async function updateProfile(
 	db: Db,
 	id: number,
