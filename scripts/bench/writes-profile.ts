@@ -17,7 +17,8 @@
 // ran (pg_stat_activity every 10 ms, idle ones left out): on average how many were
 // running a statement, waiting for the app inside a transaction (the app's own time
 // between round trips), or waiting on the WAL or a lock — the critical path of a batch
-// that is one at a time.
+// that is one at a time. BENCH_REDIS=1 also prints the Redis commands the row sent, per
+// request (INFO commandstats, reset when the row starts: this Redis server's, all dbs).
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
@@ -40,11 +41,14 @@ const ROW = process.argv[2] ?? 'spread'
 const PROFILING = process.env.BENCH_PROFILE !== '0'
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
 const WAITS = process.env.BENCH_WAITS === '1'
+const REDIS_COMMANDS = process.env.BENCH_REDIS === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
 const USERS = 64
-const SEED_POSTS = 1000
+// bench:writes' spread row likes its 1,000 seed posts among ~20,000 (its posts row ran first):
+// BENCH_SEED_POSTS=20000 gives the planner the same table.
+const SEED_POSTS = Number(process.env.BENCH_SEED_POSTS ?? 1000)
 
 if (STATEMENTS) {
 	// Checked before any server starts: without the preload, pg_stat_statements_reset() fails.
@@ -66,7 +70,9 @@ const call = apiCaller(() => base)
 const writers = await signInWriters(call, project.api_key, USERS)
 const auth = (i: number) => ({ authorization: `Bearer ${writers[i % USERS]?.token}` })
 await createPosts(call, auth, SEED_POSTS)
-const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
+const postIds = (await sql`select id from posts order by id limit 1000`).map((r) => r.id as string)
+// As bench:writes before every row: the planner sees the tables as they are.
+await sql`analyze`
 server.child.kill()
 await server.child.exited
 
@@ -186,6 +192,7 @@ if (STATEMENTS) {
 	await sql`create extension if not exists pg_stat_statements`
 	await sql`select pg_stat_statements_reset()`
 }
+if (REDIS_COMMANDS) await redis.call('config', 'resetstat')
 const before = cpuNow()
 const started = performance.now()
 const waits = WAITS ? sampleWaits() : undefined
@@ -204,6 +211,7 @@ console.log(
 )
 if (STATEMENTS) await printStatements()
 if (waited) printWaits(waited)
+if (REDIS_COMMANDS) await printRedisCommands(n)
 server.child.kill('SIGTERM')
 await server.child.exited
 if (PROFILING) log(`profile written to ${PROFILE_DIR}`)
@@ -223,6 +231,19 @@ async function printStatements() {
 	for (const t of top)
 		console.log(
 			`${String(t.calls).padStart(7)} ${t.exec.toFixed(1).padStart(9)} ${t.plan.toFixed(1).padStart(9)} ${String(t.rows).padStart(8)}  ${t.query}`,
+		)
+}
+
+/** Each Redis command the row sent: calls per request and µs of Redis per call. */
+async function printRedisCommands(requests: number) {
+	const info = (await redis.info('commandstats')) as string
+	const stats = [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)]
+		.map(([, name, calls, usec]) => ({ name, calls: Number(calls), usec: Number(usec) }))
+		.sort((a, b) => b.usec - a.usec)
+	console.log('  per request  µs per call  command')
+	for (const s of stats.slice(0, 15))
+		console.log(
+			`${(s.calls / requests).toFixed(2).padStart(13)} ${(s.usec / s.calls).toFixed(1).padStart(12)}  ${s.name}`,
 		)
 }
 
