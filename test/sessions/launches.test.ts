@@ -72,6 +72,32 @@ describe('concurrent launches', () => {
 		}
 	})
 
+	test('a first launch whose customer id is taken meanwhile is a returning launch', async () => {
+		// A user of the id inserted and not yet committed: the launch's lookup misses it and
+		// its insert waits on it, then finds the id taken once it commits.
+		const other = await sql.reserve()
+		const uuid = crypto.randomUUID()
+		try {
+			await other`begin`
+			await other`
+				insert into users (uuid, community_id, user_unique_id, name)
+				values (${uuid}, ${community.communityId}, 'taken-meanwhile', 'Winner')`
+			const launching = api('POST', '/sdk/initiate', {
+				apiKey: community.apiKey,
+				body: { user_unique_id: 'taken-meanwhile', user_name: 'Late' },
+			})
+			await Bun.sleep(300)
+			await other`commit`
+			const reply = await launching
+			expect(reply.status).toBe(200)
+			expect(reply.body.data.user).toMatchObject({ uuid, name: 'Winner' })
+			const rotated = await api('POST', '/user/refresh', { token: reply.body.data.refresh_token })
+			expect(claims(rotated.body.data.access_token).sub).toBe(uuid)
+		} finally {
+			other.release()
+		}
+	})
+
 	test('first launches made together keep the name, image and guest flag of each', async () => {
 		const bodies = [
 			{ user_unique_id: 'first-guest', user_name: 'Guest', is_guest: true },

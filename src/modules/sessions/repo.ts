@@ -15,11 +15,7 @@ export interface RefreshTokenRow {
 type NewRefreshToken = Omit<RefreshTokenRow, 'rotated_at' | 'revoked_at'>
 
 export async function insertRefreshToken(db: Db, row: NewRefreshToken) {
-	await insertRefreshTokens(db, [row])
-}
-
-export async function insertRefreshTokens(db: Db, rows: NewRefreshToken[]) {
-	await db`insert into refresh_tokens ${db(rows, 'token_hash', 'family_id', 'user_id', 'expires_at')}`
+	await db`insert into refresh_tokens ${db(row, 'token_hash', 'family_id', 'user_id', 'expires_at')}`
 }
 
 /** An app launch of a customer id that may already be a user, with its refresh token. */
