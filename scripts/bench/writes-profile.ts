@@ -46,9 +46,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
 const USERS = 64
-// bench:writes' spread row likes its 1,000 seed posts among ~20,000 (its posts row ran first):
-// BENCH_SEED_POSTS=20000 gives the planner the same table.
-const SEED_POSTS = Number(process.env.BENCH_SEED_POSTS ?? 1000)
+// The like rows' posts, as bench:writes seeds them. Its spread row likes them among
+// ~20,000 (its posts row ran first): BENCH_SEED_POSTS=20000 gives the planner that table.
+const LIKED_POSTS = 1000
+const SEED_POSTS = Number(process.env.BENCH_SEED_POSTS ?? LIKED_POSTS)
 
 if (STATEMENTS) {
 	// Checked before any server starts: without the preload, pg_stat_statements_reset() fails.
@@ -70,7 +71,9 @@ const call = apiCaller(() => base)
 const writers = await signInWriters(call, project.api_key, USERS)
 const auth = (i: number) => ({ authorization: `Bearer ${writers[i % USERS]?.token}` })
 await createPosts(call, auth, SEED_POSTS)
-const postIds = (await sql`select id from posts order by id limit 1000`).map((r) => r.id as string)
+const postIds = (await sql`select id from posts order by id limit ${LIKED_POSTS}`).map(
+	(r) => r.id as string,
+)
 // As bench:writes before every row: the planner sees the tables as they are.
 await sql`analyze`
 server.child.kill()

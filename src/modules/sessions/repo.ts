@@ -97,17 +97,17 @@ export async function insertFirstLaunches(
 			from launch order by community_id, user_unique_id, n
 			on conflict (community_id, user_unique_id) do nothing
 			returning ${db(userColumns as string[])}
+		), launched as (
+			select l.token_hash, l.family_id, l.expires_at, c.*
+			from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id
 		), stored as (
 			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
-			select l.token_hash, l.family_id, c.id, l.expires_at
-			from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id
+			select token_hash, family_id, id, expires_at from launched
 		), ${events(db`
 			select l.event_id as id, c.community_id as c, ${event}::text as e, 'feed' as s,
 				jsonb_set(l.event_data::jsonb, '{user,id}', to_jsonb(c.id)) as d
 			from created c join launch l on l.uuid = c.uuid`)}
-		select l.token_hash as launch_token, c.*
-		from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id,
-			deliveries_notified`
+		select token_hash as launch_token, ${db(userColumns as string[])} from launched, deliveries_notified`
 	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
 }
 
