@@ -14,6 +14,18 @@ export interface Row {
 export const benchLog = (msg: string) => console.error(`[bench] ${msg}`)
 
 /**
+ * The requests each second of an autocannon run, filled as it runs (BENCH_TICKS=1 in
+ * the write benches): whether a row's rate is steady or climbs out of a slow start.
+ */
+export function perSecond(instance: {
+	on: (event: 'tick', f: (t: { counter: number }) => void) => void
+}) {
+	const counts: number[] = []
+	instance.on('tick', ({ counter }) => counts.push(counter))
+	return counts
+}
+
+/**
  * Spawns `script` (which prints `listening <port>`) and returns the port and the child.
  * BENCH_SERVER_FLAGS go to bun (`--cpu-prof --cpu-prof-md`, say); the child exits on
  * SIGTERM through process.exit, so a profile it was asked for is written.

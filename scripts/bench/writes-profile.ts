@@ -19,6 +19,7 @@
 // between round trips), or waiting on the WAL or a lock — the critical path of a batch
 // that is one at a time. BENCH_REDIS=1 also prints the Redis commands the row sent, per
 // request (INFO commandstats, reset when the row starts: this Redis server's, all dbs).
+// BENCH_TICKS=1 also prints the row's requests in every second.
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
@@ -30,7 +31,7 @@ process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
-const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
+const { benchLog: log, perSecond, rowOf, startBenchServer } = await import('./harness')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
 const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
@@ -42,6 +43,7 @@ const PROFILING = process.env.BENCH_PROFILE !== '0'
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
 const WAITS = process.env.BENCH_WAITS === '1'
 const REDIS_COMMANDS = process.env.BENCH_REDIS === '1'
+const TICKS = process.env.BENCH_TICKS === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
@@ -174,7 +176,7 @@ async function load(row: Row): Promise<{ n: number; errors: number } | undefined
 		await Bun.sleep(SECONDS * 1000)
 		return undefined
 	}
-	const result = await (autocannon as any)({
+	const cannon = (autocannon as any)({
 		url: base,
 		connections: CONNECTIONS,
 		duration: SECONDS,
@@ -188,6 +190,9 @@ async function load(row: Row): Promise<{ n: number; errors: number } | undefined
 			},
 		],
 	})
+	const ticks = TICKS && perSecond(cannon)
+	const result = await cannon
+	if (ticks) console.log(`requests per second: ${ticks.join(' ')}`)
 	return { n: result.requests.total, errors: rowOf(ROW, result).errors }
 }
 

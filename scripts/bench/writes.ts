@@ -12,7 +12,7 @@
 // stops after the post and like rows; BENCH_ROWS=initiate runs only the bare route and
 // the initiate rounds, without seeding posts; BENCH_ROWS=universal only the bare route
 // and the universal rounds, read-only and while 100 posts/s are written: an A/B of the
-// read path under writes)
+// read path under writes; BENCH_TICKS=1 also logs each row's requests in every second)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -23,7 +23,7 @@ process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
-const { benchLog: log, rowOf, startBenchServer } = await import('./harness')
+const { benchLog: log, perSecond, rowOf, startBenchServer } = await import('./harness')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
 const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
@@ -37,6 +37,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1'
 const INITIATE_ONLY = process.env.BENCH_ROWS === 'initiate'
 const UNIVERSAL_ONLY = process.env.BENCH_ROWS === 'universal'
+const TICKS = process.env.BENCH_TICKS === '1'
 const CONNECTIONS = 16
 const USERS = 64
 const SEED_POSTS = 1000
@@ -91,7 +92,10 @@ async function load(
 	const instance = cannon(request, seconds)
 	if (onLatency)
 		instance.on('response', (_c: unknown, _s: number, _b: number, ms: number) => onLatency(ms))
-	return rowOf(name, await instance)
+	const ticks = TICKS && perSecond(instance)
+	const row = rowOf(name, await instance)
+	if (ticks) log(`${name}, requests per second: ${ticks.join(' ')}`)
+	return row
 }
 
 function cannon(request: LoadRequest, seconds: number) {
