@@ -6,10 +6,11 @@
 // in BENCH_PROFILE_DIR (.data/profile). On 2 cores all four share the CPU, so CPU per
 // request limits the rate, unless they sum to well under 2 (then it waits on something).
 // Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing|writing]
-// (BENCH_SECONDS=10; read-writing: universal page 1 while 100 posts a second are written;
-// writing: the 100 posts a second alone, no reads). BENCH_PROFILE=0 runs the server
-// without the profiler, whose sampling costs the server a sixth to two fifths of its
-// rate. BENCH_STATEMENTS=1 also prints the row's costliest Postgres statements from
+// (BENCH_SECONDS=10 after BENCH_WARM_SECONDS=5 unmeasured; read-writing: universal page 1
+// while 100 posts a second are written; writing: the 100 posts a second alone, no
+// reads). BENCH_PROFILE=0 runs the server without the profiler, whose sampling costs
+// the server a sixth to two fifths of its rate. BENCH_STATEMENTS=1 also prints the
+// row's costliest Postgres statements from
 // pg_stat_statements, which Postgres must preload: `alter system set
 // shared_preload_libraries = 'pg_stat_statements'`, a restart, and (for plan times)
 // `alter system set pg_stat_statements.track_planning = on`; reset both afterwards.
@@ -45,6 +46,7 @@ const WAITS = process.env.BENCH_WAITS === '1'
 const REDIS_COMMANDS = process.env.BENCH_REDIS === '1'
 const TICKS = process.env.BENCH_TICKS === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 5)
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? '.data/profile'
 const CONNECTIONS = 16
 const USERS = 64
@@ -161,9 +163,6 @@ const rows: Record<string, Row> = {
 const row = rows[ROW]
 if (!row) throw new Error(`unknown row ${ROW} (${Object.keys(rows).join(', ')})`)
 
-// As bench:writes' "100 posts/s" row: a post every 10 ms from this process while the row runs.
-const writer = row.writing ? writeEvery(call, auth, 10) : undefined
-
 const cpuNow = () => ({
 	client: clientCpu(),
 	server: cpuOf(server.child.pid),
@@ -171,15 +170,19 @@ const cpuNow = () => ({
 	redis: cpuOfAll('redis-server'),
 })
 /** The row's requests: autocannon's, or (the writing row, undefined) none but the writer's posts. */
-async function load(row: Row): Promise<{ n: number; errors: number } | undefined> {
+async function load(
+	row: Row,
+	seconds: number,
+	name = ROW,
+): Promise<{ n: number; errors: number; ticks: number[] | false } | undefined> {
 	if (row.reads === false) {
-		await Bun.sleep(SECONDS * 1000)
+		await Bun.sleep(seconds * 1000)
 		return undefined
 	}
 	const cannon = (autocannon as any)({
 		url: base,
 		connections: CONNECTIONS,
-		duration: SECONDS,
+		duration: seconds,
 		requests: [
 			{
 				method: row.method,
@@ -192,9 +195,19 @@ async function load(row: Row): Promise<{ n: number; errors: number } | undefined
 	})
 	const ticks = TICKS && perSecond(cannon)
 	const result = await cannon
-	if (ticks) console.log(`requests per second: ${ticks.join(' ')}`)
-	return { n: result.requests.total, errors: rowOf(ROW, result).errors }
+	return { n: result.requests.total, errors: rowOf(name, result).errors, ticks }
 }
+
+// The row first runs WARM_SECONDS unmeasured (its writer too): this server is new, and a
+// new server's first seconds pay the JIT and each pooled connection's first parse and
+// plan (universal reads took 3–7 s to reach their rate). A profile includes them.
+if (WARM_SECONDS > 0) {
+	const warming = row.writing ? writeEvery(call, auth, 10) : undefined
+	await load(row, WARM_SECONDS, `${ROW} (warm-up)`)
+	warming?.stop()
+}
+// As bench:writes' "100 posts/s" row: a post every 10 ms from this process while the row runs.
+const writer = row.writing ? writeEvery(call, auth, 10) : undefined
 
 if (STATEMENTS) {
 	await sql`create extension if not exists pg_stat_statements`
@@ -204,8 +217,9 @@ if (REDIS_COMMANDS) await redis.call('config', 'resetstat')
 const before = cpuNow()
 const started = performance.now()
 const waits = WAITS ? sampleWaits() : undefined
-const loaded = await load(row)
+const loaded = await load(row, SECONDS)
 const wrote = writer?.stop()
+if (loaded?.ticks) console.log(`requests per second: ${loaded.ticks.join(' ')}`)
 const { n, errors } = loaded ?? { n: wrote?.written ?? 0, errors: wrote?.failed ?? 0 }
 const waited = await waits?.stop()
 const wall = (performance.now() - started) / 1000
