@@ -10,19 +10,18 @@ import { sql } from '../../lib/db'
 import { newUuid } from '../../lib/ids'
 import { presentUserForWebhook } from '../users/present'
 import type { UserRow } from '../users/repo'
-import { insertFirstLaunches, type Launch, type NewUserLaunch } from './repo'
+import { insertFirstLaunches, type NewUserLaunch } from './repo'
 
-export interface FirstLaunch extends Launch {
-	name: string
-	imageUrl: string
-	isGuest: boolean
-}
+/** A first launch with the profile its user starts with. */
+export type FirstLaunch = Omit<NewUserLaunch, 'uuid' | 'event_id' | 'event_data'>
 
-/** The launch's new user as the statement inserts it, and its profile.created data but the id. */
+/** The launch with its new user's uuid, and the user's profile.created data but the id. */
 function newUserLaunch(launch: FirstLaunch): NewUserLaunch {
+	const uuid = newUuid()
+	// The user as the statement inserts it; its id is the insert's (the statement sets the event's user.id).
 	const user = {
-		id: 0, // the insert's: the statement sets the event's user.id
-		uuid: newUuid(),
+		id: 0,
+		uuid,
 		community_id: launch.communityId,
 		user_unique_id: launch.userUniqueId,
 		name: launch.name,
@@ -33,10 +32,7 @@ function newUserLaunch(launch: FirstLaunch): NewUserLaunch {
 	}
 	return {
 		...launch,
-		uuid: user.uuid,
-		name: user.name,
-		image_url: user.image_url,
-		is_guest: user.is_guest,
+		uuid,
 		event_id: newEventId(),
 		event_data: JSON.stringify({ user: presentUserForWebhook(user) }),
 	}

@@ -53,12 +53,12 @@ export async function findUsersAndStoreTokens(
 	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
 }
 
-/** A first launch with its new user's row (the insert gives its id) and that user's event. */
+/** A first launch with its new user's profile and uuid (the insert gives its id) and that user's event. */
 export interface NewUserLaunch extends Launch {
-	uuid: string
 	name: string
-	image_url: string
-	is_guest: boolean
+	imageUrl: string
+	isGuest: boolean
+	uuid: string
 	event_id: string
 	/** The event's data as JSON, whose `user.id` the statement fills in with the new id. */
 	event_data: string
@@ -71,7 +71,8 @@ type Fragment = PendingQuery<Row[]>
  * for): inserts the user of every customer id not taken yet — the first launch of an id
  * gives its row, with custom_title '' and is_deleted false as `event_data` has them —
  * stores the refresh token of every launch of an id it created, and writes one event per
- * created user through `events` (events/outbox.ts recordEventsFromCtes). Answers by token
+ * created user through `events` (events/outbox.ts recordEventsFromCtes, whose
+ * `deliveries_notified` the statement reads so that its NOTIFY runs). Answers by token
  * hash; a launch whose id was taken gets no row and stores nothing.
  */
 export async function insertFirstLaunches(
@@ -86,7 +87,7 @@ export async function insertFirstLaunches(
 			select * from unnest(${column('communityId')}::int[], ${column('userUniqueId')}::text[],
 				${column('token_hash')}::text[], ${column('family_id')}::text[],
 				${launches.map((l) => l.expires_at.toISOString())}::timestamptz[], ${column('uuid')}::uuid[],
-				${column('name')}::text[], ${column('image_url')}::text[], ${db.array(column('is_guest'))}::bool[],
+				${column('name')}::text[], ${column('imageUrl')}::text[], ${db.array(column('isGuest'))}::bool[],
 				${column('event_id')}::text[], ${column('event_data')}::text[]) with ordinality
 				as l(community_id, user_unique_id, token_hash, family_id, expires_at, uuid, name, image_url,
 					is_guest, event_id, event_data, n)
