@@ -12,7 +12,8 @@
 // stops after the post and like rows; BENCH_ROWS=initiate runs only the bare route and
 // the initiate rounds, without seeding posts; BENCH_ROWS=universal only the bare route
 // and the universal rounds, read-only and while 100 posts/s are written: an A/B of the
-// read path under writes; BENCH_TICKS=1 also logs each row's requests in every second)
+// read path under writes; BENCH_TICKS=1 also logs each row's requests in every second,
+// and the soak's p99 of every second)
 import autocannon from 'autocannon'
 
 process.env.DATABASE_URL =
@@ -307,11 +308,17 @@ async function soakRow() {
 		},
 	)
 	const soakWrote = soakWriter.stop()
+	if (TICKS)
+		log(
+			`soak, p99 ms of each second: ${[...bySecond]
+				.map(([second, l]) => `${second}:${Math.round(p99Of(l))}`)
+				.join(' ')}`,
+		)
 	const bySecondP99 = [...bySecond]
 		.filter(([, l]) => l.length > 20)
 		.map(([second, l]) => ({
 			second,
-			p99: l.sort((a, b) => a - b)[Math.floor(l.length * 0.99)] as number,
+			p99: p99Of(l),
 		}))
 		.sort((a, b) => a.p99 - b.p99)
 	const median = bySecondP99[Math.floor(bySecondP99.length / 2)]?.p99 ?? 0
@@ -321,6 +328,10 @@ async function soakRow() {
 		// Which second was the worst: the first one opens the run's connections.
 		note: `one-second p99: median ${Math.round(median)} ms, worst ${Math.round(worst.p99)} ms in second ${worst.second} (${(worst.p99 / Math.max(median, 1)).toFixed(1)}x); ${soakWrote.written} posts written, ${soakWrote.failed} failed`,
 	})
+}
+
+function p99Of(latencies: number[]): number {
+	return latencies.sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)] ?? 0
 }
 
 /**
