@@ -308,19 +308,12 @@ async function soakRow() {
 		},
 	)
 	const soakWrote = soakWriter.stop()
+	const eachSecond = [...bySecond].map(([second, l]) => ({ second, p99: p99Of(l), n: l.length }))
 	if (TICKS)
 		log(
-			`soak, p99 ms of each second: ${[...bySecond]
-				.map(([second, l]) => `${second}:${Math.round(p99Of(l))}`)
-				.join(' ')}`,
+			`soak, p99 ms of each second: ${eachSecond.map((s) => `${s.second}:${Math.round(s.p99)}`).join(' ')}`,
 		)
-	const bySecondP99 = [...bySecond]
-		.filter(([, l]) => l.length > 20)
-		.map(([second, l]) => ({
-			second,
-			p99: p99Of(l),
-		}))
-		.sort((a, b) => a.p99 - b.p99)
+	const bySecondP99 = eachSecond.filter((s) => s.n > 20).sort((a, b) => a.p99 - b.p99)
 	const median = bySecondP99[Math.floor(bySecondP99.length / 2)]?.p99 ?? 0
 	const worst = bySecondP99[bySecondP99.length - 1] ?? { second: 0, p99: 0 }
 	rows.push({
