@@ -11,6 +11,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
+import { turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
 import {
 	type CachedPost,
 	type FormerPost,
@@ -60,8 +61,6 @@ import {
 	widgetIdsOf,
 } from './repo'
 import { taggedUuids } from './tags'
-
-const ALL: Visibility[] = ['public', 'connections', 'private']
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
@@ -190,9 +189,15 @@ async function hydrateOne(viewer: Viewer, postId: string, rules: VisibilityRules
 
 /** What this viewer may see of this author's posts beyond public ones. */
 async function visibilitiesFor(viewer: Viewer, authorId: number): Promise<Visibility[]> {
-	if (viewer.userId === authorId || viewer.isCm) return ALL
-	if (await isConnected(sql, viewer.userId, authorId)) return ['public', 'connections']
-	return ['public']
+	const post = {
+		community_id: viewer.communityId,
+		user_id: authorId,
+		visibility: 'connections',
+		is_deleted: false,
+	}
+	const connected =
+		turnsOnConnection(post, viewer) && (await isConnected(sql, viewer.userId, authorId))
+	return visibilitiesOf(authorId, viewer, { connected, blocked: false })
 }
 
 async function livePost(
@@ -281,7 +286,10 @@ export async function editPost(session: Session, postId: string, input: EditPost
 	await written.feed.afterCommit()
 	// Through hydration: the author may have liked or saved the post.
 	const viewer = viewerOf(session)
-	const { post, users } = await hydrateOne(viewer, postId, { visibilities: ALL, keepHidden: true })
+	const { post, users } = await hydrateOne(viewer, postId, {
+		visibilities: [...VISIBILITIES],
+		keepHidden: true,
+	})
 	return { post, users, ...presentContext(written.context) }
 }
 

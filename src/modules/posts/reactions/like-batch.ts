@@ -22,6 +22,7 @@ import { recordEvents } from '../../../events/outbox'
 import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
+import { openTo } from '../../../lib/visibility'
 import { type CachedPost, feedManager, loadPosts, loadPostsLocked } from '../../../timelines'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
@@ -29,7 +30,7 @@ import { findTopicsOfPosts } from '../../topics/repo'
 import { presentUserForWebhook } from '../../users/present'
 import { findUsersAndPostAuthors, type UserRow } from '../../users/repo'
 import { findWidgetsOfPosts } from '../../widgets/repo'
-import { openTo, visibleTo } from '../access'
+import { visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { postContexts, presentPostEvent } from '../present'
 import type { LikeInput } from './model'
@@ -198,7 +199,7 @@ export async function likeTogether(
  * Their outcomes join `written`.
  */
 async function writeLikesOfClosedPosts(tx: Db, live: Live[], written: Map<string, boolean>) {
-	const closed = live.filter((l) => !openTo(l.session, l.post))
+	const closed = live.filter((l) => !openTo(l.post, l.session))
 	if (closed.length === 0) return
 	const changed = await setLikes(
 		tx,

@@ -4,6 +4,7 @@
 import type { Db } from '../../../lib/db'
 import { paged } from '../../../lib/paged'
 import { blockedBetween } from '../../../lib/sql-rules'
+import { openToSql } from '../../../lib/visibility'
 import type { SeenCounts } from '../../../timelines'
 
 /** Likes the post or comment for the user; false when it was already liked. */
@@ -66,15 +67,15 @@ export interface LikeWrite {
  * it with removeLikes, as a statement that sees that change.
  *
  * `communityIds` (one per like) limits it to likes of posts everyone in that community
- * may like: live, and public or the liker's own — the part of posts/access.ts visibleTo
- * that needs no other read, so a batch can write these with the posts' lock and read,
+ * may like: live, and public or the liker's own — lib/visibility.ts openTo, the part of
+ * the rule that needs no other read, so a batch can write these with the posts' lock and read,
  * before checking the rest. The other likes are left untouched, for the caller.
  */
 export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communityIds?: number[]) {
 	const column = db(target.column)
 	const writable = communityIds
-		? db`exists (select 1 from posts p where p.id = i.target_id and p.community_id = i.community_id
-			and not p.is_deleted and (p.visibility = 'public' or p.user_id = i.user_id))`
+		? db`exists (select 1 from posts p where p.id = i.target_id
+			and ${openToSql(db, 'p', { userId: db`i.user_id`, communityId: db`i.community_id` })})`
 		: db`true`
 	return db<{ target_id: string; user_id: number; added: boolean }[]>`
 		with input as (
