@@ -31,7 +31,8 @@ import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
+import { findUserByUuid, type UserRow } from '../users/repo'
+import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
 import { checkedMeta, resolveAttachments } from './attachments'
@@ -60,7 +61,6 @@ import {
 	userPostIds,
 	widgetIdsOf,
 } from './repo'
-import { taggedUuids } from './tags'
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
@@ -70,24 +70,6 @@ async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): P
 function assertNotEmpty(text: string, attachments: unknown[]): void {
 	if (text.trim() === '' && attachments.length === 0)
 		throw badRequest('A post needs text or attachments')
-}
-
-/** Tags the users named in the texts; returns the newly tagged ones (for post.tagged). */
-async function tagUsers(
-	tx: Db,
-	communityId: number,
-	postId: string,
-	texts: string[],
-): Promise<UserRow[]> {
-	const users = await findUsersByUuids(tx, communityId, taggedUuids(...texts))
-	const added = new Set(
-		await replaceTags(
-			tx,
-			postId,
-			users.map((u) => u.id),
-		),
-	)
-	return users.filter((u) => added.has(u.id))
 }
 
 /** The post as this transaction leaves it, with its context; records its events. */
@@ -272,7 +254,9 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		)
 		const retagged = input.text !== undefined || input.heading !== undefined
 		const tagged = retagged
-			? await tagUsers(tx, c, postId, [input.heading ?? row.heading, input.text ?? row.text])
+			? await tagUsers(tx, c, [input.heading ?? row.heading, input.text ?? row.text], (ids) =>
+					replaceTags(tx, postId, ids),
+				)
 			: []
 		await onPostTagged(tx, {
 			communityId: c,
