@@ -7,32 +7,6 @@ import { blockedBetween } from '../../../lib/sql-rules'
 import { openToSql } from '../../../lib/visibility'
 import type { SeenCounts } from '../../../timelines'
 
-/** Likes the post or comment for the user; false when it was already liked. */
-export async function addLike(
-	db: Db,
-	target: LikeTarget,
-	targetId: string,
-	userId: number,
-	now: number,
-): Promise<boolean> {
-	const inserted = await db`
-		insert into ${db(target.table)} (${db(target.column)}, user_id, created_at) values (${targetId}, ${userId}, ${now})
-		on conflict do nothing returning user_id`
-	return inserted.length > 0
-}
-
-/** Removes the user's like; false when there was none. */
-export async function removeLike(
-	db: Db,
-	target: LikeTarget,
-	targetId: string,
-	userId: number,
-): Promise<boolean> {
-	const deleted = await db`
-		delete from ${db(target.table)} where ${db(target.column)} = ${targetId} and user_id = ${userId} returning user_id`
-	return deleted.length > 0
-}
-
 /**
  * Adds `delta` (+1, -1 or 0) to the likes_count of the post or comment; returns the new
  * count. The UPDATE takes the row lock that every like of it waits on until commit.
