@@ -123,7 +123,7 @@ export const openToSql = (
 }
 
 /** Visibilities that followers' feeds carry (fan-out, connection and personalised feeds). */
-export const FOLLOWER_VISIBILITIES: readonly Visibility[] = ['public', 'connections']
+const FOLLOWER_VISIBILITIES: readonly Visibility[] = ['public', 'connections']
 
 /** The post reaches its author's followers' feeds: live, and public or connections. */
 export const reachesFollowers = (post: { visibility: string; is_deleted?: boolean }) =>
