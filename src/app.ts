@@ -2,6 +2,7 @@
 // module. No listen here, so tests drive it through app.handle().
 import { Elysia } from 'elysia'
 import { assertSupportedVersion, clientIp, readClientInfo } from './lib/client'
+import { failure } from './lib/envelope'
 import { AppError } from './lib/errors'
 import {
 	assertCleanParams,
@@ -16,6 +17,7 @@ import { openapiDocs } from './lib/openapi'
 import { ipLimited, limitIp, startIpLimit } from './lib/rate-limit'
 import { isRedisUnavailable } from './lib/redis-errors'
 import { validationMessage } from './lib/validation-message'
+import { notificationsModule } from './modules/activity-feed'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
 import { chatroomsModule } from './modules/chatrooms'
 import { cohortsModule } from './modules/cohorts'
@@ -29,7 +31,6 @@ import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
-import { notificationsModule } from './modules/notifications/feed'
 import { pollsModule } from './modules/polls'
 import { postsModule } from './modules/posts'
 import { commentsModule } from './modules/posts/comments'
@@ -81,7 +82,7 @@ export const app = new Elysia()
 		if (error instanceof AppError) {
 			set.status = error.status
 			Object.assign(set.headers, error.headers)
-			return { success: false, error_message: error.message }
+			return failure(error.message)
 		}
 		switch (code) {
 			case 'VALIDATION':
@@ -89,34 +90,31 @@ export const app = new Elysia()
 				if (thrown.type === 'response') {
 					log.error({ err: thrown, url: request.url }, 'answer does not match its response schema')
 					set.status = 500
-					return { success: false, error_message: 'Internal server error' }
+					return failure('Internal server error')
 				}
 				set.status = 400
-				return {
-					success: false,
-					error_message: validationMessage(thrown, thrown.type, request.url),
-				}
+				return failure(validationMessage(thrown, thrown.type, request.url))
 			case 'PARSE':
 				set.status = 400
-				return { success: false, error_message: 'Malformed request body' }
+				return failure('Malformed request body')
 			case 'NOT_FOUND':
 				set.status = 404
-				return { success: false, error_message: 'Route not found' }
+				return failure('Route not found')
 		}
 		const status = (error as { status?: number }).status
 		if (typeof status === 'number' && status >= 400 && status < 500) {
 			set.status = status
-			return { success: false, error_message: (error as Error).message || 'Bad request' }
+			return failure((error as Error).message || 'Bad request')
 		}
 		if (isRedisUnavailable(error)) {
 			log.warn({ err: (error as Error).message, url: request.url }, 'redis unavailable')
 			set.status = 503
 			set.headers['retry-after'] = '5'
-			return { success: false, error_message: 'Service temporarily unavailable, retry shortly' }
+			return failure('Service temporarily unavailable, retry shortly')
 		}
 		log.error({ err: error, url: request.url }, 'unhandled error')
 		set.status = 500
-		return { success: false, error_message: 'Internal server error' }
+		return failure('Internal server error')
 	})
 	.onAfterResponse(({ request, route, set }) => {
 		const start = startedAt.get(request)

@@ -155,5 +155,3 @@ export const config = {
 		.map((s) => s.trim())
 		.filter(Boolean),
 }
-
-export type Config = typeof config

@@ -2,6 +2,7 @@
 // processes whose own port serves no HTTP (ROLE=worker), so that a Prometheus scrape
 // reaches every process: the webhook attempt counters, fan-out lag and job failures
 // are counted inside the worker that did the work. Any role may set it.
+import { failure } from './envelope'
 import { log } from './log'
 import { registry } from './metrics'
 import { readiness } from './readiness'
@@ -17,7 +18,7 @@ async function answer(request: Request): Promise<Response> {
 		const { status, body } = await readiness()
 		return Response.json(body, { status })
 	}
-	return Response.json({ success: false, error_message: 'Not found' }, { status: 404 })
+	return Response.json(failure('Not found'), { status: 404 })
 }
 
 /** Listens on `port` (0 picks a free one, logged) and returns the stop function. */

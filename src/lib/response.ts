@@ -28,6 +28,3 @@ export const OkTwice = <P extends TProperties>(payload: P) =>
 		...payload,
 		data: t.Object(payload),
 	})
-
-/** The failure envelope every 4xx/5xx carries (documented; rendered by app.ts onError). */
-export const Failure = t.Object({ success: t.Literal(false), error_message: t.String() })

@@ -1,7 +1,6 @@
 // The SQL of rules that several repositories share, each in one place: who is
-// blocked between two users, which posts a viewer may see, which posts their topics
-// hide. Fragments only (porsager's sql`` nests them); the JS twins used on cached
-// posts are timelines/hydrate.ts mayShow and posts/access.ts visiblePost.
+// blocked between two users, which posts their topics hide. Fragments only (porsager's
+// sql`` nests them). Who may see a post, built on these, is lib/visibility.ts.
 import type postgres from 'postgres'
 import type { Db } from './db'
 
@@ -26,16 +25,3 @@ export const hiddenByTopics = (db: Db, post: string): Fragment => db`
  */
 export const hiddenByTopicLinks = (db: Db, topic: string): Fragment =>
 	db`bool_and(not ${db(topic)}.is_enabled)`
-
-/**
- * The viewer may see the post (alias `post`) by its visibility: their own, public,
- * any post for a CM, a connections post of someone they are connected to.
- */
-export const visibleTo = (
-	db: Db,
-	post: string,
-	viewer: { userId: number; isCm: boolean },
-): Fragment => db`
-	(${db(post)}.user_id = ${viewer.userId} or ${db(post)}.visibility = 'public' or ${viewer.isCm}
-		or (${db(post)}.visibility = 'connections' and exists (select 1 from connections cn
-			where cn.user_id = ${viewer.userId} and cn.connection_id = ${db(post)}.user_id)))`

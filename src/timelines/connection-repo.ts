@@ -2,6 +2,7 @@
 // user follows, and the durable fan-out job queue.
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
+import { reachesFollowersSql } from '../lib/visibility'
 
 /** Posts that may enter connection feeds: undeleted and shared with connections. */
 export interface FeedEntry {
@@ -37,7 +38,7 @@ export async function stoppedFollowing(
 /** False once the post is deleted or no longer shown to connections (what enqueueFanOutRemoval follows). */
 export async function postStillFansOut(db: Db, postId: string): Promise<boolean> {
 	const [row] = await db`
-		select 1 from posts where id = ${postId} and not is_deleted and visibility in ('public', 'connections')`
+		select 1 from posts where id = ${postId} and ${reachesFollowersSql(db, 'posts')}`
 	return row !== undefined
 }
 
@@ -48,7 +49,7 @@ export async function recentPostsOfAuthor(
 ): Promise<FeedEntry[]> {
 	return db<FeedEntry[]>`
 		select id, created_at::float8 as created_at from posts
-		where user_id = ${authorId} and not is_deleted and visibility in ('public', 'connections')
+		where user_id = ${authorId} and ${reachesFollowersSql(db, 'posts')}
 		order by created_at desc limit ${limit}`
 }
 
@@ -72,7 +73,7 @@ export async function connectionFeedFromDb(
 		from connections c
 		join lateral (
 			select id, created_at from posts
-			where user_id = c.connection_id and not is_deleted and visibility in ('public', 'connections')
+			where user_id = c.connection_id and ${reachesFollowersSql(db, 'posts')}
 			order by created_at desc limit ${limit + offset}
 		) p on true
 		where c.user_id = ${userId}

@@ -12,6 +12,7 @@ import { log } from '../lib/log'
 import { registry } from '../lib/metrics'
 import { redis } from '../lib/redis'
 import { pipelineBySlot } from '../lib/redis-slots'
+import { reachesFollowers } from '../lib/visibility'
 import { queueAdd, queueRemove } from './connection-feed'
 import {
 	checkpointFanOutJob,
@@ -75,15 +76,13 @@ export function fanOutCtes(db: Db, posts: FanOutPost[]) {
 
 /** The add jobs of posts that followers' feeds show (public and connections ones). */
 function fanOutJobsOf(posts: FanOutPost[]): NewFanOutJob[] {
-	return posts
-		.filter((p) => !p.is_deleted && (p.visibility === 'public' || p.visibility === 'connections'))
-		.map((post) => ({
-			community_id: post.community_id,
-			kind: 'add',
-			post_id: post.id,
-			author_id: post.user_id,
-			score: post.created_at,
-		}))
+	return posts.filter(reachesFollowers).map((post) => ({
+		community_id: post.community_id,
+		kind: 'add',
+		post_id: post.id,
+		author_id: post.user_id,
+		score: post.created_at,
+	}))
 }
 
 /** Call inside the transaction that deletes a post (or hides it from connections). */

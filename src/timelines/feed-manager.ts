@@ -10,6 +10,7 @@
 // Nothing here throws on a Redis failure (logged; caches expire, and a post write's
 // durable mark lets the reconciler re-place what Redis did not take).
 import { afterCommitTogether, type Db } from '../lib/db'
+import { reachesFollowers } from '../lib/visibility'
 import { followAuthor, unfollowAuthor } from './connection-feed'
 import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts, fanOutCtes } from './fanout'
 import { confirmFeedMark, type FeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
@@ -46,8 +47,8 @@ async function fanOutFor(tx: Db, post: CachedPost, former: FormerPost): Promise<
 		return
 	}
 	if (former.visibility === post.visibility) return
-	if (post.visibility === 'private') await enqueueFanOutRemoval(tx, post)
-	else await enqueueFanOut(tx, post)
+	if (reachesFollowers(post)) await enqueueFanOut(tx, post)
+	else await enqueueFanOutRemoval(tx, post)
 }
 
 /**

@@ -1,6 +1,7 @@
 // Turning post ids into the feed response for one viewer in a constant number of
 // Redis round trips: posts, viewer flags and blocks together, then the authors.
 // Reusable by every feed (universal, connection, personalised, user lists).
+import { mayView } from '../lib/visibility'
 import { getPosts, getUsers, viewerBlocks, viewerFlags } from './post-cache'
 import {
 	type FeedPost,
@@ -11,25 +12,31 @@ import {
 } from './present'
 import type { CachedPost, Visibility } from './repo'
 
+/**
+ * How a feed narrows the visibility rule (lib/visibility.ts): the visibilities it shows
+ * of others' posts. A feed that lists `connections` vouches that the viewer follows the
+ * author of each such post (its source holds only those, or the caller checked).
+ */
 export interface VisibilityRules {
-	/** Visibilities shown to viewers other than the author (and CMs for private). Default: public only. */
+	/** Visibilities shown to viewers other than the author. Default: public only. */
 	visibilities?: Visibility[]
 	/** Keep posts whose topics are all disabled (a user's own post list does). */
 	keepHidden?: boolean
 }
 
-/** Whether the viewer may see the post in a feed built with these rules (blocks aside). */
+/** Whether the viewer may see the post in a feed built with these rules. */
 export function mayShow(
 	post: Pick<CachedPost, 'is_deleted' | 'community_id' | 'hidden' | 'user_id' | 'visibility'>,
 	viewer: Viewer,
+	blocked: Set<number>,
 	rules: VisibilityRules = {},
 ): boolean {
-	if (post.is_deleted || post.community_id !== viewer.communityId) return false
-	if (post.hidden && !rules.keepHidden) return false
-	if (post.user_id === viewer.userId) return true
-	if (post.visibility === 'private')
-		return viewer.isCm && (rules.visibilities ?? ['public']).includes('private')
-	return (rules.visibilities ?? ['public']).includes(post.visibility)
+	const shown = rules.visibilities ?? ['public']
+	const standing = { connected: shown.includes('connections'), blocked: blocked.has(post.user_id) }
+	return (
+		mayView(post, viewer, standing, { keepHidden: rules.keepHidden }) &&
+		(post.user_id === viewer.userId || shown.includes(post.visibility))
+	)
 }
 
 export interface Candidates {
@@ -53,7 +60,7 @@ export async function loadCandidates(
 	const posts: CachedPost[] = []
 	for (const id of ids) {
 		const post = found.get(id)
-		if (post && mayShow(post, viewer, rules) && !blocked.has(post.user_id)) posts.push(post)
+		if (post && mayShow(post, viewer, blocked, rules)) posts.push(post)
 	}
 	return { posts, liked: flags.liked, saved: flags.saved }
 }

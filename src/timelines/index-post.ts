@@ -7,6 +7,7 @@
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { execOrThrow, type Pipeline } from '../lib/redis-slots'
+import { listedForAll } from '../lib/visibility'
 import type { CachedPost } from './repo'
 
 export interface SetPlace {
@@ -43,7 +44,7 @@ export function parsePlacement(entry: string): Placement {
 	}
 }
 
-const listed = (post: Placed) => post.visibility === 'public' && !post.is_deleted
+const listed = (post: Placed) => listedForAll(post)
 const inUniversal = (post: Placed) => listed(post) && !post.hidden
 
 /** Every community set the post names (universal, its topics, its widgets) and whether it belongs there. */

@@ -10,7 +10,7 @@
 // computed; a page whose version is not the current one is computed again. Seen
 // counters (rewritten in place at every impression) do not bump it: a kept page is at
 // most MAX_AGE_MS old, so they lag by at most that. The bounded store (KeptPages) also
-// keeps the notification feed's rendered pages 1 (modules/notifications/feed/kept-page.ts).
+// keeps the notification feed's rendered pages 1 (modules/activity-feed/kept-page.ts).
 //
 // A viewer's own page (connection and personalised feeds) is kept the same way under a
 // key naming the viewer, with its `basis`: what the page was computed from besides the

@@ -1,6 +1,6 @@
 // SQL of the personalised feed: the viewer's affinities and the ranked candidates.
 import type { Db } from '../lib/db'
-import { blockedBetween, hiddenByTopics, visibleTo } from '../lib/sql-rules'
+import { mayViewSql, reachesFollowersSql } from '../lib/visibility'
 
 export interface Candidate {
 	id: string
@@ -79,11 +79,8 @@ export async function personalisedCandidates(
 			exists (select 1 from connections c where c.user_id = ${userId} and c.connection_id = p.user_id) as is_connection,
 			coalesce((select array_agg(pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids
 		from posts p join pool on pool.id = p.id
-		where p.community_id = ${communityId}
-			-- a feed never shows private posts, not even to their author or a CM
-			and p.visibility <> 'private' and ${visibleTo(db, 'p', { userId, isCm: false })}
-			and not ${blockedBetween(db, userId, db`p.user_id`)}
-			and not ${hiddenByTopics(db, 'p')}`
+		-- a feed never shows private posts, not even to their author, nor others' to a CM
+		where ${reachesFollowersSql(db, 'p')} and ${mayViewSql(db, 'p', { userId, communityId, isCm: false })}`
 }
 
 export async function enabledTopicIdsByNames(

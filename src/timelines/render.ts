@@ -185,7 +185,7 @@ function pickVisible(
 	for (const id of ids) {
 		if (page.length >= limit) break
 		const view = views.get(id)
-		if (!view || !mayShow(view.header, viewer, rules) || blocked.has(view.header.user_id)) continue
+		if (!view || !mayShow(view.header, viewer, blocked, rules)) continue
 		if (visible++ < offset) continue
 		bytes += view.fragment.length
 		if (bytes > maxBytes && page.length > 0) return { page, visible: visible - 1, cut: true }

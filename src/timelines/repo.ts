@@ -5,7 +5,9 @@ import type postgres from 'postgres'
 import type { Db } from '../lib/db'
 import { hiddenByTopicLinks, hiddenByTopics } from '../lib/sql-rules'
 
-export type Visibility = 'public' | 'connections' | 'private'
+import type { Visibility } from '../lib/visibility'
+
+export type { Visibility }
 
 /** A post as cached in Redis: the row, its topic and widget links, and whether all its topics are disabled. */
 export interface CachedPost {

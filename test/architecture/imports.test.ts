@@ -1,8 +1,9 @@
 // The dependency rules of docs/architecture.md, checked on the source: no cycle
-// between folders, the feed engine entered through timelines/index.ts only, the
-// engine and infrastructure never reaching up into modules, no Elysia in services
-// and repositories. A file directly in src/ (app.ts, config.ts, ...) is a node of its
-// own; every other node is a folder.
+// between folders nor between modules, the feed engine entered through
+// timelines/index.ts only, the engines and infrastructure never reaching up into
+// modules, no Elysia in services and repositories, the visibility rule in one home.
+// A file directly in src/ (app.ts, config.ts, ...) is a node of its own; every other
+// node is a folder, or, for the module check, the module (src/modules/<name>).
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -37,10 +38,14 @@ const imports: Import[] = files.flatMap((file) => {
 	})
 })
 
-const nodeOf = (file: string) => (dirname(file) === 'src' ? file : dirname(file))
+/** A folder's node: the file itself for files directly in src/. */
+const folderOf = (file: string) => (dirname(file) === 'src' ? file : dirname(file))
 
-/** Folder cycles as lists of nodes (Tarjan's strongly connected components of size > 1). */
-function folderCycles(edges: Import[]): string[][] {
+/** A module's node: the top folder under src/modules (sub-features included); elsewhere the folder. */
+const moduleOf = (file: string) => file.match(/^src\/modules\/[^/]+/)?.[0] ?? folderOf(file)
+
+/** Cycles as lists of nodes (Tarjan's strongly connected components of size > 1). */
+function cyclesOf(edges: Import[], nodeOf: (file: string) => string = folderOf): string[][] {
 	const graph = new Map<string, Set<string>>()
 	for (const { from, to } of edges) {
 		const [a, b] = [nodeOf(from), nodeOf(to)]
@@ -78,19 +83,42 @@ function folderCycles(edges: Import[]): string[][] {
 	return cycles
 }
 
+/** Source files other than the rule's home that compare a visibility with a literal (code or SQL). */
+const VISIBILITY_HOME = 'src/lib/visibility.ts'
+const visibilityCopy =
+	/visibility\s*(===|!==|==|!=|=|<>)\s*'(public|connections|private)'|visibility\s+(not\s+)?in\s*\(/
+const visibilityCopies = (sources: Map<string, string>) =>
+	[...sources]
+		.filter(([file, text]) => file !== VISIBILITY_HOME && visibilityCopy.test(text))
+		.map(([file]) => file)
+
+const sources = new Map(files.map((file) => [file, readFileSync(join(root, file), 'utf8')]))
+
 describe('dependency rules (docs/architecture.md)', () => {
 	test('the checker sees the import graph and would report a cycle', () => {
-		// Positive controls: imports were found, and a made-up ring is reported.
+		// Positive controls: imports were found, and made-up rings are reported.
 		expect(imports.length).toBeGreaterThan(100)
+		expect(imports.some((i) => i.from.startsWith('src/push/'))).toBe(true)
 		const ring = [
 			{ from: 'src/modules/a/service.ts', to: 'src/modules/b/repo.ts' },
 			{ from: 'src/modules/b/service.ts', to: 'src/modules/a/repo.ts' },
 		]
-		expect(folderCycles(ring)).toEqual([['src/modules/a', 'src/modules/b']])
+		expect(cyclesOf(ring)).toEqual([['src/modules/a', 'src/modules/b']])
+		// Through sub-folders: a ring of modules that no two folders form.
+		const deep = [
+			{ from: 'src/modules/a/feed/custom.ts', to: 'src/modules/b/sub/repo.ts' },
+			{ from: 'src/modules/b/batch.ts', to: 'src/modules/a/service.ts' },
+		]
+		expect(cyclesOf(deep)).toEqual([])
+		expect(cyclesOf(deep, moduleOf)).toEqual([['src/modules/a', 'src/modules/b']])
 	})
 
 	test('no two folders import each other, directly or around a ring', () => {
-		expect(folderCycles(imports)).toEqual([])
+		expect(cyclesOf(imports)).toEqual([])
+	})
+
+	test('no two modules (top folders under src/modules, sub-folders included) form a ring', () => {
+		expect(cyclesOf(imports, moduleOf)).toEqual([])
 	})
 
 	test('modules enter the feed engine through src/timelines/index.ts only', () => {
@@ -103,9 +131,9 @@ describe('dependency rules (docs/architecture.md)', () => {
 		expect(inside).toEqual([])
 	})
 
-	test('lib, timelines and events never import a module', () => {
+	test('lib, timelines, events and push never import a module', () => {
 		const upward = imports.filter(
-			(i) => /^src\/(lib|timelines|events)\//.test(i.from) && i.to.startsWith('src/modules/'),
+			(i) => /^src\/(lib|timelines|events|push)\//.test(i.from) && i.to.startsWith('src/modules/'),
 		)
 		expect(upward).toEqual([])
 	})
@@ -113,9 +141,24 @@ describe('dependency rules (docs/architecture.md)', () => {
 	test('services and repositories do not import Elysia', () => {
 		const framework = files.filter(
 			(file) =>
-				/\/(service|repo)\.ts$/.test(file) &&
-				/from 'elysia'/.test(readFileSync(join(root, file), 'utf8')),
+				/\/(service|repo|[^/]+-repo)\.ts$/.test(file) &&
+				/from 'elysia'/.test(sources.get(file) as string),
 		)
 		expect(framework).toEqual([])
+		// Positive control: the pattern catches an Elysia import in a *-repo.ts file.
+		expect(/\/(service|repo|[^/]+-repo)\.ts$/.test('src/timelines/connection-repo.ts')).toBe(true)
+	})
+
+	test('the visibility rule has one home (src/lib/visibility.ts)', () => {
+		expect(visibilityCopies(sources)).toEqual([])
+		// Positive controls: the home itself holds what the check looks for, and a copy in code or SQL is caught.
+		expect(visibilityCopy.test(sources.get(VISIBILITY_HOME) as string)).toBe(true)
+		const planted = new Map([
+			['src/a.ts', "if (post.visibility === 'private') return"],
+			['src/b-repo.ts', "where not is_deleted and p.visibility = 'public'"],
+			['src/c-repo.ts', "and visibility in ('public', 'connections')"],
+			['src/d.ts', 'if (former.visibility === post.visibility) return'],
+		])
+		expect(visibilityCopies(planted)).toEqual(['src/a.ts', 'src/b-repo.ts', 'src/c-repo.ts'])
 	})
 })

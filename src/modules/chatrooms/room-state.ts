@@ -12,8 +12,8 @@
 //    mark to. Marks only move forward, so "already at X" lets a reader skip the write.
 // Redis failures are logged, never thrown: a missing key means "ask Postgres".
 import { keys } from '../../lib/keys'
-import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
+import { quietly } from '../../lib/redis-errors'
 import type { ChatroomRow } from './repo'
 
 const TTL_SECONDS = 300
@@ -34,23 +34,15 @@ const commands = redis as unknown as {
 	chatRaiseVersion(key: string, version: string, ttl: number): Promise<number>
 }
 
-async function quietly(what: string, work: () => Promise<unknown>) {
-	try {
-		await work()
-	} catch (error) {
-		log.warn({ err: (error as Error).message, what }, 'chat room state not written to redis')
-	}
-}
-
 /** The room's version is at least `version` (from the row the writer just updated). */
 export const raiseRoomVersion = (chatroomId: string, version: string | number) =>
-	quietly('version', () =>
+	quietly('chat room state: version', () =>
 		commands.chatRaiseVersion(keys.chatVersion(chatroomId), String(version), VERSION_TTL_SECONDS),
 	)
 
 /** Called by readers that loaded the room from Postgres. */
 export const rememberRoom = (room: ChatroomRow) =>
-	quietly('room', async () => {
+	quietly('chat room state: room', async () => {
 		await Promise.all([
 			redis.set(
 				keys.chatRoom(room.id),
@@ -65,10 +57,12 @@ export const rememberRoom = (room: ChatroomRow) =>
 
 /** After a room is deleted: readers go to Postgres (and get 404) from now on. */
 export const forgetDeletedRoom = (chatroomId: string) =>
-	quietly('deleted', () => redis.set(keys.chatRoom(chatroomId), DELETED, 'EX', TTL_SECONDS))
+	quietly('chat room state: deleted', () =>
+		redis.set(keys.chatRoom(chatroomId), DELETED, 'EX', TTL_SECONDS),
+	)
 
 export const rememberReadMark = (chatroomId: string, userId: number, conversationId: string) =>
-	quietly('read mark', async () => {
+	quietly('chat room state: read mark', async () => {
 		const key = keys.chatReadMarks(chatroomId)
 		await Promise.all([
 			redis.hset(key, String(userId), conversationId),

@@ -42,7 +42,6 @@ export const AttachBody = t.Object({
 	cohort_ids: t.Array(CohortId, { minItems: 1, maxItems: 100 }),
 	add_existing_members: t.Optional(t.Boolean()),
 })
-export type AttachInput = typeof AttachBody.static
 
 export const DetachBody = t.Object({ chatroom_id: NumericId, cohort_id: CohortId })
 

@@ -116,12 +116,6 @@ export async function addTags(
 	return rows.map((r) => r.user_id as number)
 }
 
-export async function taggedIn(db: Db, conversationId: string): Promise<number[]> {
-	const rows =
-		await db`select user_id from conversation_tags where conversation_id = ${conversationId}`
-	return rows.map((r) => r.user_id as number)
-}
-
 /** Service uuids of a room's participants (the `members` of the conversation webhook form). */
 export async function participantUuids(db: Db, chatroomId: string): Promise<string[]> {
 	const rows = await db`

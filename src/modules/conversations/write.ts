@@ -10,8 +10,8 @@ import { raiseRoomVersion } from '../chatrooms/room-state'
 import { onConversationCreated } from '../notifications/chat'
 import { POLL_STATE } from '../polls/model'
 import { preparePoll, savePoll } from '../polls/service'
-import { taggedUuids } from '../posts/tags'
-import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
+import { findUserById, type UserRow } from '../users/repo'
+import { tagUsers } from '../users/tags'
 import { resolveAttachments } from './attachments'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
@@ -40,19 +40,6 @@ async function visibleConversation(
 	if (!row) throw notFound('Conversation')
 	await seeRoom(db, viewer, row.chatroom_id)
 	return row
-}
-
-/** Tags the members named in the text; returns the newly tagged ones. */
-async function tagMembers(tx: Db, communityId: number, conversationId: string, text: string) {
-	const users = await findUsersByUuids(tx, communityId, taggedUuids(text))
-	const added = new Set(
-		await addTags(
-			tx,
-			conversationId,
-			users.map((u) => u.id),
-		),
-	)
-	return users.filter((u) => added.has(u.id))
 }
 
 export async function postConversation(session: Session, input: PostConversationInput) {
@@ -95,7 +82,9 @@ export async function postConversation(session: Session, input: PostConversation
 				},
 				draft,
 			)
-		const tagged = await tagMembers(tx, viewer.communityId, conversation.id, text)
+		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) =>
+			addTags(tx, conversation.id, ids),
+		)
 		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
 		const facts = {
 			chatroomId: room.id,
@@ -132,7 +121,7 @@ export async function editText(session: Session, conversationId: string | number
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
 		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
-		const tagged = await tagMembers(tx, viewer.communityId, row.id, text)
+		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) => addTags(tx, row.id, ids))
 		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
 		return conversation
 	})

@@ -2,6 +2,7 @@
 // of the timelines engine, which reads Redis and serializes the page (byte splicing).
 // Each feed's first round trip can start early, from the auth check as soon as the
 // token is verified (plugin.ts EarlyRead), so a hot page costs one round trip in all.
+import { parseIdList } from '../../lib/id-list'
 import { paging, pagingFromRaw } from '../../lib/paging'
 import {
 	type ConnectionFirstRead,
@@ -20,7 +21,7 @@ import {
 import { keepEarly, takeEarly } from '../auth/early'
 import { type Caller, type Session, viewerOf } from '../auth/session'
 import { assertConnectionsEnabled } from '../connections/service'
-import { type FeedQuery as FeedQueryModel, parseIdList } from './model'
+import type { FeedQuery as FeedQueryModel } from './model'
 
 type UniversalQuery = typeof FeedQueryModel.static
 

@@ -19,11 +19,11 @@ import { onPostTagged } from '../notifications/service'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
 import { findUsersByIds, findUsersByUuids, type UserRow } from '../users/repo'
+import { taggedUuids } from '../users/tags'
 import { type ResolvedAttachments, resolveAttachments } from './attachments'
 import type { AttachmentInput, CreatePostInput } from './model'
 import { type PostContext, presentPostEvent } from './present'
 import { insertPosts, insertTags, insertWidgetLinks, linkTopicsOf, type NewPost } from './repo'
-import { taggedUuids } from './tags'
 
 /** A POST /feed/post past its own checks (text, attachments' meta, created_at). */
 export interface NewPostRequest {
@@ -121,7 +121,7 @@ export async function createTogether(
 			),
 		),
 		Promise.all(posts.map((post) => insertWidgetLinks(tx, post.id, post.widget_ids))),
-		Promise.all(requests.map((r, i) => tagUsers(tx, r, (written[i] as Written).tagged))),
+		Promise.all(requests.map((r, i) => recordTags(tx, r, (written[i] as Written).tagged))),
 		byCommunity(requests, (c, list) =>
 			findTopicsByIds(tx, c, [...new Set(list.flatMap((r) => r.topicIds))]),
 		),
@@ -216,8 +216,11 @@ function cachedPost(
 	}
 }
 
-/** The tag rows and the tagged users' activities of one post (none when nobody is tagged). */
-async function tagUsers(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise<void> {
+/**
+ * The tag rows and the tagged users' activities of one post (none when nobody is
+ * tagged): users/tags.ts tagUsers for a batch, whose tagged users were read together.
+ */
+async function recordTags(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise<void> {
 	if (tagged.length === 0) return
 	const ids = tagged.map((u) => u.id)
 	await Promise.all([

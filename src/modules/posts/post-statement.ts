@@ -10,6 +10,7 @@
 import { recordEventsCtes } from '../../events/outbox'
 import { sql } from '../../lib/db'
 import { type CachedPost, type FeedMark, feedManager } from '../../timelines'
+import { taggedUuids } from '../users/tags'
 import { COMPANY_WIDGET, type ResolvedAttachments, resolveAttachments } from './attachments'
 import {
 	eventsOf,
@@ -20,7 +21,6 @@ import {
 	writtenOf,
 } from './post-batch'
 import { insertPostsWith } from './repo'
-import { taggedUuids } from './tags'
 
 /** A post the one statement can write: nothing of it needs a check or a row beyond its own. */
 export function isPlain(r: NewPostRequest): boolean {

@@ -3,7 +3,7 @@
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
-import { hiddenByTopics, visibleTo } from '../../lib/sql-rules'
+import { mayViewSql } from '../../lib/visibility'
 import type { CachedPost, Viewer, Visibility } from '../../timelines'
 
 /**
@@ -231,8 +231,7 @@ export async function userPostIds(
 	const { rows, total } = await paged<{ id: string }>(db, {
 		columns: db`p.id`,
 		from: db`from posts p
-			where p.community_id = ${viewer.communityId} and p.user_id = ${userId} and not p.is_deleted
-			and ${visibleTo(db, 'p', viewer)} and (${includeHidden} or not ${hiddenByTopics(db, 'p')})`,
+			where p.user_id = ${userId} and ${mayViewSql(db, 'p', viewer, { keepHidden: includeHidden })}`,
 		orderBy: db`p.created_at desc, p.id desc`,
 		limit,
 		offset,

@@ -11,6 +11,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
+import { turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
 import {
 	type CachedPost,
 	type FormerPost,
@@ -30,7 +31,8 @@ import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
-import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
+import { findUserByUuid, type UserRow } from '../users/repo'
+import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
 import { checkedMeta, resolveAttachments } from './attachments'
@@ -59,9 +61,6 @@ import {
 	userPostIds,
 	widgetIdsOf,
 } from './repo'
-import { taggedUuids } from './tags'
-
-const ALL: Visibility[] = ['public', 'connections', 'private']
 
 /** Enabled topics of this community, or 400 naming the first one that is not. */
 async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): Promise<void> {
@@ -71,24 +70,6 @@ async function assertUsableTopics(tx: Db, communityId: number, ids: string[]): P
 function assertNotEmpty(text: string, attachments: unknown[]): void {
 	if (text.trim() === '' && attachments.length === 0)
 		throw badRequest('A post needs text or attachments')
-}
-
-/** Tags the users named in the texts; returns the newly tagged ones (for post.tagged). */
-async function tagUsers(
-	tx: Db,
-	communityId: number,
-	postId: string,
-	texts: string[],
-): Promise<UserRow[]> {
-	const users = await findUsersByUuids(tx, communityId, taggedUuids(...texts))
-	const added = new Set(
-		await replaceTags(
-			tx,
-			postId,
-			users.map((u) => u.id),
-		),
-	)
-	return users.filter((u) => added.has(u.id))
 }
 
 /** The post as this transaction leaves it, with its context; records its events. */
@@ -190,9 +171,15 @@ async function hydrateOne(viewer: Viewer, postId: string, rules: VisibilityRules
 
 /** What this viewer may see of this author's posts beyond public ones. */
 async function visibilitiesFor(viewer: Viewer, authorId: number): Promise<Visibility[]> {
-	if (viewer.userId === authorId || viewer.isCm) return ALL
-	if (await isConnected(sql, viewer.userId, authorId)) return ['public', 'connections']
-	return ['public']
+	const post = {
+		community_id: viewer.communityId,
+		user_id: authorId,
+		visibility: 'connections',
+		is_deleted: false,
+	}
+	const connected =
+		turnsOnConnection(post, viewer) && (await isConnected(sql, viewer.userId, authorId))
+	return visibilitiesOf(authorId, viewer, { connected, blocked: false })
 }
 
 async function livePost(
@@ -267,7 +254,9 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		)
 		const retagged = input.text !== undefined || input.heading !== undefined
 		const tagged = retagged
-			? await tagUsers(tx, c, postId, [input.heading ?? row.heading, input.text ?? row.text])
+			? await tagUsers(tx, c, [input.heading ?? row.heading, input.text ?? row.text], (ids) =>
+					replaceTags(tx, postId, ids),
+				)
 			: []
 		await onPostTagged(tx, {
 			communityId: c,
@@ -281,7 +270,10 @@ export async function editPost(session: Session, postId: string, input: EditPost
 	await written.feed.afterCommit()
 	// Through hydration: the author may have liked or saved the post.
 	const viewer = viewerOf(session)
-	const { post, users } = await hydrateOne(viewer, postId, { visibilities: ALL, keepHidden: true })
+	const { post, users } = await hydrateOne(viewer, postId, {
+		visibilities: [...VISIBILITIES],
+		keepHidden: true,
+	})
 	return { post, users, ...presentContext(written.context) }
 }
 

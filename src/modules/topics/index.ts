@@ -1,6 +1,8 @@
 // Topic routes: POST|GET /feed/topic, PUT /feed/topic/:topic_id, DELETE /feed/topic.
 // Topic responses carry the payload at the top level and the same payload under `data`.
+
 import { Elysia } from 'elysia'
+import { parseIdList } from '../../lib/id-list'
 import { authPlugin } from '../auth/plugin'
 import {
 	CreateTopicsBody,
@@ -13,7 +15,7 @@ import {
 	TopicReply,
 	TopicsReply,
 } from './model'
-import { createTopics, deleteTopics, editTopic, listCommunityTopics, parseIdList } from './service'
+import { createTopics, deleteTopics, editTopic, listCommunityTopics } from './service'
 
 const reply = <T extends object>(payload: T) => ({
 	success: true as const,
@@ -59,13 +61,7 @@ export const topicsModule = new Elysia({ name: 'topics' })
 		'/feed/topic',
 		async ({ session, body, query }) => {
 			const raw = body?.topic_ids ?? query.topic_ids
-			const ids = raw === undefined ? [] : Array.isArray(raw) ? raw : parseIdList('topic_ids', raw)
-			return reply(
-				await deleteTopics(
-					session,
-					ids.filter((id) => id !== ''),
-				),
-			)
+			return reply(await deleteTopics(session, parseIdList('topic_ids', raw, { max: 500 })))
 		},
 		{
 			auth: 'cm',

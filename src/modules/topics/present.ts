@@ -33,5 +33,3 @@ export function presentTopicForWebhook(topic: TopicRow) {
 		widget_id: '',
 	}
 }
-
-export type PresentedTopic = ReturnType<typeof presentTopic>

@@ -2,6 +2,7 @@
 // disable, and deletion of whole subtrees. Names are unique per parent, ignoring case.
 import { sql } from '../../lib/db'
 import { badRequest, notFound } from '../../lib/errors'
+import { parseIdList } from '../../lib/id-list'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
 import { feedManager } from '../../timelines'
@@ -108,24 +109,6 @@ async function insertUnique<T>(run: () => Promise<T>): Promise<T> {
 	}
 }
 
-/** A query array: comma list (`a,b`) or JSON array (`["a","b"]`); '' stands for root. */
-export function parseIdList(field: string, raw: string): string[] {
-	const text = raw.trim()
-	if (text.startsWith('[')) {
-		let parsed: unknown
-		try {
-			parsed = JSON.parse(text)
-		} catch {
-			throw badRequest(`${field} must be a comma list or a JSON array`)
-		}
-		if (!Array.isArray(parsed) || parsed.some((v) => typeof v !== 'string')) {
-			throw badRequest(`${field} must be an array of strings`)
-		}
-		return parsed as string[]
-	}
-	return text.split(',').map((v) => v.trim())
-}
-
 const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export async function listCommunityTopics(session: Session, q: TopicListQuery) {
@@ -136,7 +119,10 @@ export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 		isEnabled: q.is_enabled,
 		nameLike: search ? `%${escapeLike(search)}%` : undefined,
 		minPosts: q.min_posts,
-		parentIds: q.parent_ids === undefined ? undefined : parseIdList('parent_ids', q.parent_ids),
+		parentIds:
+			q.parent_ids === undefined
+				? undefined
+				: parseIdList('parent_ids', q.parent_ids, { max: 500, keepEmpty: true }),
 		order,
 		limit: pageSize,
 		offset,

@@ -46,16 +46,6 @@ export async function findUserByUuid(
 	return row ?? null
 }
 
-export async function findUserByUniqueId(
-	db: Db,
-	communityId: number,
-	uniqueId: string,
-): Promise<UserRow | null> {
-	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and user_unique_id = ${uniqueId}`
-	return row ?? null
-}
-
 // Not a user id (fractional, or past the integer column): no such user, not a 500.
 const userIds = (ids: number[]) =>
 	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)

@@ -12,5 +12,3 @@ export function presentWidget(widget: WidgetRow) {
 		updated_at: Number(widget.updated_at),
 	}
 }
-
-export type PresentedWidget = ReturnType<typeof presentWidget>

@@ -2,7 +2,7 @@
 // likes list. Counters, tags and events commit together with the comment.
 import { type Db, sql, transaction } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
-import { isUuid, newId } from '../../../lib/ids'
+import { newId } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager } from '../../../timelines'
 import { isCm, type Session } from '../../auth/session'
@@ -14,7 +14,8 @@ import {
 	onContentDeleted,
 } from '../../notifications/service'
 import { usersMap } from '../../users/present'
-import { findUserById, findUsersByIds, findUsersByUuids } from '../../users/repo'
+import { findUserById, findUsersByIds } from '../../users/repo'
+import { tagUsers } from '../../users/tags'
 import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import type { LikeInput } from '../reactions/model'
@@ -22,7 +23,6 @@ import { commentLikeTarget, countLike } from '../reactions/repo'
 import { likeIsNews, likesList, setLike } from '../reactions/service'
 import type { PostRow } from '../repo'
 import { getPost } from '../service'
-import { taggedUuids } from '../tags'
 import { recordCommentEvent } from './events'
 import { type CommentViewer, presentComment } from './present'
 import {
@@ -62,20 +62,6 @@ async function liveComment(
 		throw notFound('Comment')
 	}
 	return comment
-}
-
-/** Tags new in `text` for this comment: recorded, and returned for the comment.tagged event. */
-async function tagUsers(db: Db, session: Session, commentId: string, text: string) {
-	const uuids = taggedUuids(text).filter(isUuid)
-	const users = await findUsersByUuids(db, session.communityId, uuids)
-	const fresh = new Set(
-		await addCommentTags(
-			db,
-			commentId,
-			users.map((u) => u.id),
-		),
-	)
-	return users.filter((u) => fresh.has(u.id))
 }
 
 async function viewerOf(
@@ -125,7 +111,9 @@ export async function addComment(
 			temp_id: input.temp_id ?? null,
 			created_at: createdAt,
 		})
-		const tagged = await tagUsers(tx, session, id, text)
+		const tagged = await tagUsers(tx, session.communityId, [text], (ids) =>
+			addCommentTags(tx, id, ids),
+		)
 		await onCommentAdded(tx, {
 			communityId: session.communityId,
 			actorId: session.userId,
@@ -248,7 +236,9 @@ export async function editComment(
 		const current = await liveComment(tx, session, post.id, commentId, true)
 		if (current.user_id !== session.userId) throw forbidden()
 		await updateCommentText(tx, current.id, text, Date.now())
-		const tagged = await tagUsers(tx, session, current.id, text)
+		const tagged = await tagUsers(tx, session.communityId, [text], (ids) =>
+			addCommentTags(tx, current.id, ids),
+		)
 		await onCommentTagged(tx, {
 			communityId: session.communityId,
 			actorId: session.userId,

@@ -22,6 +22,7 @@ import { recordEvents } from '../../../events/outbox'
 import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
+import { openTo } from '../../../lib/visibility'
 import { type CachedPost, feedManager, loadPosts, loadPostsLocked } from '../../../timelines'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
@@ -29,19 +30,12 @@ import { findTopicsOfPosts } from '../../topics/repo'
 import { presentUserForWebhook } from '../../users/present'
 import { findUsersAndPostAuthors, type UserRow } from '../../users/repo'
 import { findWidgetsOfPosts } from '../../widgets/repo'
-import { openTo, visibleTo } from '../access'
+import { visibleTo } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { postContexts, presentPostEvent } from '../present'
+import { modeOf, outcomeOf, settleRacedToggles } from './like-rows'
 import type { LikeInput } from './model'
-import {
-	countLikes,
-	type LikeMode,
-	type LikeWrite,
-	lockCounted,
-	postLikeTarget,
-	removeLikes,
-	setLikes,
-} from './repo'
+import { countLikes, type LikeWrite, lockCounted, postLikeTarget, setLikes } from './repo'
 
 export interface LikeRequest {
 	session: Session
@@ -64,9 +58,6 @@ interface Live {
 	added: boolean
 	delta: number
 }
-
-const modeOf = (input: LikeInput): LikeMode =>
-	input.value === true ? 'set' : input.value === false ? 'unset' : 'toggle'
 
 const pairOf = (postId: string, userId: number) => `${postId}:${userId}`
 
@@ -123,8 +114,9 @@ export async function likeTogether(
 	}
 	if (live.length === 0) return outcomes
 	await writeLikesOfClosedPosts(tx, live, written)
-	for (const l of live) applyWritten(l, written.get(pairOf(l.post.id, l.session.userId)))
-	await settleRacedToggles(tx, live)
+	for (const l of live)
+		Object.assign(l, outcomeOf(l.write.mode, written.get(pairOf(l.post.id, l.session.userId))))
+	await settleRacedToggles(tx, postLikeTarget, live)
 
 	const userById = new Map(users.map((u) => [u.id, u]))
 	const news = new Set(live.filter((l) => l.added && !isBackDated(l.write.at, Date.now())))
@@ -198,7 +190,7 @@ export async function likeTogether(
  * Their outcomes join `written`.
  */
 async function writeLikesOfClosedPosts(tx: Db, live: Live[], written: Map<string, boolean>) {
-	const closed = live.filter((l) => !openTo(l.session, l.post))
+	const closed = live.filter((l) => !openTo(l.post, l.session))
 	if (closed.length === 0) return
 	const changed = await setLikes(
 		tx,
@@ -206,32 +198,6 @@ async function writeLikesOfClosedPosts(tx: Db, live: Live[], written: Map<string
 		closed.map((l) => l.write),
 	)
 	for (const c of changed) written.set(pairOf(c.target_id, c.user_id), c.added)
-}
-
-/** What the like row did: added (true), removed (false), or nothing (undefined). */
-function applyWritten(l: Live, added: boolean | undefined) {
-	if (added === true) Object.assign(l, { liked: true, added: true, delta: 1 })
-	else if (added === false) Object.assign(l, { liked: false, delta: -1 })
-	else if (l.write.mode === 'set') l.liked = true
-}
-
-/**
- * A toggle that found the like and could not remove it: another transaction changed it
- * meanwhile. Removed by a statement that sees that change; counted only if it removed it.
- */
-async function settleRacedToggles(tx: Db, live: Live[]) {
-	const raced = live.filter((l) => l.write.mode === 'toggle' && l.delta === 0)
-	if (raced.length === 0) return
-	const removed = new Set(
-		(
-			await removeLikes(
-				tx,
-				postLikeTarget,
-				raced.map((l) => ({ targetId: l.post.id, userId: l.session.userId })),
-			)
-		).map((r) => pairOf(r.target_id, r.user_id)),
-	)
-	for (const l of raced) if (removed.has(pairOf(l.post.id, l.session.userId))) l.delta = -1
 }
 
 /** Each post's net change (0 too: its answer needs the count). */

@@ -4,33 +4,8 @@
 import type { Db } from '../../../lib/db'
 import { paged } from '../../../lib/paged'
 import { blockedBetween } from '../../../lib/sql-rules'
+import { openToSql } from '../../../lib/visibility'
 import type { SeenCounts } from '../../../timelines'
-
-/** Likes the post or comment for the user; false when it was already liked. */
-export async function addLike(
-	db: Db,
-	target: LikeTarget,
-	targetId: string,
-	userId: number,
-	now: number,
-): Promise<boolean> {
-	const inserted = await db`
-		insert into ${db(target.table)} (${db(target.column)}, user_id, created_at) values (${targetId}, ${userId}, ${now})
-		on conflict do nothing returning user_id`
-	return inserted.length > 0
-}
-
-/** Removes the user's like; false when there was none. */
-export async function removeLike(
-	db: Db,
-	target: LikeTarget,
-	targetId: string,
-	userId: number,
-): Promise<boolean> {
-	const deleted = await db`
-		delete from ${db(target.table)} where ${db(target.column)} = ${targetId} and user_id = ${userId} returning user_id`
-	return deleted.length > 0
-}
 
 /**
  * Adds `delta` (+1, -1 or 0) to the likes_count of the post or comment; returns the new
@@ -66,15 +41,15 @@ export interface LikeWrite {
  * it with removeLikes, as a statement that sees that change.
  *
  * `communityIds` (one per like) limits it to likes of posts everyone in that community
- * may like: live, and public or the liker's own — the part of posts/access.ts visibleTo
- * that needs no other read, so a batch can write these with the posts' lock and read,
+ * may like: live, and public or the liker's own — lib/visibility.ts openTo, the part of
+ * the rule that needs no other read, so a batch can write these with the posts' lock and read,
  * before checking the rest. The other likes are left untouched, for the caller.
  */
 export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communityIds?: number[]) {
 	const column = db(target.column)
 	const writable = communityIds
-		? db`exists (select 1 from posts p where p.id = i.target_id and p.community_id = i.community_id
-			and not p.is_deleted and (p.visibility = 'public' or p.user_id = i.user_id))`
+		? db`exists (select 1 from posts p where p.id = i.target_id
+			and ${openToSql(db, 'p', { userId: db`i.user_id`, communityId: db`i.community_id` })})`
 		: db`true`
 	return db<{ target_id: string; user_id: number; added: boolean }[]>`
 		with input as (

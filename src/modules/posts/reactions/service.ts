@@ -17,14 +17,13 @@ import { visiblePost } from '../access'
 import { isBackDated, writtenAt } from '../backdating'
 import { postEventData } from '../present'
 import { type LikeAnswer, type LikeRequest, likeTogether } from './like-batch'
+import { type LikeOutcome, modeOf, writeLike } from './like-rows'
 import type { LikeInput } from './model'
 import {
-	addLike,
 	type LikeTarget,
 	likesPage,
 	postLikeTarget,
 	recordViews,
-	removeLike,
 	savedPosts,
 	togglePin,
 	toggleSave,
@@ -37,28 +36,21 @@ async function actor(db: Db, session: Session) {
 }
 
 /**
- * Sets the like row to `input.value`, or toggles it when no value is given. Returns
- * whether the like is now there, whether this call added it (only then is there news
- * to tell) and the change the counter owes (the caller applies it with countLike, as
- * late in its transaction as it can: that takes the row lock).
+ * Sets the like row to `input.value`, or toggles it when no value is given (like-rows.ts,
+ * the same steps as a batch of post likes). Returns whether the like is now there,
+ * whether this call added it (only then is there news to tell) and the change the
+ * counter owes (the caller applies it with countLike, as late in its transaction as it
+ * can: that takes the row lock).
  */
-export async function setLike(
+export function setLike(
 	tx: Db,
 	target: LikeTarget,
 	targetId: string,
 	userId: number,
 	input: LikeInput,
-): Promise<{ liked: boolean; added: boolean; delta: number }> {
+): Promise<LikeOutcome> {
 	const at = writtenAt(input.created_at, Date.now())
-	if (input.value === false) {
-		const removed = await removeLike(tx, target, targetId, userId)
-		return { liked: false, added: false, delta: removed ? -1 : 0 }
-	}
-	const added = await addLike(tx, target, targetId, userId, at)
-	if (added || input.value === true) return { liked: true, added, delta: added ? 1 : 0 }
-	// A concurrent unlike by the same user may have removed it first: count only our own.
-	const removed = await removeLike(tx, target, targetId, userId)
-	return { liked: false, added: false, delta: removed ? -1 : 0 }
+	return writeLike(tx, target, { targetId, userId, at, mode: modeOf(input) })
 }
 
 /** True when a like just added is news (not a back-dated one from a migration). */

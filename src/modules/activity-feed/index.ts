@@ -1,10 +1,10 @@
 // Notification feed routes (DESIGN section 9): the feed, the unread count, marking read
 // (one or all; bodies may be form-urlencoded) and custom activities by a CM.
 import { Elysia, t } from 'elysia'
-import { ok } from '../../../lib/envelope'
-import { okJson } from '../../../lib/raw-json'
-import { authPlugin } from '../../auth/plugin'
-import { ActivityQuery, CustomActivityBody, MarkReadBody } from '../model'
+import { ok } from '../../lib/envelope'
+import { okJson } from '../../lib/raw-json'
+import { authPlugin } from '../auth/plugin'
+import { ActivityQuery, CustomActivityBody, MarkReadBody } from '../notifications/model'
 import { createCustomActivity } from './custom'
 import {
 	activityFeedJson,

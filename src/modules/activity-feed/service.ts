@@ -1,13 +1,13 @@
-// The notification feed's read side (a sub-feature: it reads posts and comments, which
-// themselves record activities through the parent folder): a page of the recipient's activity groups, newest
+// The notification feed's read side (a module above notifications/ and posts/: it reads
+// posts and comments, whose writers record activities through notifications/): a page of the recipient's activity groups, newest
 // first, with each entity (post through the feed engine's caches, comment, user), the
 // actors and authors in `users`, and the posts' `topics` and `widgets`; the exact
 // unread count; marking read.
-import { sql } from '../../../lib/db'
-import { notFound } from '../../../lib/errors'
-import { isId } from '../../../lib/ids'
-import { log } from '../../../lib/log'
-import { paging, pagingFromRaw } from '../../../lib/paging'
+import { sql } from '../../lib/db'
+import { notFound } from '../../lib/errors'
+import { isId } from '../../lib/ids'
+import { log } from '../../lib/log'
+import { paging, pagingFromRaw } from '../../lib/paging'
 import {
 	embedPosts,
 	type FeedUser,
@@ -23,20 +23,31 @@ import {
 	viewerBlocks,
 	viewerFlags,
 	viewsUnderVersion,
-} from '../../../timelines'
-import { keepEarly, takeEarly } from '../../auth/early'
-import { type Caller, type Session, viewerOf } from '../../auth/session'
-import { presentComment } from '../../posts/comments/present'
-import { findCommentsByIds } from '../../posts/comments/repo'
-import { presentTopic } from '../../topics/present'
-import { findTopicsByIds } from '../../topics/repo'
-import { findUsersByUuids } from '../../users/repo'
-import { presentWidget } from '../../widgets/present'
-import { findWidgetsByIds } from '../../widgets/repo'
-import { EntityType } from '../model'
-import { activityHead, activityRecord, type PageActivity, parseRecord } from '../present'
-import { activityPage, markAllRead, markRead, type ReadMark, unreadCount } from '../repo'
-import { applyChanges, type Change, readPage, readUnread, rebuild } from '../store'
+} from '../../timelines'
+import { keepEarly, takeEarly } from '../auth/early'
+import { type Caller, type Session, viewerOf } from '../auth/session'
+import { EntityType } from '../notifications/model'
+import {
+	activityHead,
+	activityRecord,
+	type PageActivity,
+	parseRecord,
+} from '../notifications/present'
+import {
+	activityPage,
+	markAllRead,
+	markRead,
+	type ReadMark,
+	unreadCount,
+} from '../notifications/repo'
+import { applyChanges, type Change, readPage, readUnread, rebuild } from '../notifications/store'
+import { presentComment } from '../posts/comments/present'
+import { findCommentsByIds } from '../posts/comments/repo'
+import { presentTopic } from '../topics/present'
+import { findTopicsByIds } from '../topics/repo'
+import { findUsersByUuids } from '../users/repo'
+import { presentWidget } from '../widgets/present'
+import { findWidgetsByIds } from '../widgets/repo'
 import {
 	currentKeptPage,
 	type KeptActivityPage,

@@ -9,7 +9,7 @@
 // posts) — and a splice. Pages embedding comments are not kept: an edited comment
 // bumps no version.
 
-import type { Role } from '../../../lib/tokens'
+import type { Role } from '../../lib/tokens'
 import {
 	type FlagsHolder,
 	type FlagTemplate,
@@ -19,9 +19,9 @@ import {
 	type Renderings,
 	type ViewerFlags,
 	viewerState,
-} from '../../../timelines'
-import type { Caller } from '../../auth/session'
-import { readPageVersion } from '../store'
+} from '../../timelines'
+import type { Caller } from '../auth/session'
+import { readPageVersion } from '../notifications/store'
 
 export interface KeptActivityPage extends Kept, FlagsHolder {
 	/** the role it was rendered for (menus): served only to the same role */

@@ -2,15 +2,15 @@
 // each pushed and told to `notifications.feed` webhooks (by recordActivities). Recipients and the actor
 // are named by service uuid or customer id; any unknown recipient refuses the whole
 // request, so nothing is half created.
-import { type Db, sql, transaction } from '../../../lib/db'
-import { badRequest } from '../../../lib/errors'
-import { isId } from '../../../lib/ids'
-import type { Session } from '../../auth/plugin'
-import { findCommentsByIds } from '../../posts/comments/repo'
-import { findPost } from '../../posts/repo'
-import { findUsersByRefs, type UserRow } from '../../users/repo'
-import { Action, actionNames, type CustomActivityInput, EntityType } from '../model'
-import { recordActivities } from '../service'
+import { type Db, sql, transaction } from '../../lib/db'
+import { badRequest } from '../../lib/errors'
+import { isId } from '../../lib/ids'
+import type { Session } from '../auth/plugin'
+import { Action, actionNames, type CustomActivityInput, EntityType } from '../notifications/model'
+import { recordActivities } from '../notifications/service'
+import { findCommentsByIds } from '../posts/comments/repo'
+import { findPost } from '../posts/repo'
+import { findUsersByRefs, type UserRow } from '../users/repo'
 
 const entityTypes = { post: EntityType.post, comment: EntityType.comment, user: EntityType.user }
 

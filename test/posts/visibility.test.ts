@@ -1,0 +1,179 @@
+// The visibility rule's two forms (src/lib/visibility.ts) held equal: for every
+// (viewer, post) pair of a community planted through the HTTP API — deleted, private,
+// connections-only posts, a follower and a stranger, blocks both ways, a CM, the author,
+// a post hidden by its topics, a viewer of another community — the SQL fragment and the
+// in-memory twin give the same answer, and that answer is the one the rule states.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from '../../src/lib/db'
+import {
+	mayView,
+	mayViewSql,
+	openTo,
+	openToSql,
+	type Place,
+	type PostViewer,
+	reachesFollowers,
+	reachesFollowersSql,
+} from '../../src/lib/visibility'
+import { isBlockedBetween, isConnected } from '../../src/modules/connections/repo'
+import { type CachedPost, loadPosts } from '../../src/timelines'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { connect, enableConnections } from '../support/connections'
+import { createTopic, newPost, setTopicEnabled } from '../support/content'
+import { api } from '../support/http'
+
+let community: TestCommunity
+const people: Record<string, TestUser> = {}
+const viewers: Record<string, PostViewer> = {}
+const postIds: Record<string, string> = {}
+let posts: CachedPost[] = []
+
+const blockOf = async (me: TestUser, other: TestUser) => {
+	const reply = await api('PUT', `/user/${me.uuid}/block`, {
+		token: me.token,
+		body: { uuid: other.uuid, shouldBlock: true },
+	})
+	expect(reply.status).toBe(200)
+}
+
+beforeAll(async () => {
+	community = await newCommunity('visibility')
+	await enableConnections(community)
+	const other = await newCommunity('visibility-other')
+	for (const name of ['author', 'follower', 'followed', 'stranger', 'blocker', 'blocked'])
+		people[name] = await newUser(community)
+	people.cm = await newUser(community, { role: 'cm' })
+	people.elsewhere = await newUser(other)
+	const { author, follower, followed, blocker, blocked, cm } = people as Record<string, TestUser>
+	// follower follows the author; the author follows `followed` (who does not follow back).
+	await connect(follower as TestUser, author as TestUser, 'one_way')
+	await connect(author as TestUser, followed as TestUser, 'one_way')
+	await blockOf(blocker as TestUser, author as TestUser)
+	await blockOf(author as TestUser, blocked as TestUser)
+
+	const a = author as TestUser
+	postIds.public = await newPost(a, { visibility: 'public' })
+	postIds.connections = await newPost(a, { visibility: 'connections' })
+	postIds.private = await newPost(a, { visibility: 'private' })
+	postIds.deleted = await newPost(a, { visibility: 'public' })
+	const gone = await api('DELETE', `/feed/post/${postIds.deleted}`, { token: a.token })
+	expect(gone.status).toBe(200)
+	const topic = await createTopic(cm as TestUser, `vis-${Date.now()}`)
+	postIds.hidden = await newPost(a, { visibility: 'public', topic_ids: [topic] })
+	await setTopicEnabled(cm as TestUser, topic, false)
+	postIds.followersPublic = await newPost(follower as TestUser, { visibility: 'public' })
+	postIds.followersConnections = await newPost(follower as TestUser, { visibility: 'connections' })
+
+	for (const [name, user] of Object.entries(people))
+		viewers[name] = {
+			userId: user.id,
+			communityId: name === 'elsewhere' ? other.communityId : community.communityId,
+			isCm: name === 'cm',
+		}
+	posts = await loadPosts(sql, community.communityId, Object.values(postIds))
+	expect(posts.length).toBe(Object.keys(postIds).length)
+})
+
+/** The posts of `ids` the SQL fragment lets the viewer see. */
+async function bySql(viewer: PostViewer, place: Place): Promise<Set<string>> {
+	const rows = await sql<{ id: string }[]>`
+		select p.id from posts p where p.id = any(${posts.map((p) => p.id)}::text[])
+		and ${mayViewSql(sql, 'p', viewer, place)}`
+	return new Set(rows.map((r) => r.id))
+}
+
+/** The same posts by the in-memory twin, with the standing read by the connections repository. */
+async function inMemory(viewer: PostViewer, place: Place): Promise<Set<string>> {
+	const seen = new Set<string>()
+	for (const post of posts) {
+		const standing = {
+			connected: await isConnected(sql, viewer.userId, post.user_id),
+			blocked: await isBlockedBetween(sql, viewer.userId, post.user_id),
+		}
+		if (mayView(post, viewer, standing, place)) seen.add(post.id)
+	}
+	return seen
+}
+
+const named = (seen: Set<string>) =>
+	Object.entries(postIds)
+		.filter(([, id]) => seen.has(id))
+		.map(([name]) => name)
+		.sort()
+
+describe('the visibility rule: SQL fragment and in-memory twin', () => {
+	// What the rule states, per viewer (the place that drops hidden posts).
+	const expected: Record<string, string[]> = {
+		author: ['connections', 'followersPublic', 'private', 'public'],
+		follower: ['connections', 'followersConnections', 'followersPublic', 'public'],
+		followed: ['followersPublic', 'public'],
+		stranger: ['followersPublic', 'public'],
+		blocker: ['followersPublic'],
+		blocked: ['followersPublic'],
+		cm: ['connections', 'followersConnections', 'followersPublic', 'private', 'public'],
+		elsewhere: [],
+	}
+
+	test('agree for every viewer and post, and say what the rule states', async () => {
+		for (const [name, viewer] of Object.entries(viewers)) {
+			const [fromSql, fromMemory] = [await bySql(viewer, {}), await inMemory(viewer, {})]
+			expect({ name, seen: named(fromSql) }).toEqual({ name, seen: named(fromMemory) })
+			expect({ name, seen: named(fromSql) }).toEqual({ name, seen: expected[name] as string[] })
+		}
+	})
+
+	test('agree where hidden posts are kept, which adds the hidden post for those who may see it', async () => {
+		for (const [name, viewer] of Object.entries(viewers)) {
+			const place = { keepHidden: true }
+			const [fromSql, fromMemory] = [await bySql(viewer, place), await inMemory(viewer, place)]
+			expect({ name, seen: named(fromSql) }).toEqual({ name, seen: named(fromMemory) })
+			const more = ['author', 'follower', 'followed', 'stranger', 'cm'].includes(name)
+			expect({ name, seen: named(fromSql) }).toEqual({
+				name,
+				seen: [...(expected[name] as string[]), ...(more ? ['hidden'] : [])].sort(),
+			})
+		}
+	})
+
+	test('openTo and reachesFollowers agree with their SQL forms', async () => {
+		for (const viewer of Object.values(viewers)) {
+			const rows = await sql<{ id: string }[]>`
+				select p.id from posts p where p.id = any(${posts.map((p) => p.id)}::text[])
+				and ${openToSql(sql, 'p', viewer)}`
+			const open = posts.filter((p) => openTo(p, viewer)).map((p) => p.id)
+			expect(rows.map((r) => r.id).sort()).toEqual(open.sort())
+		}
+		const author = viewers.author as PostViewer
+		expect(named(new Set(posts.filter((p) => openTo(p, author)).map((p) => p.id)))).toEqual([
+			'connections',
+			'followersPublic',
+			'hidden',
+			'private',
+			'public',
+		])
+		const rows = await sql<{ id: string }[]>`
+			select p.id from posts p where p.id = any(${posts.map((p) => p.id)}::text[])
+			and ${reachesFollowersSql(sql, 'p')}`
+		const reach = posts.filter(reachesFollowers).map((p) => p.id)
+		expect(rows.map((r) => r.id).sort()).toEqual(reach.sort())
+		expect(named(new Set(reach))).toEqual([
+			'connections',
+			'followersConnections',
+			'followersPublic',
+			'hidden',
+			'public',
+		])
+	})
+
+	test('the HTTP post page answers as the rule does (a sample of pairs)', async () => {
+		const page = (viewer: string, post: string) =>
+			api('GET', `/feed/post/${postIds[post]}`, { token: (people[viewer] as TestUser).token })
+		expect((await page('follower', 'connections')).status).toBe(200)
+		expect((await page('stranger', 'connections')).status).toBe(404)
+		expect((await page('cm', 'private')).status).toBe(200)
+		expect((await page('follower', 'private')).status).toBe(404)
+		expect((await page('author', 'deleted')).status).toBe(404)
+		expect((await page('stranger', 'public')).status).toBe(200)
+		expect((await page('elsewhere', 'public')).status).toBe(404)
+	})
+})
