@@ -103,9 +103,9 @@ describe('dependency rules (docs/architecture.md)', () => {
 		expect(inside).toEqual([])
 	})
 
-	test('lib, timelines and events never import a module', () => {
+	test('lib, timelines and webhooks never import a module', () => {
 		const upward = imports.filter(
-			(i) => /^src\/(lib|timelines|events)\//.test(i.from) && i.to.startsWith('src/modules/'),
+			(i) => /^src\/(lib|timelines|webhooks)\//.test(i.from) && i.to.startsWith('src/modules/'),
 		)
 		expect(upward).toEqual([])
 	})

@@ -1,5 +1,5 @@
 // One outbox engine, parameterised by its table (relay and reconciler queries) and its
-// handler (what one claimed row means): webhook deliveries (events/engine.ts) and
+// handler (what one claimed row means): webhook deliveries (webhooks/engine.ts) and
 // pushes (push/engine.ts) both run on it. Per worker process it claims due members
 // from Redis in batches with a short lease renewed while held, hands them to the
 // handler with bounded concurrency overall and per group, and settles them (release,

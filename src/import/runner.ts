@@ -3,12 +3,9 @@
 // expires any worker claims the job again and re-runs it from its stored upload — the
 // import is idempotent, so the re-run ends as one clean run would. A stopping worker
 // leaves its job to that path rather than marking it failed.
-import { config } from '../../config'
-import { sql } from '../../lib/db'
-import { log } from '../../lib/log'
-import { linesOfChunks } from './import/lines'
-import { collectedRejects } from './import/rejects'
-import { runImport } from './import/run'
+import { config } from '../config'
+import { sql } from '../lib/db'
+import { log } from '../lib/log'
 import {
 	claimJob,
 	deleteStaleUploads,
@@ -18,6 +15,9 @@ import {
 	jobChunks,
 	recordProgress,
 } from './jobs-repo'
+import { linesOfChunks } from './lines'
+import { collectedRejects } from './rejects'
+import { runImport } from './run'
 
 export interface RunnerOptions {
 	pollMs: number
