@@ -1,7 +1,7 @@
 // Turning post ids into the feed response for one viewer in a constant number of
 // Redis round trips: posts, viewer flags and blocks together, then the authors.
 // Reusable by every feed (universal, connection, personalised, user lists).
-import { getPosts, getUsers, viewerBlocks, viewerFlags } from './post-cache'
+import { getPosts } from './post-cache'
 import {
 	type FeedPost,
 	type FeedUser,
@@ -10,6 +10,8 @@ import {
 	type Viewer,
 } from './present'
 import type { CachedPost, Visibility } from './repo'
+import { getUsers } from './user-cache'
+import { viewerBlocks, viewerFlags } from './viewer-state'
 
 export interface VisibilityRules {
 	/** Visibilities shown to viewers other than the author (and CMs for private). Default: public only. */
