@@ -1,13 +1,13 @@
 // The worker: background loops and croner schedules. Each part registers here and
 // returns a stop function that finishes its in-flight work.
 import { Cron } from 'croner'
-import { startDelivery } from './events/engine'
+import { startImportRunner } from './import/runner'
 import { jobs } from './jobs'
 import { jobFailed, jobSucceeded } from './lib/job-health'
-import { startImportRunner } from './modules/migration/runner'
 import { startPush } from './push/engine'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'
+import { startDelivery } from './webhooks/engine'
 
 export type Stop = () => Promise<void>
 

@@ -1,8 +1,9 @@
 // Keeps the webhook attempt log bounded: attempts and finished deliveries older than
 // 30 days are deleted nightly (the events themselves stay).
-import { pruneDeliveryLog } from '../events/repo'
+
 import { sql } from '../lib/db'
 import { log } from '../lib/log'
+import { pruneDeliveryLog } from '../webhooks/repo'
 
 const keepDays = 30
 

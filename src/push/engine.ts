@@ -12,6 +12,7 @@
 import { config } from '../config'
 import { decrypt } from '../lib/crypto'
 import { sql } from '../lib/db'
+import { flushWhileWriting } from '../lib/flush-while-writing'
 import { log } from '../lib/log'
 import {
 	type Handler,
@@ -82,37 +83,19 @@ function accountOf(sealed: string): ServiceAccount {
 	return account
 }
 
-/** Batches outcome writes: whatever finishes while a write is in flight joins the next. */
+/**
+ * Batches outcome writes: whatever finishes while a write is in flight joins the next
+ * (lib/flush-while-writing.ts); a write records rows claimed `sending`, then `pending`.
+ */
 function createRecorder() {
-	const queue: {
-		outcome: PushOutcome
-		from: string
-		done: () => void
-		fail: (e: unknown) => void
-	}[] = []
-	let writing = false
-	async function flush() {
-		if (writing || queue.length === 0) return
-		writing = true
-		const batch = queue.splice(0, 2000)
-		try {
-			for (const from of ['sending', 'pending']) {
-				const part = batch.filter((b) => b.from === from).map((b) => b.outcome)
-				await recordOutcomes(sql, part, [from])
-			}
-			for (const b of batch) b.done()
-		} catch (error) {
-			for (const b of batch) b.fail(error)
-		} finally {
-			writing = false
-			if (queue.length > 0) void flush()
+	const record = flushWhileWriting<{ outcome: PushOutcome; from: string }, void>(async (batch) => {
+		for (const from of ['sending', 'pending']) {
+			const part = batch.filter((b) => b.from === from).map((b) => b.outcome)
+			await recordOutcomes(sql, part, [from])
 		}
-	}
+	}, 2000)
 	return (outcome: PushOutcome, from: 'sending' | 'pending' = 'sending') =>
-		new Promise<void>((done, fail) => {
-			queue.push({ outcome, from, done, fail })
-			queueMicrotask(() => void flush())
-		})
+		record({ outcome, from })
 }
 
 /** Backoff with jitter (±50%) before try `attempt + 1`; the provider's Retry-After wins. */

@@ -1,7 +1,7 @@
 // Which topic and widget ids exist in a community, and which topics are enabled:
 // one HMGET per feed read. Fields are `t:<id>` ('1' enabled, '0' disabled) and
 // `w:<id>` ('1'); a miss is read from Postgres and stored, so new topics and widgets
-// need no invalidation. topicsChanged() (post-cache.ts) drops changed topics.
+// need no invalidation. topicsChanged() (placement.ts) drops changed topics.
 import { sql } from '../lib/db'
 import { notFound } from '../lib/errors'
 import { keys } from '../lib/keys'

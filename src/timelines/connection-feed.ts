@@ -16,9 +16,9 @@ import {
 } from './connection-repo'
 import type { VisibilityRules } from './hydrate'
 import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
-import type { ViewerFlags } from './post-cache'
 import type { Viewer } from './present'
 import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
+import type { ViewerFlags } from './viewer-state'
 import { viewerState } from './viewer-state'
 
 export const CONN_FEED_MAX = 1000

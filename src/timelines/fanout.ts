@@ -13,6 +13,7 @@ import { registry } from '../lib/metrics'
 import { redis } from '../lib/redis'
 import { pipelineBySlot } from '../lib/redis-slots'
 import { reachesFollowers } from '../lib/visibility'
+import { startWorkerLoop } from '../lib/worker-loop'
 import { queueAdd, queueRemove } from './connection-feed'
 import {
 	checkpointFanOutJob,
@@ -197,41 +198,25 @@ async function runJob(job: FanOutJob): Promise<void> {
 	}
 }
 
-/** The worker loop: woken by NOTIFY at commit, polling every second for expired leases and retries. */
+/**
+ * The worker loops (lib/worker-loop.ts): woken by NOTIFY at commit, polling every
+ * second for expired leases and retries.
+ */
 export function startFanOutConsumer(concurrency = 2): () => Promise<void> {
-	let running = true
-	const sleepers = new Set<() => void>()
-	const nudge = () => {
-		for (const wake of sleepers) wake()
-	}
-	const listening = sql.listen('fanout', nudge).catch((error) => {
-		log.error({ err: error }, 'fan-out LISTEN failed; polling only')
-		return null
+	const listening = sql
+		.listen('fanout', () => loop.wake())
+		.catch((error) => {
+			log.error({ err: error }, 'fan-out LISTEN failed; polling only')
+			return null
+		})
+	const loop = startWorkerLoop({
+		pass: async () => (await drainFanOut()) > 0,
+		onError: (error) => jobFailed('fanout', error, { where: 'claim loop' }),
+		idleMs: IDLE_POLL_MS,
+		loops: concurrency,
 	})
-	const runner = async () => {
-		while (running) {
-			try {
-				if ((await drainFanOut()) > 0) continue
-			} catch (error) {
-				jobFailed('fanout', error, { where: 'claim loop' })
-			}
-			if (!running) break
-			await new Promise<void>((resolve) => {
-				const wake = () => {
-					clearTimeout(timer)
-					sleepers.delete(wake)
-					resolve()
-				}
-				const timer = setTimeout(wake, IDLE_POLL_MS)
-				sleepers.add(wake)
-			})
-		}
-	}
-	const runners = Array.from({ length: concurrency }, runner)
 	return async () => {
-		running = false
-		nudge()
-		await Promise.all(runners)
+		await loop.stop()
 		await (await listening)?.unlisten()
 	}
 }

@@ -15,18 +15,11 @@ import { followAuthor, unfollowAuthor } from './connection-feed'
 import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts, fanOutCtes } from './fanout'
 import { confirmFeedMark, type FeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
 import { newFeedMarksCte } from './feed-marks-repo'
-import {
-	forgetBlocks,
-	forgetPosts,
-	forgetUsers,
-	placeCreated,
-	placePosts,
-	type SeenCounts,
-	setSeenCounts,
-	setViewerFlags,
-	topicsChanged,
-} from './post-cache'
+import { placeCreated, placePosts, topicsChanged } from './placement'
+import { forgetPosts, type SeenCounts, setSeenCounts } from './post-cache'
 import type { CachedPost, Visibility } from './repo'
+import { forgetUsers } from './user-cache'
+import { forgetBlocks, setViewerFlags } from './viewer-state'
 
 /** What a post was before this write (null for a new post). */
 export interface FormerPost {

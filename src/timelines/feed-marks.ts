@@ -14,7 +14,7 @@ import {
 	staleFeedMarks,
 	upsertFeedMark,
 } from './feed-marks-repo'
-import { placePosts } from './post-cache'
+import { placePosts } from './placement'
 import { loadPosts } from './repo'
 
 const CONFIRM_EVERY_MS = 500

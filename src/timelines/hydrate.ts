@@ -2,7 +2,7 @@
 // Redis round trips: posts, viewer flags and blocks together, then the authors.
 // Reusable by every feed (universal, connection, personalised, user lists).
 import { mayView } from '../lib/visibility'
-import { getPosts, getUsers, viewerBlocks, viewerFlags } from './post-cache'
+import { getPosts } from './post-cache'
 import {
 	type FeedPost,
 	type FeedUser,
@@ -11,6 +11,8 @@ import {
 	type Viewer,
 } from './present'
 import type { CachedPost, Visibility } from './repo'
+import { getUsers } from './user-cache'
+import { viewerBlocks, viewerFlags } from './viewer-state'
 
 /**
  * How a feed narrows the visibility rule (lib/visibility.ts): the visibilities it shows

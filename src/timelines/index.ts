@@ -18,18 +18,7 @@ export {
 	readPersonalisedJson,
 	startPersonalisedRead,
 } from './personalised'
-export {
-	blocksFrom,
-	flagsFrom,
-	getPosts,
-	getUsers,
-	LOADED,
-	type SeenCounts,
-	type ViewerFlags,
-	viewerBlocks,
-	viewerFlags,
-	viewerSetKeys,
-} from './post-cache'
+export { getPosts, type SeenCounts } from './post-cache'
 export {
 	type FeedPost,
 	type FeedUser,
@@ -60,4 +49,15 @@ export {
 	readUniversalJson,
 	startUniversalRead,
 } from './universal'
-export { type FlagsHolder, viewerState } from './viewer-state'
+export { getUsers } from './user-cache'
+export {
+	blocksFrom,
+	type FlagsHolder,
+	flagsFrom,
+	LOADED,
+	type ViewerFlags,
+	viewerBlocks,
+	viewerFlags,
+	viewerSetKeys,
+	viewerState,
+} from './viewer-state'

@@ -4,7 +4,9 @@
 // at most MAX_AGE_MS old (seen counters change in place without a version bump) — so a
 // page of posts and users seen a moment ago costs no Redis call.
 import { MAX_AGE_MS } from './page-cache'
-import { getPostViews, getUserViews, type PostView } from './post-cache'
+import { getPostViews } from './post-cache'
+import type { PostView } from './post-encoding'
+import { getUserViews } from './user-cache'
 
 // At most this many posts and users each per community, and communities, are kept.
 const MAX_VIEWS = 5000

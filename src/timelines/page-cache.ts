@@ -19,7 +19,7 @@
 import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import type { PostView } from './post-cache'
+import type { PostView } from './post-encoding'
 import type { Viewer } from './present'
 import type { FlagsHolder } from './viewer-state'
 

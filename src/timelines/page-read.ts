@@ -3,14 +3,16 @@
 // the page's entries, their cached posts and their authors' cached forms, all in the
 // community's slot ({c<id>}), where the plan, the posts and the authors were three round
 // trips one after another. What the script does not find cached is read through as
-// usual (post-cache.ts), so a miss costs what it did.
+// usual (post-cache.ts, user-cache.ts), so a miss costs what it did.
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import { decodeView, getPostViews, getUserViews, type PostView } from './post-cache'
+import { getPostViews } from './post-cache'
+import { decodeView, type PostView } from './post-encoding'
+import { getUserViews } from './user-cache'
 
 // KEYS: the sorted set. ARGV: first and last rank, the post and user cache prefixes.
 // Returns {entries (id, score, …), posts (each or nil), authors (id, form or nil, …)}.
-// A cached post starts with its header, `{"user_id":<id>,…` (post-cache.ts encodePost).
+// A cached post starts with its header, `{"user_id":<id>,…` (post-encoding.ts encodePost).
 redis.defineCommand('feedPageOf', {
 	numberOfKeys: 1,
 	lua: `local raw = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2], 'WITHSCORES')

@@ -22,11 +22,12 @@ import {
 	recordRecompute,
 	topicAffinity,
 } from './personalised-repo'
-import { getPosts, type ViewerFlags } from './post-cache'
+import { getPosts } from './post-cache'
 import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
 import type { CachedPost } from './repo'
+import type { ViewerFlags } from './viewer-state'
 import { viewerState } from './viewer-state'
 
 export const PERS_SIZE = 500

@@ -97,7 +97,7 @@ export interface ViewerState {
 /**
  * The part of a post that is the same for every viewer, except the seen counters
  * (cached pre-serialized; the counters follow it as a separate tail that the seen
- * script rewrites in place — see post-cache.ts).
+ * script rewrites in place — see post-encoding.ts).
  */
 export function presentStablePost(post: CachedPost) {
 	const uuid = post.author_uuid

@@ -4,6 +4,7 @@ import { sql } from '../lib/db'
 import { jobFailed, jobSucceeded } from '../lib/job-health'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
+import { startWorkerLoop } from '../lib/worker-loop'
 import { recomputePersonalised } from './personalised'
 import { activeUsersAfter, usersAfter } from './personalised-repo'
 
@@ -54,21 +55,12 @@ export async function drainRecomputeQueue(): Promise<number> {
 	return members.length
 }
 
+/** The worker loop (lib/worker-loop.ts) over the queue, polling it every POLL_MS when empty. */
 export function startRecomputeConsumer(): () => Promise<void> {
-	let running = true
-	const loop = (async () => {
-		while (running) {
-			let n = 0
-			try {
-				n = await drainRecomputeQueue()
-			} catch (error) {
-				jobFailed('recompute', error, { where: 'queue' })
-			}
-			if (n === 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-		}
-	})()
-	return async () => {
-		running = false
-		await loop
-	}
+	const loop = startWorkerLoop({
+		pass: async () => (await drainRecomputeQueue()) > 0,
+		onError: (error) => jobFailed('recompute', error, { where: 'queue' }),
+		idleMs: POLL_MS,
+	})
+	return () => loop.stop()
 }

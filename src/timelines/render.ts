@@ -1,19 +1,16 @@
 // Serializing a feed page without parsing the cached posts and users: their
-// viewer-independent JSON is stored ready (post-cache.ts) and copied as bytes; only
+// viewer-independent JSON is stored ready (post-encoding.ts) and copied as bytes; only
 // the viewer's fields are written here. Produces the JSON of hydrate.ts present()
 // (same fields, same order) for the same posts. Used by every feed page (universal,
 // connection, personalised).
 import { config } from '../config'
 import { mayShow, type VisibilityRules } from './hydrate'
 import { Renderings, type SharedPage } from './page-cache'
-import {
-	getPostViews,
-	getUserViews,
-	type PostView,
-	type ViewerFlags,
-	viewerFlags,
-} from './post-cache'
+import { getPostViews } from './post-cache'
+import type { PostView } from './post-encoding'
 import { postMenuJson, type Viewer } from './present'
+import { getUserViews } from './user-cache'
+import { type ViewerFlags, viewerFlags } from './viewer-state'
 
 /**
  * Pieces of a page written into ONE buffer: cached fragments are copied, the small

@@ -11,7 +11,7 @@ import { resolveFilters } from './catalog'
 import { sharedPageComputed, sharedPageJoined } from './metrics'
 import { feedVersion, SHARED_RENDERINGS, type SharedPage, sharedPages } from './page-cache'
 import { readPlainPage } from './page-read'
-import { getPosts, type ViewerFlags, viewerBlocks, viewerFlags } from './post-cache'
+import { getPosts } from './post-cache'
 import type { Viewer } from './present'
 import { ensureBuilt } from './rebuild'
 import {
@@ -23,7 +23,7 @@ import {
 	selectFrom,
 	selectVisible,
 } from './render'
-import { viewerState } from './viewer-state'
+import { type ViewerFlags, viewerBlocks, viewerFlags, viewerState } from './viewer-state'
 
 export interface FeedQuery {
 	topicIds: string[]

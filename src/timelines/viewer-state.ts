@@ -1,28 +1,156 @@
 // What a feed read needs of its viewer besides the page: the blocks and the flags
-// (is_liked, is_saved), in the read's first round trip.
+// (is_liked, is_saved), in the read's first round trip; and the writers that keep them
+// true after a commit (through feed-manager.ts):
+//
+//   setViewerFlags('liked' | 'saved', [{ userId, postId, on }])
+//                                           viewers' is_liked / is_saved changed
+//                                           (one flags set per viewer: l<id>, s<id>).
+//   forgetBlocks(userIds)                  a block between users was added/removed.
+//
+// Both sets are loaded lazily from Postgres (LOADED marks a set that holds everything)
+// and share the viewer's hash tag ({u<id>}). A failed write is counted and logged
+// (lib/redis-errors.ts); the sets expire (TTL) so they converge on Postgres anyway.
 //
 // A viewer whose flags set is small (most viewers) has it kept WHOLE in the process,
 // under the flags version read with it in one script call: while a read's GET of the
 // version finds it unchanged, the flags of any post are known without asking Redis. So
 // a page computed for someone else (a shared page that changed, a new kept page) needs
 // no flags command of its own. Every write of the set sets a new random version after
-// the change (post-cache.ts setViewerFlags), a rebuild deletes both, and the script
-// gives a set without one a version of its own, so a version is never absent while a
-// whole set is kept under it (a version read as absent never matches).
+// the change (setViewerFlags), a rebuild deletes both, and the script gives a set
+// without one a version of its own, so a version is never absent while a whole set is
+// kept under it (a version read as absent never matches).
 //
 // A larger set is asked per page (SMISMEMBER), and a kept page remembers the answers
 // per viewer under the version they were read under (FlagsMemo).
+import { sql } from '../lib/db'
 import { randomVersion } from '../lib/ids'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
-import {
-	flagMember,
-	LOADED,
-	VIEWER_TTL_SECONDS,
-	type ViewerFlags,
-	viewerBlocks,
-	viewerFlags,
-} from './post-cache'
+import { quietly } from '../lib/redis-errors'
+import { pipelineBySlot } from '../lib/redis-slots'
+import { blockedUserIds, likedPostIds, savedPostIds } from './repo'
+
+export const VIEWER_TTL_SECONDS = 86_400
+/** Member present in a lazily loaded set once it holds everything Postgres has. */
+export const LOADED = '.'
+
+export async function forgetBlocks(userIds: number[]): Promise<void> {
+	await quietly('forgetBlocks', () =>
+		Promise.all(userIds.map((id) => redis.del(keys.viewerBlocks(id)))),
+	)
+}
+
+export interface ViewerFlag {
+	userId: number
+	postId: string
+	on: boolean
+}
+
+/** The member of a post in its viewer's flags set (keys.viewerFlags): l<id> liked, s<id> saved. */
+export const flagMember = (kind: 'liked' | 'saved', postId: string) =>
+	(kind === 'liked' ? 'l' : 's') + postId
+
+/**
+ * Adds or removes each post in its viewer's flags set, in the order given, in one
+ * pipeline (a batch of likes); a set not loaded yet is filled from Postgres later.
+ */
+export async function setViewerFlags(kind: 'liked' | 'saved', flags: ViewerFlag[]): Promise<void> {
+	await quietly('setViewerFlag', () =>
+		pipelineBySlot(
+			redis,
+			flags,
+			({ userId }) => keys.viewerFlags(userId),
+			(pipeline, { userId, postId, on }) => {
+				const key = keys.viewerFlags(userId)
+				if (on) pipeline.sadd(key, flagMember(kind, postId)).expire(key, VIEWER_TTL_SECONDS)
+				else pipeline.srem(key, flagMember(kind, postId))
+				// After the change: a reader that finds the new version reads the set as changed.
+				pipeline.set(keys.viewerFlagsVersion(userId), randomVersion(), 'EX', VIEWER_TTL_SECONDS)
+			},
+		),
+	)
+}
+
+async function loadSet(key: string, load: () => Promise<(string | number)[]>): Promise<void> {
+	const members = await load()
+	await redis
+		.multi()
+		.sadd(key, LOADED, ...members.map(String))
+		.expire(key, VIEWER_TTL_SECONDS)
+		.exec()
+}
+
+/**
+ * The viewer's lazily loaded sets — blocks, then the flags — in that order. They share
+ * the viewer's hash tag ({u<id>}), so a script over the viewer's other keys may read them
+ * too (SMEMBERS of the first, SMISMEMBER flagQuestions(postIds) of the second) and hand
+ * the answers to blocksFrom / flagsFrom.
+ */
+export const viewerSetKeys = (userId: number) => [
+	keys.viewerBlocks(userId),
+	keys.viewerFlags(userId),
+]
+
+export interface ViewerFlags {
+	liked: Set<string>
+	saved: Set<string>
+}
+
+/** Blocked user ids from SMEMBERS of the blocks set; null while it is not loaded. */
+export function blocksFrom(members: string[]): Set<number> | null {
+	if (!members.includes(LOADED)) return null
+	return new Set(members.filter((m) => m !== LOADED).map(Number))
+}
+
+/** The flags of `postIds` from the answers to SMISMEMBER flagQuestions(postIds); null while the set is not loaded. */
+export function flagsFrom(postIds: string[], answers: number[]): ViewerFlags | null {
+	if (!answers[0]) return null
+	const liked = new Set<string>()
+	const saved = new Set<string>()
+	postIds.forEach((id, i) => {
+		if (answers[1 + i] === 1) liked.add(id)
+		if (answers[1 + postIds.length + i] === 1) saved.add(id)
+	})
+	return { liked, saved }
+}
+
+/** The SMISMEMBER arguments that ask a viewer's flags set for `postIds`: LOADED, each liked, each saved. */
+export function flagQuestions(postIds: string[]): string[] {
+	const questions = [LOADED]
+	for (const id of postIds) questions.push(flagMember('liked', id))
+	for (const id of postIds) questions.push(flagMember('saved', id))
+	return questions
+}
+
+/** Which of `postIds` the viewer liked and saved: one SMISMEMBER, a load from Postgres on first use. */
+export async function viewerFlags(userId: number, postIds: string[]): Promise<ViewerFlags> {
+	const key = keys.viewerFlags(userId)
+	const questions = flagQuestions(postIds)
+	let answers = await redis.smismember(key, ...questions)
+	if (!answers[0]) {
+		await loadSet(key, async () => {
+			const [liked, saved] = await Promise.all([
+				likedPostIds(sql, userId),
+				savedPostIds(sql, userId),
+			])
+			return [
+				...liked.map((id) => flagMember('liked', id)),
+				...saved.map((id) => flagMember('saved', id)),
+			]
+		})
+		answers = await redis.smismember(key, ...questions)
+	}
+	return flagsFrom(postIds, answers) ?? { liked: new Set(), saved: new Set() }
+}
+
+/** User ids hidden from the viewer by a block in either direction. */
+export async function viewerBlocks(userId: number): Promise<Set<number>> {
+	const key = keys.viewerBlocks(userId)
+	const blocked = blocksFrom(await redis.smembers(key))
+	if (blocked) return blocked
+	await loadSet(key, () => blockedUserIds(sql, userId))
+	return blocksFrom(await redis.smembers(key)) ?? new Set()
+}
 
 /** Flags sets up to this many members are read whole and kept. */
 const WHOLE_MAX_MEMBERS = 64

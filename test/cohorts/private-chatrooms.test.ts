@@ -4,7 +4,7 @@
 // joined/left events with their cohort methods at a local webhook receiver.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
-import { startDelivery } from '../../src/events/engine'
+import { startDelivery } from '../../src/webhooks/engine'
 import { follow, newRoom } from '../support/chat'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'

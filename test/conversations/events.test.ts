@@ -2,9 +2,9 @@
 // keys: joined/left with their methods, conversation.create with message.sent or
 // poll.created, tags and replies. Also the notification seam: who hears of a message.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startDelivery } from '../../src/events/engine'
 import { sql } from '../../src/lib/db'
 import { recipientsOf } from '../../src/modules/conversations/recipients'
+import { startDelivery } from '../../src/webhooks/engine'
 import { follow, newRoom, say } from '../support/chat'
 import { newUser, type TestUser } from '../support/community'
 import { api } from '../support/http'

@@ -3,9 +3,9 @@
 // tags, connection requests), carries the push's data and customer ids, and is paged
 // 1,000 at a time.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startDelivery } from '../../src/events/engine'
-import { recordFeedNotification } from '../../src/events/outbox'
 import { sql } from '../../src/lib/db'
+import { startDelivery } from '../../src/webhooks/engine'
+import { recordFeedNotification } from '../../src/webhooks/outbox'
 import { newUser, type TestUser } from '../support/community'
 import { block as blockUser, enableConnections } from '../support/connections'
 import { eventsFor, newPost } from '../support/content'

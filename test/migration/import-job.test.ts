@@ -3,8 +3,8 @@
 // community, bad bodies refused, and a job whose worker was SIGKILLed mid-import
 // resumed by another worker once its lease ran out.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startImportRunner } from '../../src/import/runner'
 import { sql } from '../../src/lib/db'
-import { startImportRunner } from '../../src/modules/migration/runner'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
 import { generateCommunity } from '../support/ndjson'

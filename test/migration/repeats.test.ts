@@ -1,7 +1,7 @@
 // The read's proof that a type repeats no customer id (import/repeats.ts), on which the
 // run skips its SQL duplicate check: a repeat anywhere, in any chunk, must be seen.
 import { describe, expect, test } from 'bun:test'
-import { createRepeatWatch, hashKey } from '../../src/modules/migration/import/repeats'
+import { createRepeatWatch, hashKey } from '../../src/import/repeats'
 
 const hashed = (keys: string[]) => {
 	const out = new Uint32Array(2 * keys.length)

@@ -1,11 +1,12 @@
 // One outbox engine, parameterised by its table (relay and reconciler queries) and its
-// handler (what one claimed row means): webhook deliveries (events/engine.ts) and
+// handler (what one claimed row means): webhook deliveries (webhooks/engine.ts) and
 // pushes (push/engine.ts) both run on it. Per worker process it claims due members
 // from Redis in batches with a short lease renewed while held, hands them to the
 // handler with bounded concurrency overall and per group, and settles them (release,
 // or back to due at a time) in batched Redis calls once the handler has recorded the
 // outcome in Postgres. With it run the relay (fresh rows into Redis), the reaper
 // (expired leases back to due) and the reconciler (rows Redis lost).
+import { flushWhileWriting } from '../flush-while-writing'
 import { log } from '../log'
 import type { Claimed, Entry, Schedule } from './queue'
 import { type OpenPage, reconcileOnce } from './reconcile'
@@ -58,15 +59,13 @@ export interface OutboxOptions {
 	reconcileGraceMs: number
 }
 
-/** Batches settlements: whatever finishes while a Redis call is in flight joins the next. */
+/**
+ * Batches settlements: whatever finishes while a Redis call is in flight joins the next
+ * (lib/flush-while-writing.ts). Never rejects: a failed call is logged, and its members
+ * are left in flight until their lease runs out and the reaper makes them due again.
+ */
 function createSettler(schedule: Schedule) {
-	let queue: { member: string; settle: Settle; done: () => void }[] = []
-	let writing = false
-	async function flush() {
-		if (writing || queue.length === 0) return
-		writing = true
-		const batch = queue
-		queue = []
+	const settle = flushWhileWriting<{ member: string; settle: Settle }, void>(async (batch) => {
 		try {
 			const release = batch.flatMap((b) => ('release' in b.settle ? [b.member] : []))
 			const requeue = batch.flatMap((b): Entry[] =>
@@ -74,19 +73,10 @@ function createSettler(schedule: Schedule) {
 			)
 			await Promise.all([schedule.release(release), schedule.requeue(requeue)])
 		} catch (error) {
-			// Left in flight: the lease runs out and the reaper makes them due again.
 			log.error({ err: error, members: batch.length }, 'outbox settle failed')
-		} finally {
-			for (const b of batch) b.done()
-			writing = false
-			if (queue.length > 0) void flush()
 		}
-	}
-	return (member: string, settle: Settle) =>
-		new Promise<void>((done) => {
-			queue.push({ member, settle, done })
-			queueMicrotask(() => void flush())
-		})
+	})
+	return (member: string, outcome: Settle) => settle({ member, settle: outcome })
 }
 
 export function startOutboxEngine(spec: OutboxSpec, o: OutboxOptions): () => Promise<void> {

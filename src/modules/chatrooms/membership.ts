@@ -3,8 +3,9 @@
 // each writes its system conversation (state 2 joined, 3 left), keeps
 // participants_count exact and records chatroom.joined / chatroom.left in the same
 // transaction. Permission checks belong to the callers.
-import { recordEvent } from '../../events/outbox'
+
 import type { Db } from '../../lib/db'
+import { recordEvent } from '../../webhooks/outbox'
 import { getNotiState } from '../settings/service'
 import { presentUserForWebhook } from '../users/present'
 import { findUserById } from '../users/repo'

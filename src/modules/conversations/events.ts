@@ -2,8 +2,9 @@
 // conversation.create for every conversation, chatroom.message.sent (state 0) or
 // chatroom.poll.created (state 10), chatroom.user.tagged for newly tagged members and
 // chatroom.conversation.replied for a reply. Recorded in the writer's transaction.
-import { recordEvent } from '../../events/outbox'
+
 import type { Db } from '../../lib/db'
+import { recordEvent } from '../../webhooks/outbox'
 import { presentChatroomForWebhook } from '../chatrooms/present'
 import { type ChatroomRow, communityName } from '../chatrooms/repo'
 import { presentUserForWebhook } from '../users/present'

@@ -1,8 +1,21 @@
 // Migration rules: the bulk import run from a stream (the CLI) or as a background job
-// (POST /migration/import), and the export. No Elysia here; scripts and the controller
+// (POST /migration/import), and the export; the import engine itself (runner, chunks,
+// job claims, the run) is src/import/. No Elysia here; scripts and the controller
 // both call these functions.
 import type { Readable } from 'node:stream'
 import { config } from '../../config'
+import {
+	appendChunk,
+	communityExists,
+	deleteJob,
+	findJob,
+	insertJob,
+	markQueued,
+} from '../../import/jobs-repo'
+import { linesOf } from '../../import/lines'
+import { progressDisplay } from '../../import/progress'
+import { fileRejects } from '../../import/rejects'
+import { runImport, type Summary } from '../../import/run'
 import { sql } from '../../lib/db'
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
@@ -16,18 +29,6 @@ import {
 	exportTopics,
 	exportUsers,
 } from './export-repo'
-import { linesOf } from './import/lines'
-import { progressDisplay } from './import/progress'
-import { fileRejects } from './import/rejects'
-import { runImport, type Summary } from './import/run'
-import {
-	appendChunk,
-	communityExists,
-	deleteJob,
-	findJob,
-	insertJob,
-	markQueued,
-} from './jobs-repo'
 
 export interface StreamImport {
 	communityId: number

@@ -3,9 +3,10 @@
 // noti_state) names, and told to `notifications.chat` webhooks, recipients' customer
 // ids 1,000 per page. Called once by the conversation writer, inside its transaction,
 // with the recipients it asked the seam for (so this folder never imports the chat ones).
-import { recordEvent } from '../../events/outbox'
+
 import type { Db } from '../../lib/db'
 import { enqueueConversationPushes } from '../../push/outbox'
+import { recordEvent } from '../../webhooks/outbox'
 import { plainText } from './present'
 
 export const chatRecipientsPerPage = 1000

@@ -5,10 +5,11 @@
 // of back-dated (imported) content. The `notifications.feed` webhook pages are recorded
 // here too, for the same recipients, so a webhook never tells of an activity that was
 // not made (a like in a block, a self-like) nor misses one (a request, an accept, 12).
-import { feedNotificationEvents } from '../../events/notifications'
-import { newEventId, recordEventsFromCtes, recordFeedNotification } from '../../events/outbox'
+
 import { afterCommitTogether, type Db } from '../../lib/db'
 import { activityPushesCtes, enqueueActivityPushes, type PushPayload } from '../../push/outbox'
+import { feedNotificationEvents } from '../../webhooks/notifications'
+import { newEventId, recordEventsFromCtes, recordFeedNotification } from '../../webhooks/outbox'
 import { findUserById, type UserRow } from '../users/repo'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'

@@ -7,7 +7,7 @@ import { ok } from '../../lib/envelope'
 import { PageQuery } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
-import { DeletedPostReply, PostListReply, PostReply } from './replies'
+import { DeletedPostReply, PostListReply, PostReply } from './responses'
 import { createPost, deletePost, editPost, listUserPosts } from './service'
 
 export const postsModule = new Elysia({ name: 'posts' })

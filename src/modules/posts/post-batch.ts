@@ -9,11 +9,12 @@
 // changed). Each post's answer and cached form are built from what was written, never
 // read back. A post whose topics are unknown or disabled fails the batch (its row is
 // already written), so each post then runs alone and that one gets its 400.
-import { type NewEvent, recordEvents } from '../../events/outbox'
+
 import { afterCommit, type Db } from '../../lib/db'
 import { badRequest } from '../../lib/errors'
 import type { Outcome } from '../../lib/group-commit'
 import { type CachedPost, feedManager } from '../../timelines'
+import { type NewEvent, recordEvents } from '../../webhooks/outbox'
 import type { Session } from '../auth/session'
 import { onPostTagged } from '../notifications/service'
 import { findTopicsByIds } from '../topics/repo'

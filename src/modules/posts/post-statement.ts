@@ -7,9 +7,9 @@
 // without its events, jobs and marks. A post with topics, widgets or tags goes through
 // the group-committed transaction (post-batch.ts), which checks and locks its topics
 // and writes its links, tags and activities; so does every post of a failed statement.
-import { recordEventsCtes } from '../../events/outbox'
 import { sql } from '../../lib/db'
 import { type CachedPost, type FeedMark, feedManager } from '../../timelines'
+import { recordEventsCtes } from '../../webhooks/outbox'
 import { taggedUuids } from '../users/tags'
 import { COMPANY_WIDGET, type ResolvedAttachments, resolveAttachments } from './attachments'
 import {

@@ -4,7 +4,7 @@
 // wrote. An edit or delete is one transaction that ends by loading the post ONCE; that
 // row serves the events, the feed engine (after the commit, so a reader sees the whole
 // post or nothing) and the reply.
-import { recordEvent } from '../../events/outbox'
+
 import { coalesce } from '../../lib/coalesce'
 import { type Db, sql, transaction } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
@@ -25,6 +25,7 @@ import {
 	type VisibilityRules,
 	viewerBlocks,
 } from '../../timelines'
+import { recordEvent } from '../../webhooks/outbox'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'

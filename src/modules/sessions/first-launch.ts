@@ -4,10 +4,11 @@
 // one round trip and one commit for all of them. Two first launches of one id in a batch
 // make one user (the first one's name and image) and both get it; a launch whose id was
 // taken meanwhile (`null`) is a returning launch.
-import { newEventId, recordEventsFromCtes } from '../../events/outbox'
+
 import { coalesce } from '../../lib/coalesce'
 import { sql } from '../../lib/db'
 import { newUuid } from '../../lib/ids'
+import { newEventId, recordEventsFromCtes } from '../../webhooks/outbox'
 import { presentUserForWebhook } from '../users/present'
 import type { UserRow } from '../users/repo'
 import { insertFirstLaunches, type NewUserLaunch } from './repo'

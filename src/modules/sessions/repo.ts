@@ -71,7 +71,7 @@ type Fragment = PendingQuery<Row[]>
  * for): inserts the user of every customer id not taken yet — the first launch of an id
  * gives its row, with custom_title '' and is_deleted false as `event_data` has them —
  * stores the refresh token of every launch of an id it created, and writes one event per
- * created user through `events` (events/outbox.ts recordEventsFromCtes, whose
+ * created user through `events` (webhooks/outbox.ts recordEventsFromCtes, whose
  * `deliveries_notified` the statement reads so that its NOTIFY runs). Answers by token
  * hash; a launch whose id was taken gets no row and stores nothing.
  */

@@ -2,7 +2,7 @@
 // GET /webhook/:webhook_id/deliveries, POST /webhook/:webhook_id/replay.
 import { Elysia } from 'elysia'
 // Registers the webhook metrics (queue depth read at scrape time) in API processes too.
-import '../../events/metrics'
+import '../../webhooks/metrics'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import {

@@ -1,8 +1,8 @@
 // Request schemas of the webhook routes. Bodies are lenient: unknown fields are ignored.
 import { t } from 'elysia'
-import { webhookTypes } from '../../events/types'
 import { pageFields } from '../../lib/paging'
 import { Int, Ok, Shape } from '../../lib/response'
+import { webhookTypes } from '../../webhooks/types'
 
 const WebhookType = t.Union(webhookTypes.map((name) => t.Literal(name)))
 const Url = t.String({ minLength: 1, maxLength: 2048 })

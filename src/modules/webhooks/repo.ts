@@ -1,8 +1,8 @@
 // SQL of webhook registrations and their operator views (attempt log, replay).
 
-import { deliveriesChannel } from '../../events/outbox'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
+import { deliveriesChannel } from '../../webhooks/outbox'
 
 export interface WebhookRow {
 	id: string

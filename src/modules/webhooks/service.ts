@@ -1,16 +1,21 @@
 // Webhook registrations (CM or owner): create with a fresh whsec_ secret, list, read,
 // update (reactivation clears the failure state), delete, the attempt log and replay.
-// URLs pass the SSRF check here and again before every delivery (events/deliver.ts).
+// URLs pass the SSRF check here and again before every delivery (webhooks/deliver.ts).
 import { config } from '../../config'
-import { member, unschedule } from '../../events/queue'
-import { discardPending } from '../../events/repo'
-import { newWebhookSecret } from '../../events/signing'
-import { parseAllowList, parseWebhookUrl, RefusedUrlError, resolveTarget } from '../../events/ssrf'
 import { encrypt } from '../../lib/crypto'
 import { sql } from '../../lib/db'
 import { badRequest, conflict, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
+import { member, unschedule } from '../../webhooks/queue'
+import { discardPending } from '../../webhooks/repo'
+import { newWebhookSecret } from '../../webhooks/signing'
+import {
+	parseAllowList,
+	parseWebhookUrl,
+	RefusedUrlError,
+	resolveTarget,
+} from '../../webhooks/ssrf'
 import type { Session } from '../auth/plugin'
 import type { CreateWebhook, DeliveriesInput, ReplayInput, UpdateWebhook } from './model'
 import { presentDelivery, presentWebhook } from './present'

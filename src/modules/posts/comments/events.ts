@@ -2,8 +2,8 @@
 // comment.react): the comment and its creator, then the post event data. Read inside
 // the caller's transaction so the event carries the state being committed.
 
-import { recordEvent } from '../../../events/outbox'
 import type { Db } from '../../../lib/db'
+import { recordEvent } from '../../../webhooks/outbox'
 import { presentUserForWebhook } from '../../users/present'
 import { findUserById, type UserRow } from '../../users/repo'
 import { postEventData } from '../present'

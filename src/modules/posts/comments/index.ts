@@ -14,7 +14,7 @@ import {
 	LikeListReply,
 	LikeReply,
 	PostPageReply,
-} from '../replies'
+} from '../responses'
 import { CommentBody, CommentParams, DeleteCommentBody, NewCommentBody, PostParams } from './model'
 import {
 	addComment,

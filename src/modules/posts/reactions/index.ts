@@ -4,7 +4,14 @@ import { Elysia } from 'elysia'
 import { ok } from '../../../lib/envelope'
 import { PageQuery } from '../../../lib/paging'
 import { authPlugin } from '../../auth/plugin'
-import { LikeListReply, LikeReply, PinReply, PostListReply, SaveReply, SeenReply } from '../replies'
+import {
+	LikeListReply,
+	LikeReply,
+	PinReply,
+	PostListReply,
+	SaveReply,
+	SeenReply,
+} from '../responses'
 import { LikeBody, PostParams, SeenBody, UserParams } from './model'
 import {
 	listPostLikes,

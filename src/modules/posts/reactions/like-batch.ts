@@ -18,12 +18,13 @@
 // change left it (the batch's later changes taken back from the total), a back-dated
 // like makes no activity and no event, a post it may not see is its own 404 (having
 // written nothing).
-import { recordEvents } from '../../../events/outbox'
+
 import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
 import { openTo } from '../../../lib/visibility'
 import { type CachedPost, feedManager, loadPosts, loadPostsLocked } from '../../../timelines'
+import { recordEvents } from '../../../webhooks/outbox'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
 import { findTopicsOfPosts } from '../../topics/repo'

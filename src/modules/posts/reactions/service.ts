@@ -3,13 +3,13 @@
 // event commit together; the feed caches are told after the commit.
 
 import type postgres from 'postgres'
-import { recordEvent } from '../../../events/outbox'
 import { type Db, pipelinedTransaction, sql } from '../../../lib/db'
 import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { batchCommit } from '../../../lib/group-commit'
 import { isUuid } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager, hydratePosts } from '../../../timelines'
+import { recordEvent } from '../../../webhooks/outbox'
 import { isCm, type Session, viewerOf } from '../../auth/session'
 import { presentUserForWebhook, usersMap } from '../../users/present'
 import { findUserById, findUserByUuid, findUsersByIds } from '../../users/repo'

@@ -3,7 +3,7 @@
 // (with the reason it was), or delete it.
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
-import { webhookTypes } from '../../../../events/types'
+import { webhookTypes } from '../../../../webhooks/types'
 import { call } from '../api'
 import { Field, FormError, formatTime, LoadError, Loading, Submit, useForm, useLoad } from '../ui'
 

@@ -1,7 +1,7 @@
 // Import jobs started over HTTP and their stored uploads: SQL only. A job is claimed
 // with a lease (`lease_until`); a job whose lease ran out (its process died) is
 // claimable again, and its upload is still here to be read from the start.
-import type { Db } from '../../lib/db'
+import type { Db } from '../lib/db'
 
 export interface JobRow {
 	id: string

@@ -4,7 +4,7 @@
 // the next batches are parsed while Postgres takes this one, and the reader waits only
 // when it has a batch to send before the previous COPY is done. Memory stays at one
 // batch per type plus the one in flight (and the batches parsing), whatever the file.
-import type { Db } from '../../../lib/db'
+import type { Db } from '../lib/db'
 import type { StagedChunk } from './parse-worker'
 import type { RecordType } from './record-model'
 import { stageColumns } from './records'

@@ -4,7 +4,7 @@
 //
 // Scheduling after commit needs nothing from callers: the same statement calls
 // pg_notify, which Postgres delivers only when (and if) the transaction commits. The
-// worker's relay (events/relay.ts) listens, moves the fresh rows into the Redis
+// worker's relay (lib/outbox/relay.ts) listens, moves the fresh rows into the Redis
 // schedule, and also sweeps for rows whose notification it missed.
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
@@ -37,7 +37,7 @@ export function recordEvents(tx: Db, inputs: NewEvent[]): Promise<void> {
 
 /**
  * recordEvents as CTEs of a caller's ONE statement, which then needs no transaction: the
- * events commit with the change they record or not at all (events/repo.ts
+ * events commit with the change they record or not at all (webhooks/repo.ts
  * eventsWithDeliveriesCtes: the statement must read `deliveries_notified`).
  */
 export function recordEventsCtes(db: Db, inputs: NewEvent[]) {

@@ -16,7 +16,7 @@
 // its pages stay in memory on a database larger than its buffers. (At 1M records the
 // indexes fit in memory: 300,000 posts by created_at either way or by external_id took
 // the same time within the noise, 4.5–5.1 s; by author, 6.3 s.)
-import type { Db } from '../../../lib/db'
+import type { Db } from '../lib/db'
 import {
 	countOf,
 	deferRowChecks,

@@ -2,7 +2,7 @@
 // schema cannot say (no future dates, a like names one target, no self-connection),
 // and render the row for the staging table in COPY text format. A bad line becomes a
 // reject reason; nothing here touches the database.
-import { FUTURE_SLACK_MS } from '../../posts/backdating'
+import { FUTURE_SLACK_MS } from '../modules/posts/backdating'
 import { checkers, type RecordType, recordTypes } from './record-model'
 
 /** Staging columns per type, in COPY order; `line` first and `raw` last in every table. */

@@ -3,7 +3,7 @@
 // the order of what it likes, so the (post, user) keys grow at one end; it reports to
 // the CounterTally (counters.ts) how many it placed and whether any went under a post
 // or comment that existed before this run.
-import type { Db } from '../../../lib/db'
+import type { Db } from '../lib/db'
 import { rejectWhere, type StepResult, unknownUser } from './apply-repo'
 import type { CounterTally } from './counters'
 

@@ -6,10 +6,10 @@
 //   3. refresh: the community's feeds and caches are rebuilt from Postgres.
 // No events are written: an import is history. `dryRun` runs steps 1 and 2 inside one
 // transaction that is rolled back, so the rejects and counts are exactly a real run's.
-import { type Db, sql } from '../../../lib/db'
-import { keys } from '../../../lib/keys'
-import { redis } from '../../../lib/redis'
-import { rebuildCommunity } from '../../../timelines'
+import { type Db, sql } from '../lib/db'
+import { keys } from '../lib/keys'
+import { redis } from '../lib/redis'
+import { rebuildCommunity } from '../timelines'
 import {
 	analyzeTarget,
 	duplicateKeys,

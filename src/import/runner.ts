@@ -3,12 +3,10 @@
 // expires any worker claims the job again and re-runs it from its stored upload — the
 // import is idempotent, so the re-run ends as one clean run would. A stopping worker
 // leaves its job to that path rather than marking it failed.
-import { config } from '../../config'
-import { sql } from '../../lib/db'
-import { log } from '../../lib/log'
-import { linesOfChunks } from './import/lines'
-import { collectedRejects } from './import/rejects'
-import { runImport } from './import/run'
+import { config } from '../config'
+import { sql } from '../lib/db'
+import { log } from '../lib/log'
+import { startWorkerLoop } from '../lib/worker-loop'
 import {
 	claimJob,
 	deleteStaleUploads,
@@ -18,6 +16,9 @@ import {
 	jobChunks,
 	recordProgress,
 } from './jobs-repo'
+import { linesOfChunks } from './lines'
+import { collectedRejects } from './rejects'
+import { runImport } from './run'
 
 export interface RunnerOptions {
 	pollMs: number
@@ -90,31 +91,23 @@ async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): P
 	}
 }
 
+/** The worker loop (lib/worker-loop.ts): one job at a time, polling every pollMs when none is due. */
 export function startImportRunner(overrides: Partial<RunnerOptions> = {}): () => Promise<void> {
 	const o = { ...defaults, ...overrides }
-	let stopping = false
-	let wake: () => void = () => {}
-	const loop = (async () => {
-		while (!stopping) {
-			try {
-				await deleteStaleUploads(sql, Date.now() - o.staleUploadMs)
-				const job = await claimJob(sql, o.leaseSeconds, Date.now())
-				if (job) {
-					await runJob(job, o, () => stopping)
-					continue
-				}
-			} catch (error) {
-				if (!stopping) log.error({ err: error }, 'import runner error')
-			}
-			await new Promise<void>((resolve) => {
-				wake = resolve
-				setTimeout(resolve, o.pollMs)
-			})
-		}
-	})()
+	const loop = startWorkerLoop({
+		pass: async (stopping) => {
+			await deleteStaleUploads(sql, Date.now() - o.staleUploadMs)
+			const job = await claimJob(sql, o.leaseSeconds, Date.now())
+			if (!job) return false
+			await runJob(job, o, stopping)
+			return true
+		},
+		onError: (error, stopping) => {
+			if (!stopping) log.error({ err: error }, 'import runner error')
+		},
+		idleMs: o.pollMs,
+	})
 	return async () => {
-		stopping = true
-		wake()
-		await Promise.race([loop, Bun.sleep(1000)])
+		await Promise.race([loop.stop(), Bun.sleep(1000)])
 	}
 }

@@ -1,7 +1,7 @@
 // Staging tables of one import run: temporary (private to the run's reserved
 // connection, gone with it — a killed run leaves nothing behind), filled with COPY in
 // batches, one table per record type plus the rejects the set-based checks find.
-import type { Db } from '../../../lib/db'
+import type { Db } from '../lib/db'
 import type { RecordType } from './record-model'
 
 export const stageTable: Record<RecordType, string> = {

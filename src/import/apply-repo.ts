@@ -4,7 +4,7 @@
 // inserts the rest with one statement per table (`on conflict do nothing`: rows carry
 // the customer's ids, so a re-run matches instead of duplicating).
 import type { PendingQuery, Row } from 'postgres'
-import type { Db } from '../../../lib/db'
+import type { Db } from '../lib/db'
 
 export type Fragment = PendingQuery<Row[]>
 
