@@ -1,5 +1,5 @@
 // POST /user/device/push: registers the caller's push token for the device named by
-// x-device-id (and x-platform-code: an, ios, fl, rn, rt).
+// x-device-id (and x-platform-code: an, ios, fl, rn, rt; derived when a client sends none).
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth/plugin'
 import { DevicePushBody } from './model'
@@ -12,6 +12,7 @@ export const devicesModule = new Elysia({ name: 'devices' }).use(authPlugin).pos
 			token: body.token,
 			deviceId: headers['x-device-id'] ?? body.device_id,
 			platformCode: headers['x-platform-code'],
+			userAgent: headers['user-agent'],
 		})
 		return { success: true as const, error_message: null }
 	},

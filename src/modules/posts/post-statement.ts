@@ -10,7 +10,7 @@
 import { recordEventsCtes } from '../../events/outbox'
 import { sql } from '../../lib/db'
 import { type CachedPost, type FeedMark, feedManager } from '../../timelines'
-import { COMPANY_WIDGET, type ResolvedAttachments, resolveAttachments } from './attachments'
+import { type ResolvedAttachments, resolveAttachments, writesRows } from './attachments'
 import {
 	eventsOf,
 	type NewPostRequest,
@@ -26,7 +26,7 @@ import { taggedUuids } from './tags'
 export function isPlain(r: NewPostRequest): boolean {
 	return (
 		r.topicIds.length === 0 &&
-		r.attachments.every((a) => a.attachment_type !== COMPANY_WIDGET) &&
+		r.attachments.every((a) => !writesRows(a.attachment_type)) &&
 		taggedUuids(r.heading, r.text).length === 0
 	)
 }

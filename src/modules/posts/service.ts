@@ -33,7 +33,7 @@ import { presentUserForWebhook } from '../users/present'
 import { findUserByUuid, findUsersByUuids, type UserRow } from '../users/repo'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { checkedMeta, resolveAttachments } from './attachments'
+import { attachmentInputs, checkedMeta, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
 import {
@@ -143,7 +143,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const now = Date.now()
 	const text = input.text ?? ''
 	const heading = input.heading ?? ''
-	const attachments = input.attachments ?? []
+	const attachments = attachmentInputs(input.attachments ?? [])
 	assertNotEmpty(text, attachments)
 	for (const [i, a] of attachments.entries()) checkedMeta(a.attachment_meta, i)
 	const createdAt = writtenAt(input.created_at, now)
@@ -235,7 +235,13 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		}
 		let attachments: unknown[] | undefined
 		if (input.attachments) {
-			const resolved = await resolveAttachments(tx, c, postId, session.userId, input.attachments)
+			const resolved = await resolveAttachments(
+				tx,
+				c,
+				postId,
+				session.userId,
+				attachmentInputs(input.attachments),
+			)
 			attachments = resolved.attachments
 			await replaceWidgets(
 				tx,
