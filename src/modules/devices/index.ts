@@ -1,6 +1,7 @@
 // POST /user/device/push: registers the caller's push token for the device named by
 // x-device-id (and x-platform-code: an, ios, fl, rn, rt; derived when a client sends none).
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import { DevicePushBody } from './model'
 import { registerDevice } from './service'
@@ -14,7 +15,8 @@ export const devicesModule = new Elysia({ name: 'devices' }).use(authPlugin).pos
 			platformCode: headers['x-platform-code'],
 			userAgent: headers['user-agent'],
 		})
-		return { success: true as const, error_message: null }
+		// feed-js's registerDevice reads `data` (an answer without it throws inside the SDK).
+		return ok({})
 	},
 	{
 		auth: 'member',
