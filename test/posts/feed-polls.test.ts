@@ -187,6 +187,48 @@ describe('feed polls', () => {
 		)
 	})
 
+	test('the post page shows each viewer their own choice, and results only as the rules allow', async () => {
+		const { reply, pollId, widget } = await pollPost({
+			poll_type: 'deferred',
+			allow_vote_change: true,
+		})
+		const postId = reply.body.data.post._id
+		const [, cafe] = optionIds(widget)
+		await vote(voter, pollId, [cafe as string])
+		const page = async (user: TestUser) =>
+			(await api('GET', `/feed/post/${postId}`, { token: user.token })).body.data.widgets[pollId]
+		const seen = (await page(voter)).lm_meta
+		expect(seen.options.map((o: { is_selected: boolean }) => o.is_selected)).toEqual([
+			false,
+			true,
+			false,
+		])
+		expect(seen.to_show_results).toBe(false)
+		expect(seen.options.every((o: { vote_count: number }) => o.vote_count === 0)).toBe(true)
+		// The author sees the count; another member sees no choice of theirs.
+		expect((await page(author)).lm_meta.options[1].vote_count).toBe(1)
+		expect(
+			(await page(cm)).lm_meta.options.every((o: { is_selected: boolean }) => !o.is_selected),
+		).toBe(true)
+	})
+
+	test('the poll’s widget cannot be edited through PUT /widget', async () => {
+		const { pollId } = await pollPost()
+		const edit = await api('PUT', `/widget/${pollId}`, {
+			token: author.token,
+			body: { metadata: { title: 'Rigged' } },
+		})
+		expect(edit.status).toBe(400)
+		expect(edit.body.error_message).toContain('/poll/')
+		// Positive control: a widget of the author's own is editable.
+		const own = await api('POST', '/widget', { token: author.token, body: { metadata: { a: 1 } } })
+		const ownEdit = await api('PUT', `/widget/${own.body.data.widget._id}`, {
+			token: author.token,
+			body: { metadata: { a: 2 } },
+		})
+		expect(ownEdit.status).toBe(200)
+	})
+
 	test('64 concurrent votes by one member leave exactly one ballot', async () => {
 		const { pollId, widget } = await pollPost({ allow_vote_change: true })
 		const ids = optionIds(widget)

@@ -25,6 +25,7 @@ import {
 	feedVoters,
 	findFeedOptions,
 	findFeedPoll,
+	findFeedPolls,
 	insertFeedOption,
 	insertFeedPoll,
 } from './feed-repo'
@@ -33,6 +34,9 @@ import { isExpired, type PollViewer, presentOption, presentPoll, showsResults } 
 import { ALREADY_SUBMITTED, checkedChoice, POLL_ENDED } from './service'
 
 export type { FeedPollRow } from './feed-repo'
+
+/** `meta.type` of a poll's widget (widgets/service.ts refuses to edit it). */
+export const POLL_WIDGET = 'poll'
 
 interface PostKeys {
 	communityId: number
@@ -95,7 +99,8 @@ export async function createFeedPoll(
 		parent_entity_type: 'post',
 		company_id: null,
 		metadata: widgetMetadata(rules, options),
-		meta: null,
+		// marks the widget as a poll's: PUT /widget leaves it alone (widgets/service.ts)
+		meta: { type: POLL_WIDGET },
 		created_by: keys.creatorId,
 		created_at: now,
 	})
@@ -242,6 +247,23 @@ export async function feedPollWidget(db: Db, poll: FeedPollRow, viewer: PollView
 			is_expired: isExpired(poll, Date.now()),
 		},
 	}
+}
+
+/**
+ * A post's widgets with its polls as `viewer` sees them (`lm_meta`: the viewer's choice,
+ * and counts only while results are shown); other widgets as they are. One query when
+ * the post has widgets, none otherwise.
+ */
+export async function withPollResults<W>(
+	db: Db,
+	communityId: number,
+	widgets: Record<string, W>,
+	viewer: PollViewer,
+): Promise<Record<string, W | Awaited<ReturnType<typeof feedPollWidget>>>> {
+	const polls = await findFeedPolls(db, communityId, Object.keys(widgets))
+	if (polls.length === 0) return widgets
+	const seen = await Promise.all(polls.map((poll) => feedPollWidget(db, poll, viewer)))
+	return { ...widgets, ...Object.fromEntries(seen.map((w) => [w.id, w])) }
 }
 
 async function membersById(db: Db, ids: number[]) {

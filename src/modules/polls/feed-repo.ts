@@ -77,6 +77,23 @@ export async function findFeedPoll(
 	return row ?? null
 }
 
+/** The polls among `ids` (a post's widget ids: most are not polls). */
+export async function findFeedPolls(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<FeedPollRow[]> {
+	if (ids.length === 0) return []
+	return db<FeedPollRow[]>`
+		select community_id, id, post_id, creator_id, question, poll_type, multiple_select_state,
+			multiple_select_no, is_anonymous, allow_add_option, allow_vote_change,
+			expiry_time::float8, created_at::float8,
+			array(select o.id::text from feed_poll_options o
+				where o.community_id = p.community_id and o.poll_id = p.id order by o.id) as option_ids
+		from feed_polls p
+		where community_id = ${communityId} and id = any(${ids}::text[])`
+}
+
 export function findFeedOptions(db: Db, communityId: number, pollId: string) {
 	return db<FeedOptionRow[]>`
 		select id::text, text, member_id from feed_poll_options

@@ -27,6 +27,7 @@ import {
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
+import { withPollResults } from '../polls/feed-poll'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
@@ -219,7 +220,11 @@ export async function getPost(session: Session, postId: string) {
 		findTopicsByIds(sql, viewer.communityId, post.topics),
 		findWidgetsByIds(sql, viewer.communityId, post.widget_ids),
 	])
-	return { row, post, users, ...presentContext({ topics, widgets }) }
+	const context = presentContext({ topics, widgets })
+	// A poll shows the viewer's own choice and, when its rules allow, the results.
+	const polls = { userId: viewer.userId, isCm: viewer.isCm }
+	context.widgets = await withPollResults(sql, viewer.communityId, context.widgets, polls)
+	return { row, post, users, ...context }
 }
 
 export async function editPost(session: Session, postId: string, input: EditPostInput) {
