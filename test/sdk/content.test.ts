@@ -111,8 +111,9 @@ describe('feed-js, unchanged', () => {
 		expect(created.success).toBe(true)
 		const pollId = created.data.post.attachments[0]?.metaData.entityId as string
 		const widget = created.data.widgets[pollId]
-		expect(widget?.metadata.title).toBe('Lunch?')
-		const [pizza] = (widget?.metadata.options as { id: string }[]).map((o) => o.id)
+		if (!widget) throw new Error('the poll widget is missing from the answer')
+		expect(widget.metadata.title).toBe('Lunch?')
+		const [pizza] = (widget.metadata.options as { id: string }[]).map((o) => o.id)
 
 		const voter = await feedAs('sdk-poll-voter')
 		const voted = await voter.submitPollVote({ pollId, votes: [pizza as string] })
