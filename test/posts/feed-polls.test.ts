@@ -212,6 +212,29 @@ describe('feed polls', () => {
 		).toBe(true)
 	})
 
+	test('an edit that keeps the poll attachment (its entity_id) keeps the poll and its ballots', async () => {
+		const { reply, pollId, widget } = await pollPost()
+		const postId = reply.body.data.post._id
+		const [park] = optionIds(widget)
+		await vote(voter, pollId, [park as string])
+		const attachment = reply.body.data.post.attachments[0]
+		const edited = await api('PUT', `/feed/post/${postId}`, {
+			token: author.token,
+			body: { text: 'edited', attachments: [{ type: 'poll', meta_data: attachment.meta_data }] },
+		})
+		expect(edited.status).toBe(200)
+		expect(edited.body.data.post.attachments[0].meta_data.entity_id).toBe(pollId)
+		const lm = (await votes(author, pollId)).body.data.widget[pollId].lm_meta
+		expect(lm.voters_count).toBe(1)
+		// Another post's poll id is refused.
+		const other = await pollPost()
+		const stolen = await api('PUT', `/feed/post/${postId}`, {
+			token: author.token,
+			body: { attachments: [{ type: 'poll', meta_data: { entity_id: other.pollId } }] },
+		})
+		expect(stolen.status).toBe(400)
+	})
+
 	test('the poll’s widget cannot be edited through PUT /widget', async () => {
 		const { pollId } = await pollPost()
 		const edit = await api('PUT', `/widget/${pollId}`, {
