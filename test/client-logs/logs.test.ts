@@ -132,5 +132,12 @@ describe('POST /user/device/push without x-platform-code', () => {
 			body: { token: 'tok' },
 		})
 		expect(wrong.status).toBe(400)
+		// GET lists the caller's devices, without their tokens.
+		const mine = await api('GET', '/user/device/push', { token: member.token })
+		expect(mine.status).toBe(200)
+		expect(mine.body.data.devices.map((d: { device_id: string }) => d.device_id).sort()).toEqual(
+			['android-1', 'flutter-1', 'ios-1', 'sdk-1', 'web-1', 'x-1'].sort(),
+		)
+		expect(JSON.stringify(mine.body)).not.toContain('tok-')
 	})
 })

@@ -162,6 +162,10 @@ describe('feed-js, unchanged', () => {
 			select d.token, d.platform from devices d join users u on u.id = d.user_id
 			where d.community_id = ${community.communityId} and d.device_id = 'browser-1'`
 		expect(row).toEqual({ token: 'push-token-1', platform: 'rt' })
+		// registerDevice() sends a bare GET of the same path: the caller's devices. (The SDK
+		// unwraps `data` twice here, so only its success is visible through it.)
+		const listed = await client.registerDevice()
+		expect(listed.success).toBe(true)
 	})
 })
 

@@ -7,7 +7,7 @@ import { sql } from '../../lib/db'
 import { badRequest } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { type PlatformCode, platformCodes } from './model'
-import { deleteDevice, upsertDevice } from './repo'
+import { deleteDevice, listDevices, upsertDevice } from './repo'
 
 /** The platform a client without x-platform-code runs on, from its user agent. */
 export function derivedPlatform(userAgent: string | undefined): PlatformCode {
@@ -60,4 +60,9 @@ export async function registerDevice(
 export async function forgetDevice(session: Session, deviceId: string | undefined): Promise<void> {
 	const id = deviceId?.trim()
 	if (id) await deleteDevice(sql, session.communityId, id, session.userId)
+}
+
+/** The caller's devices (feed-js's registerDevice() asks GET /user/device/push): ids and platforms, no tokens. */
+export async function myDevices(session: Session) {
+	return { devices: await listDevices(sql, session.communityId, session.userId) }
 }
