@@ -11,6 +11,7 @@ import { badRequest, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { presentMember } from '../users/present'
 import { findUsersByIds, type UserRow } from '../users/repo'
+import { POLL_WIDGET } from '../widgets/model'
 import { presentWidget } from '../widgets/present'
 import { findWidget, insertWidget, updateWidget, type WidgetRow } from '../widgets/repo'
 import { MAX_POLL_OPTIONS, pollTypes, selectStates } from './configuration/model'
@@ -34,9 +35,6 @@ import { isExpired, type PollViewer, presentOption, presentPoll, showsResults } 
 import { ALREADY_SUBMITTED, checkedChoice, POLL_ENDED } from './service'
 
 export type { FeedPollRow } from './feed-repo'
-
-/** `meta.type` of a poll's widget (widgets/service.ts refuses to edit it). */
-export const POLL_WIDGET = 'poll'
 
 interface PostKeys {
 	communityId: number
@@ -223,22 +221,10 @@ export async function feedPollWidget(db: Db, poll: FeedPollRow, viewer: PollView
 		return { ...view, vote_count: view.no_votes, uuid: member?.uuid ?? null }
 	})
 	const fields = presentPoll(poll, presented, voters, shown)
-	const base = widget
-		? presentWidget(widget)
-		: presentWidget({
-				id: poll.id,
-				community_id: c,
-				parent_entity_id: poll.post_id,
-				parent_entity_type: 'post',
-				company_id: null,
-				metadata: {},
-				meta: null,
-				created_by: poll.creator_id,
-				created_at: poll.created_at,
-				updated_at: poll.created_at,
-			})
+	// Written with the poll in one transaction, and never deleted (widgets have no delete).
+	if (!widget) throw notFound('Poll')
 	return {
-		...base,
+		...presentWidget(widget),
 		id: poll.id,
 		lm_meta: {
 			...fields,
