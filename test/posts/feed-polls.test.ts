@@ -233,6 +233,14 @@ describe('feed polls', () => {
 			body: { attachments: [{ type: 'poll', meta_data: { entity_id: other.pollId } }] },
 		})
 		expect(stolen.status).toBe(400)
+		// An edit without the poll attachment ends the poll.
+		const dropped = await api('PUT', `/feed/post/${postId}`, {
+			token: author.token,
+			body: { attachments: [{ type: 'image', meta_data: { url: 'https://x/y.png' } }] },
+		})
+		expect(dropped.status).toBe(200)
+		expect((await votes(author, pollId)).status).toBe(404)
+		expect((await vote(cm, pollId, [park as string])).status).toBe(404)
 	})
 
 	test('the poll’s widget cannot be edited through PUT /widget', async () => {

@@ -1,7 +1,8 @@
 // Feed polls through feed-js's PollClient: add an option, vote, list voters. The poll
 // engine (modules/polls feed-poll.ts) holds the rules; this face adds who may reach a
 // poll: whoever may see its post (posts/access.ts), so the poll of a private or
-// connections-only post, a deleted post or another community's is 404.
+// connections-only post, a deleted post, a post edited without it, or another
+// community's is 404.
 import { sql } from '../../../lib/db'
 import { AppError, notFound } from '../../../lib/errors'
 import { isId } from '../../../lib/ids'
@@ -18,6 +19,7 @@ import {
 	voteFeedPoll,
 } from '../../polls/feed-poll'
 import { visiblePost } from '../access'
+import { widgetIdsOf } from '../repo'
 
 async function reachablePoll(session: Session, pollId: string): Promise<FeedPollRow> {
 	const poll = isId(pollId) ? await findPollOfPost(sql, session.communityId, pollId) : null
@@ -28,6 +30,8 @@ async function reachablePoll(session: Session, pollId: string): Promise<FeedPoll
 		if (error instanceof AppError && error.status === 404) throw notFound('Poll')
 		throw error
 	}
+	// An edit that dropped the poll attachment unlinked its widget: the poll is gone.
+	if (!(await widgetIdsOf(sql, poll.post_id)).includes(poll.id)) throw notFound('Poll')
 	return poll
 }
 
