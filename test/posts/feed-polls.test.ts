@@ -157,6 +157,10 @@ describe('feed polls', () => {
 			{ id: cafe, users: [] },
 		])
 		expect(list.body.data.users[voter.uuid].name).toBe(voter.name)
+		// No option named (feed-js sends `votes=` for an empty list): every option.
+		const all = await votes(author, pollId, '?votes=&page=1&page_size=10')
+		expect(all.body.data.votes.map((v: { id: string }) => v.id)).toEqual(optionIds(widget))
+		expect((await votes(author, pollId, '?votes=["nope"]')).status).toBe(404)
 	})
 
 	test('a deferred poll shows no results, counts nor voters to voters before expiry', async () => {
