@@ -17,6 +17,7 @@ import { findWidget, insertWidget, updateWidget, type WidgetRow } from '../widge
 import { MAX_POLL_OPTIONS, pollTypes, selectStates } from './configuration/model'
 import { pollConfigurationForPoll } from './configuration/service'
 import { resolvePollDraft } from './draft'
+import { pollInputOf } from './feed-input'
 import {
 	castFeedBallot,
 	type FeedOptionRow,
@@ -30,7 +31,7 @@ import {
 	insertFeedOption,
 	insertFeedPoll,
 } from './feed-repo'
-import { MAX_OPTION_TEXT, type PollCreateInput, type PollDraft } from './model'
+import type { PollDraft } from './model'
 import { isExpired, type PollViewer, presentOption, presentPoll, showsResults } from './present'
 import { ALREADY_SUBMITTED, checkedChoice, POLL_ENDED } from './service'
 
@@ -122,71 +123,6 @@ async function keptPoll(tx: Db, keys: PostKeys, entityId: unknown) {
 			options: options.map((o) => o.text),
 		},
 	}
-}
-
-/** The poll fields of an attachment's meta as the chat poll's creation fields; 400 naming a field of the wrong type. */
-function pollInputOf(meta: Record<string, unknown>, index: number): PollCreateInput {
-	const field = (name: string) => `attachments.${index}.meta_data.${name}`
-	const text = (name: string): string | undefined => {
-		const value = meta[name]
-		if (value === undefined || value === null) return undefined
-		if (typeof value !== 'string' || value.length > MAX_OPTION_TEXT * 10)
-			throw badRequest(
-				`${field(name)} must be a string of at most ${MAX_OPTION_TEXT * 10} characters`,
-			)
-		return value
-	}
-	const flag = (name: string): boolean | undefined => {
-		const value = meta[name]
-		if (value === undefined || value === null) return undefined
-		if (typeof value !== 'boolean') throw badRequest(`${field(name)} must be a boolean`)
-		return value
-	}
-	const integer = (name: string): number | undefined => {
-		const value = meta[name]
-		if (value === undefined || value === null) return undefined
-		if (typeof value !== 'number' || !Number.isSafeInteger(value))
-			throw badRequest(`${field(name)} must be an integer`)
-		return value
-	}
-	const code = (name: string): number | string | undefined => {
-		const value = meta[name]
-		if (value === undefined || value === null) return undefined
-		if (typeof value === 'string' && value.length <= 20) return value
-		if (typeof value === 'number' && Number.isSafeInteger(value)) return value
-		throw badRequest(`${field(name)} must be a name or a number`)
-	}
-	return {
-		text: text('title') ?? text('poll_question') ?? text('text'),
-		poll_type: code('poll_type'),
-		multiple_select_state: code('multiple_select_state'),
-		multiple_select_no: integer('multiple_select_number') ?? integer('multiple_select_no'),
-		is_anonymous: flag('is_anonymous'),
-		allow_add_option: flag('allow_add_option'),
-		allow_vote_change: flag('allow_vote_change'),
-		no_poll_expiry: flag('no_poll_expiry'),
-		expiry_time: expiryOf(meta.expiry_time, field('expiry_time')),
-		polls: optionsOf(meta.options ?? meta.polls, field('options')),
-	}
-}
-
-function expiryOf(value: unknown, name: string): number | null | undefined {
-	if (value === undefined || value === null) return value
-	if (typeof value !== 'number') throw badRequest(`${name} must be a number (epoch ms or seconds)`)
-	return value
-}
-
-/** feed-js sends option texts; the chat form sends {text} objects. */
-function optionsOf(value: unknown, name: string): { text: string }[] | undefined {
-	if (value === undefined || value === null) return undefined
-	if (!Array.isArray(value) || value.length > 50)
-		throw badRequest(`${name} must be a list of options`)
-	return value.map((option, i) => {
-		const text = typeof option === 'string' ? option : (option as { text?: unknown })?.text
-		if (typeof text !== 'string' || text.length > MAX_OPTION_TEXT)
-			throw badRequest(`${name}.${i} must be a text of at most ${MAX_OPTION_TEXT} characters`)
-		return { text }
-	})
 }
 
 /** The poll of a post, or null (another community's id, an unknown one). */
