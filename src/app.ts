@@ -20,6 +20,7 @@ import { validationMessage } from './lib/validation-message'
 import { notificationsModule } from './modules/activity-feed'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
 import { chatroomsModule } from './modules/chatrooms'
+import { clientLogsModule } from './modules/client-logs'
 import { cohortsModule } from './modules/cohorts'
 import { connectionsModule } from './modules/connections'
 import { blocksModule } from './modules/connections/blocks'
@@ -29,11 +30,13 @@ import { devicesModule } from './modules/devices'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
+import { linkPreviewsModule } from './modules/link-previews'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { pollsModule } from './modules/polls'
 import { postsModule } from './modules/posts'
 import { commentsModule } from './modules/posts/comments'
+import { feedPollsModule } from './modules/posts/polls'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
 import { sessionsModule } from './modules/sessions'
@@ -145,6 +148,7 @@ export const app = new Elysia()
 	.use(postsModule)
 	.use(reactionsModule)
 	.use(commentsModule)
+	.use(feedPollsModule)
 	.use(feedsModule)
 	.use(webhooksModule)
 	.use(migrationModule)
@@ -155,6 +159,8 @@ export const app = new Elysia()
 	.use(cohortsModule)
 	.use(notificationsModule)
 	.use(devicesModule)
+	.use(clientLogsModule)
+	.use(linkPreviewsModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

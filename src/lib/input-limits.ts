@@ -59,6 +59,8 @@ const bodyLimits: BodyLimit[] = [
 	// a custom activity names up to 100,000 recipients (uuids or customer ids)
 	{ method: 'POST', path: /^\/feed\/user\/activity$/, bytes: 8 * 1024 * 1024 },
 	{ method: 'POST', path: /^\/user\/device\/push$/, bytes: 8 * 1024 },
+	// client error reports: up to 50 entries of bounded fields (modules/client-logs)
+	{ method: 'POST', path: /^\/logs$/, bytes: 64 * 1024 },
 ]
 
 export function bodyLimitFor(method: string, pathname: string): number {

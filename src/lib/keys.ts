@@ -7,7 +7,8 @@
 // users' keys (fan-out) differ in tag and go through lib/redis-slots.ts pipelineBySlot.
 export const keys = {
 	// rate limits and OTPs
-	rateLimit: (scope: 'ip' | 'user', id: string, window: number) => `rl:{${scope}${id}}:${window}`,
+	rateLimit: (scope: 'ip' | 'user' | 'logs' | 'preview', id: string, window: number) =>
+		`rl:{${scope}${id}}:${window}`,
 	// a user's auth hash: revoked token families (`f:<family>`, `all`) and the role copy
 	// (`role`), one HMGET per request beside the user's rate limit
 	revocations: (userId: number) => `revoked:{user${userId}}`,
@@ -83,6 +84,9 @@ export const keys = {
 	activityUnread: (userId: number) => `act:{u${userId}}:unread`,
 	activityVersions: (userId: number) => `act:{u${userId}}:versions`,
 	activityGone: (userId: number) => `act:{u${userId}}:gone`,
+	// a page's Open Graph tags for link previews, per community and sha256 of the URL
+	// (modules/link-previews), kept a day
+	linkPreview: (communityId: number, urlHash: string) => `preview:{c${communityId}}:${urlHash}`,
 	// push delivery schedule, the same two sets for pushes (members `<community>:<id>`)
 	pushDue: () => 'push:{push}:due',
 	pushInflight: () => 'push:{push}:inflight',

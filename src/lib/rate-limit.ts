@@ -1,11 +1,17 @@
 // Fixed-window rate limits in Redis (one INCR per request, the window key expires
-// by itself). Per user for authenticated calls, per IP for everything.
+// by itself). Per user for authenticated calls, per IP for everything; `logs` and
+// `preview` are a member's own budgets for client error reports (POST /logs) and page
+// fetches for link previews (GET /helper/url).
 import { config } from '../config'
 import { tooManyRequests } from './errors'
 import { keys } from './keys'
 import { redis } from './redis'
 
-export async function limit(scope: 'ip' | 'user', id: string, perMinute: number): Promise<void> {
+export async function limit(
+	scope: 'ip' | 'user' | 'logs' | 'preview',
+	id: string,
+	perMinute: number,
+): Promise<void> {
 	const now = Date.now()
 	const window = Math.floor(now / 60_000)
 	const key = keys.rateLimit(scope, id, window)

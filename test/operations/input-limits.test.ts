@@ -123,6 +123,7 @@ describe('body size per route (finding 2)', () => {
 		['POST', '/feed/post/seen', 64 * 1024],
 		['POST', '/feed/user/activity', 8 * 1024 * 1024],
 		['POST', '/user/device/push', 8 * 1024],
+		['POST', '/logs', 64 * 1024],
 	]
 	const padded = (bytes: number) => ({
 		rawBody: `{"pad":"${'a'.repeat(bytes - 10)}"}`,

@@ -26,3 +26,11 @@ export async function deleteDevice(db: Db, communityId: number, deviceId: string
 	await db`
 		delete from devices where community_id = ${communityId} and device_id = ${deviceId} and user_id = ${userId}`
 }
+
+/** The user's registered devices (never their tokens), most recently registered first. */
+export function listDevices(db: Db, communityId: number, userId: number) {
+	return db<{ device_id: string; platform: string; updated_at: number }[]>`
+		select device_id, platform, updated_at::float8 from devices
+		where community_id = ${communityId} and user_id = ${userId}
+		order by updated_at desc, device_id limit 100`
+}

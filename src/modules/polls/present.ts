@@ -14,7 +14,7 @@ export const isExpired = (poll: Pick<PollRow, 'expiry_time'>, now: number) =>
 
 /** Creator and CMs always; everyone after expiry and in open polls; in instant polls once voted. */
 export function showsResults(
-	poll: PollRow,
+	poll: Pick<PollRow, 'creator_id' | 'expiry_time' | 'poll_type'>,
 	viewer: PollViewer,
 	voted: boolean,
 	now: number,
@@ -35,7 +35,7 @@ export interface OptionCounts {
 }
 
 export function presentOption(
-	option: OptionRow,
+	option: Pick<OptionRow, 'id' | 'text'>,
 	counts: OptionCounts,
 	selected: boolean,
 	shown: boolean,
@@ -52,8 +52,10 @@ export function presentOption(
 	}
 }
 
+export type PollRules = Omit<PollRow, 'conversation_id' | 'chatroom_id' | 'created_at'>
+
 export function presentPoll(
-	poll: PollRow,
+	poll: PollRules,
 	options: ReturnType<typeof presentOption>[],
 	voters: number,
 	shown: boolean,

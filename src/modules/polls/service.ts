@@ -198,8 +198,11 @@ async function refusedAfterAccess<T>(session: Session, conversationId: string, r
 	}
 }
 
-/** The chosen option ids: options of this poll (404 otherwise), distinct, within the select rule. */
-function checkedChoice(poll: PollWithOptions, ids: (string | null)[]): string[] {
+/** The chosen option ids: options of this poll (404 otherwise), distinct, within the select rule (both faces: chat and feed polls). */
+export function checkedChoice(
+	poll: Pick<PollWithOptions, 'option_ids' | 'multiple_select_no' | 'multiple_select_state'>,
+	ids: (string | null)[],
+): string[] {
 	const known = new Set(poll.option_ids)
 	if (ids.some((id) => id === null || !known.has(id))) throw notFound('Poll option')
 	const distinct = [...new Set(ids as string[])]

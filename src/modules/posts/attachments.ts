@@ -1,14 +1,59 @@
-// Attachments arrive in the creation form ({attachment_type, attachment_meta}) and are
-// stored in the response form (file_type, file_url, file_format, file_size) with the
-// creation fields kept beside it. Type 5 is a company widget: resolved or created by
-// the widgets service inside the post's transaction.
+// Attachments arrive in the creation form ({attachment_type, attachment_meta}) or in
+// feed-js's ({type: "image"|…|"poll", meta_data}: DESIGN §16) and are stored in the
+// response form (file_type, file_url, file_format, file_size) with both creation forms
+// kept beside it, so SPEC clients and the SDK parse the same answer. Type 5 is a company
+// widget: resolved or created by the widgets service inside the post's transaction;
+// type 6 a feed poll: created by the poll engine (modules/polls) in that transaction.
 import type { Db } from '../../lib/db'
 import { AppError, badRequest } from '../../lib/errors'
+import { createFeedPoll } from '../polls/feed-poll'
 import type { WidgetRow } from '../widgets/repo'
 import { resolveCompanyWidget } from '../widgets/service'
-import { type AttachmentInput, MAX_ATTACHMENT_META_BYTES } from './model'
+import { type AttachmentInput, MAX_ATTACHMENT_META_BYTES, type PostAttachmentInput } from './model'
 
 export const COMPANY_WIDGET = 5
+export const POLL = 6
+
+/** feed-js's attachment type names and the numbers stored for them. */
+const typeCodes: Record<string, number> = {
+	image: 1,
+	video: 2,
+	document: 3,
+	doc: 3,
+	link: 4,
+	custom: COMPANY_WIDGET,
+	poll: POLL,
+	article: 7,
+	post: 8,
+	repost: 8,
+	gif: 9,
+	reel: 10,
+}
+const typeNames = new Map<number, string>(
+	Object.entries(typeCodes)
+		.filter(([name]) => name !== 'doc' && name !== 'post')
+		.map(([name, code]) => [code, name]),
+)
+
+/** Attachments that write rows of their own (a widget, a poll): never a plain post. */
+export const writesRows = (type: number) => type === COMPANY_WIDGET || type === POLL
+
+/** Both request forms as the spec's; 400 naming the attachment that has neither type. */
+export function attachmentInputs(inputs: PostAttachmentInput[]): AttachmentInput[] {
+	return inputs.map((input, index) => {
+		const meta = input.attachment_meta ?? input.meta_data
+		if (input.attachment_type !== undefined)
+			return { attachment_type: input.attachment_type, attachment_meta: meta }
+		if (input.type === undefined)
+			throw badRequest(`Invalid body: attachments.${index}.attachment_type is missing`)
+		const code = typeCodes[input.type.trim().toLowerCase()]
+		if (code === undefined)
+			throw badRequest(
+				`Invalid body: attachments.${index}.type must be one of ${Object.keys(typeCodes).join(', ')}`,
+			)
+		return { attachment_type: code, attachment_meta: meta }
+	})
+}
 
 export interface StoredAttachment {
 	attachment_type: number
@@ -21,8 +66,22 @@ export interface StoredAttachment {
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value))
 
+/** A post's stored attachment: the spec's forms and feed-js's `{type, meta_data}`. */
+export interface PostAttachment extends StoredAttachment {
+	type: string
+	meta_data: Record<string, unknown>
+}
+
+function postAttachment(type: number, meta: Record<string, unknown>): PostAttachment {
+	return {
+		...normalizedAttachment(type, meta),
+		type: typeNames.get(type) ?? 'custom',
+		meta_data: meta,
+	}
+}
+
 export interface ResolvedAttachments {
-	attachments: StoredAttachment[]
+	attachments: PostAttachment[]
 	widgets: WidgetRow[]
 }
 
@@ -67,12 +126,18 @@ export async function resolveAttachments(
 	userId: number,
 	inputs: AttachmentInput[],
 ): Promise<ResolvedAttachments> {
-	const attachments: StoredAttachment[] = []
+	const attachments: PostAttachment[] = []
 	const widgets = new Map<string, WidgetRow>()
 	for (const [index, input] of inputs.entries()) {
 		const meta = checkedMeta(input.attachment_meta, index)
+		if (input.attachment_type === POLL) {
+			const poll = await createFeedPoll(tx, { communityId, postId, creatorId: userId }, meta, index)
+			widgets.set(poll.widget.id, poll.widget)
+			attachments.push(postAttachment(POLL, poll.meta))
+			continue
+		}
 		if (input.attachment_type !== COMPANY_WIDGET) {
-			attachments.push(normalizedAttachment(input.attachment_type, meta))
+			attachments.push(postAttachment(input.attachment_type, meta))
 			continue
 		}
 		const widget = await resolveCompanyWidget(
@@ -83,9 +148,7 @@ export async function resolveAttachments(
 			userId,
 		)
 		widgets.set(widget.id, widget)
-		attachments.push(
-			normalizedAttachment(COMPANY_WIDGET, { entity_id: widget.id, ...widget.metadata }),
-		)
+		attachments.push(postAttachment(COMPANY_WIDGET, { entity_id: widget.id, ...widget.metadata }))
 	}
 	return { attachments, widgets: [...widgets.values()] }
 }

@@ -16,6 +16,20 @@ export const Attachment = t.Object({
 
 export type AttachmentInput = typeof Attachment.static
 
+/**
+ * A post's attachment in either form (DESIGN §16): the spec's `{attachment_type,
+ * attachment_meta}` or feed-js's `{type: "image"|"video"|…|"poll", meta_data}`;
+ * posts/attachments.ts `attachmentInputs` turns both into the spec's.
+ */
+export const PostAttachment = t.Object({
+	attachment_type: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+	attachment_meta: t.Optional(t.Unknown()),
+	type: t.Optional(t.String({ maxLength: 32 })),
+	meta_data: t.Optional(t.Unknown()),
+})
+
+export type PostAttachmentInput = typeof PostAttachment.static
+
 const Visibility = t.Union([t.Literal('public'), t.Literal('connections'), t.Literal('private')])
 
 export const CreatePostBody = t.Object({
@@ -23,7 +37,7 @@ export const CreatePostBody = t.Object({
 	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
 	created_at: t.Optional(t.Integer({ minimum: 0 })),
 	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
-	attachments: t.Optional(t.Array(Attachment, { maxItems: MAX_ATTACHMENTS })),
+	attachments: t.Optional(t.Array(PostAttachment, { maxItems: MAX_ATTACHMENTS })),
 	visibility: t.Optional(Visibility),
 })
 
@@ -33,7 +47,7 @@ export const EditPostBody = t.Object({
 	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
 	heading: t.Optional(t.String({ maxLength: MAX_HEADING })),
 	topic_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50 })),
-	attachments: t.Optional(t.Array(Attachment, { maxItems: MAX_ATTACHMENTS })),
+	attachments: t.Optional(t.Array(PostAttachment, { maxItems: MAX_ATTACHMENTS })),
 	visibility: t.Optional(Visibility),
 })
 

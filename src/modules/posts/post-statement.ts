@@ -11,7 +11,7 @@ import { sql } from '../../lib/db'
 import { type CachedPost, type FeedMark, feedManager } from '../../timelines'
 import { recordEventsCtes } from '../../webhooks/outbox'
 import { taggedUuids } from '../users/tags'
-import { COMPANY_WIDGET, type ResolvedAttachments, resolveAttachments } from './attachments'
+import { type ResolvedAttachments, resolveAttachments, writesRows } from './attachments'
 import {
 	eventsOf,
 	type NewPostRequest,
@@ -26,7 +26,7 @@ import { insertPostsWith } from './repo'
 export function isPlain(r: NewPostRequest): boolean {
 	return (
 		r.topicIds.length === 0 &&
-		r.attachments.every((a) => a.attachment_type !== COMPANY_WIDGET) &&
+		r.attachments.every((a) => !writesRows(a.attachment_type)) &&
 		taggedUuids(r.heading, r.text).length === 0
 	)
 }

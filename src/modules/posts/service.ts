@@ -29,6 +29,7 @@ import { recordEvent } from '../../webhooks/outbox'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
+import { withPollResults } from '../polls/feed-poll'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
@@ -36,7 +37,7 @@ import { findUserByUuid, type UserRow } from '../users/repo'
 import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { checkedMeta, resolveAttachments } from './attachments'
+import { attachmentInputs, checkedMeta, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
 import {
@@ -125,7 +126,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const now = Date.now()
 	const text = input.text ?? ''
 	const heading = input.heading ?? ''
-	const attachments = input.attachments ?? []
+	const attachments = attachmentInputs(input.attachments ?? [])
 	assertNotEmpty(text, attachments)
 	for (const [i, a] of attachments.entries()) checkedMeta(a.attachment_meta, i)
 	const createdAt = writtenAt(input.created_at, now)
@@ -207,7 +208,11 @@ export async function getPost(session: Session, postId: string) {
 		findTopicsByIds(sql, viewer.communityId, post.topics),
 		findWidgetsByIds(sql, viewer.communityId, post.widget_ids),
 	])
-	return { row, post, users, ...presentContext({ topics, widgets }) }
+	const context = presentContext({ topics, widgets })
+	// A poll shows the viewer's own choice and, when its rules allow, the results.
+	const polls = { userId: viewer.userId, isCm: viewer.isCm }
+	context.widgets = await withPollResults(sql, viewer.communityId, context.widgets, polls)
+	return { row, post, users, ...context }
 }
 
 export async function editPost(session: Session, postId: string, input: EditPostInput) {
@@ -223,7 +228,13 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		}
 		let attachments: unknown[] | undefined
 		if (input.attachments) {
-			const resolved = await resolveAttachments(tx, c, postId, session.userId, input.attachments)
+			const resolved = await resolveAttachments(
+				tx,
+				c,
+				postId,
+				session.userId,
+				attachmentInputs(input.attachments),
+			)
 			attachments = resolved.attachments
 			await replaceWidgets(
 				tx,

@@ -2,6 +2,9 @@
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
 
+/** `meta.type` of a feed poll's widget (modules/polls feed-poll.ts): not editable through PUT /widget. */
+export const POLL_WIDGET = 'poll'
+
 // Checked as an object by the service: an object schema here makes Elysia coerce a
 // string into {"0": ...} instead of rejecting it.
 const Metadata = t.Unknown()

@@ -5,6 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
 import { isCm, type Session } from '../auth/session'
+import { POLL_WIDGET } from './model'
 import { presentWidget } from './present'
 import {
 	findWidget,
@@ -123,6 +124,9 @@ export async function editWidget(session: Session, widgetId: string, input: Widg
 	const current = await findWidget(sql, session.communityId, widgetId)
 	if (!current) throw notFound('Widget')
 	if (current.created_by !== session.userId && !isCm(session)) throw forbidden()
+	// A feed poll's widget (polls/feed-poll.ts) holds its options and rules as voted on.
+	if ((current.meta as { type?: unknown } | null)?.type === POLL_WIDGET)
+		throw badRequest('A poll changes through PUT /poll/:poll_id only')
 	let companyId: string | null | undefined
 	let metadata: Record<string, unknown> | undefined
 	const changes = plainMetadata(input.metadata)

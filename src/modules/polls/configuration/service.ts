@@ -1,7 +1,7 @@
 // The `chat_poll` configuration: read with defaults filled in, and patched by merging
 // the given fields into the stored ones. Each field is checked on its own (400 naming
 // it) and the merged result must not pair no_poll_expiry with deferred polls.
-import { sql } from '../../../lib/db'
+import { type Db, sql } from '../../../lib/db'
 import { badRequest } from '../../../lib/errors'
 import {
 	CHAT_POLL,
@@ -38,8 +38,8 @@ export async function pollConfiguration(communityId: number): Promise<PollConfig
 }
 
 /** The effective configuration and what a CM set explicitly (poll creation needs both). */
-export async function pollConfigurationForPoll(communityId: number) {
-	const stored = readStored((await findConfiguration(sql, communityId, CHAT_POLL)) ?? {})
+export async function pollConfigurationForPoll(communityId: number, db: Db = sql) {
+	const stored = readStored((await findConfiguration(db, communityId, CHAT_POLL)) ?? {})
 	return { effective: effectiveConfiguration(stored), stored }
 }
 
