@@ -385,7 +385,9 @@ function printRows() {
 		`${'case'.padEnd(40)}${pad('per s', 8)}${pad('p50', 6)}${pad('p99', 6)}${pad('errors', 8)}  ratio`,
 	)
 	for (const { row, over, note } of rows) {
-		const share = over ? `${ratio(row, over)} of ${over.name}` : ''
+		// The rate beside the name: a median round's baseline is its own round's sample,
+		// not necessarily the one shown on the baseline's line.
+		const share = over ? `${ratio(row, over)} of ${over.name} (${over.rps}/s)` : ''
 		console.log(
 			`${row.name.padEnd(40)}${pad(row.rps, 8)}${pad(row.p50, 6)}${pad(row.p99, 6)}${pad(row.errors, 8)}  ${share}${note ? `; ${note}` : ''}`,
 		)
