@@ -1,8 +1,8 @@
 // The poll-votes row of the chat benchmark: `connections` members of the bench room,
 // one voter per connection, each submitting ballots back to back to one open poll
 // (votes may change, up to 2 of 4 options) through POST /conversation/poll/submit.
-// The baseline is the bare route driven by the same client loop (autocannon cannot
-// give each connection its own token and body). Afterwards the poll as the API shows
+// The baseline is the bare server in its own process (bare-server.ts) driven by the
+// same client loop (autocannon cannot give each connection its own token and body). Afterwards the poll as the API shows
 // it must hold exactly each voter's last accepted ballot.
 import { sql } from '../../src/lib/db'
 import { signAccessToken } from '../../src/lib/tokens'
@@ -11,6 +11,8 @@ import type { Row } from './harness'
 
 interface Load {
 	port: number
+	/** the bare server's port (harness.ts startCeiling) */
+	barePort: number
 	connections: number
 	seconds: number
 }
@@ -92,8 +94,8 @@ export async function measureVotes(load: Load, bench: ChatBench) {
 	)
 	const last: (number[] | null)[] = voters.map(() => null)
 
-	const bare = await drive(load, '(d) bare route, same client', async (loop) => {
-		const reply = await fetch(`${base}/bench/bare`, {
+	const bare = await drive(load, "(d) bare server, the votes' client loop", async (loop) => {
+		const reply = await fetch(`http://127.0.0.1:${load.barePort}/bench/bare`, {
 			headers: { authorization: `Bearer ${voters[loop]}` },
 		})
 		await reply.arrayBuffer()

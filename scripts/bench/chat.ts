@@ -1,13 +1,22 @@
-// Chat benchmark: a room with 1,000 participants and 100,000 messages in its own
-// database (plaza_bench_chat, made anew each run); the server runs in a child process
-// and autocannon (64 connections) measures, in the same run:
-//   (a) a bare Elysia route returning a constant — the ceiling of this machine,
-//   (b) GET /conversation newest page (20) as a participant — the hot read,
+// Chat benchmark: a room with 1,000 participants and 100,000 messages, and rooms of 10
+// and 100 participants, in its own database (plaza_bench_chat, made anew each run); the
+// server runs in a child process and autocannon (64 connections) measures, in the same run:
+//   (a) a bare Elysia server in its own process (bare-server.ts, started by the
+//       harness) — the ceiling of this machine, sampled in every round; every ÷bare is
+//       over it,
+//   (b) GET /conversation newest page (20) as one participant, and read by 64 different
+//       participants in turn (each request the next one's token),
 //   (c) GET /conversation scrolled page (20 older than a conversation mid-history),
-//   (d)/(e) poll submits by 64 voters against the bare route from the same client loop,
-//   then the poll's totals checked exactly (chat-votes.ts).
+//   (d)/(e) poll submits by 64 voters against the bare server driven by the same client
+//       loop, then the poll's totals checked exactly (chat-votes.ts),
+//   (f) POST /conversation by 16 writers (participants in turn) into the rooms of 10,
+//       100 and 1,000, beside the same 16 connections doing one-row INSERT transactions
+//       straight to Postgres (the baseline of bench:writes).
+// The read rows and the write rows each run in BENCH_ROUNDS rounds, interleaved; the
+// table keeps each row's best round.
 // Run: npm run bench:chat   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
-// BENCH_MESSAGES=100000, BENCH_MEMBERS=1000)
+// BENCH_WARM_SECONDS=2, BENCH_MESSAGES=100000, BENCH_MEMBERS=1000; BENCH_CHAT_WRITES=0
+// leaves out the write rows)
 export {}
 
 process.env.DATABASE_URL =
@@ -21,37 +30,67 @@ process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 const {
 	benchLog: log,
 	measure: measureWith,
+	measureWith: measureHooked,
+	printCeiling,
 	printHeader,
 	printRow,
+	rowOf,
 	startBenchServer,
+	startCeiling,
+	warmSeconds,
 } = await import('./harness')
 type Row = import('./harness').Row
+const autocannon = (await import('autocannon')).default as unknown as (
+	o: unknown,
+) => Promise<import('autocannon').Result>
 const { dropDatabase, ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { signAccessToken } = await import('../../src/lib/tokens')
 const { seedChat } = await import('./chat-seed')
 const { measureVotes } = await import('./chat-votes')
+const { insertBaseline } = await import('./insert-baseline')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 // The machine may be shared: each case runs this many times (interleaved) and keeps its best run.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const chatWrites = process.env.BENCH_CHAT_WRITES !== '0'
+const WRITERS = 16
+const READERS = 64
 const size = {
 	members: Number(process.env.BENCH_MEMBERS ?? 1000),
 	messages: Number(process.env.BENCH_MESSAGES ?? 100_000),
+	smallRooms: [10, 100],
 }
 
 await dropDatabase(process.env.DATABASE_URL)
 await ensureDatabase(process.env.DATABASE_URL)
 await migrate()
 const bench = await seedChat(size, log)
-const viewer = { id: bench.userIds[1] as number, uuid: bench.uuids[1] as string }
-const token = await signAccessToken(
-	{ sub: viewer.uuid, uid: viewer.id, cid: bench.communityId, role: 'member' },
-	120,
-)
+const tokenOf = (index: number) =>
+	signAccessToken(
+		{
+			sub: bench.uuids[index] as string,
+			uid: bench.userIds[index] as number,
+			cid: bench.communityId,
+			role: 'member',
+		},
+		120,
+	)
+const token = await tokenOf(1)
+// Readers of the newest page: 64 participants of the big room (members 1…64).
+const readerTokens = await Promise.all(Array.from({ length: READERS }, (_, i) => tokenOf(i + 1)))
+let nextReader = 0
+const manyReaders = {
+	setupRequest: (request: { headers: Record<string, string> }) => {
+		const reader = readerTokens[nextReader++ % readerTokens.length]
+		request.headers = { ...request.headers, authorization: `Bearer ${reader}` }
+		return request
+	},
+}
 
+const ceiling = await startCeiling()
 const { child, port } = await startBenchServer('scripts/bench/chat-server.ts')
 log(`server on port ${port}, ${connections} connections, ${seconds} s per run`)
 const load = { port, token, connections, seconds }
@@ -59,13 +98,58 @@ const measure = (name: string, path: string) => measureWith(load, name, path)
 const room = `chatroom_id=${bench.chatroomId}&paginate_by=20`
 const best = (a: Row | undefined, b: Row) => (a && a.rps >= b.rps ? a : b)
 
+/**
+ * 16 writers post into `chatroomId` for `seconds`, each request by the next of the
+ * room's first 16 participants (the room of 10: its 10, in turn), after the warm-up.
+ */
+async function writeRow(participants: number, chatroomId: string): Promise<Row> {
+	const writers = await Promise.all(
+		Array.from({ length: Math.min(WRITERS, participants) }, (_, i) => tokenOf(i)),
+	)
+	let n = 0
+	const run = (duration: number) =>
+		autocannon({
+			url: `http://127.0.0.1:${port}`,
+			connections: WRITERS,
+			duration,
+			requests: [
+				{
+					method: 'POST',
+					path: '/conversation',
+					headers: { 'content-type': 'application/json' },
+					setupRequest: (request: { headers: Record<string, string>; body?: string }) => {
+						const i = n++
+						request.headers = {
+							...request.headers,
+							authorization: `Bearer ${writers[i % writers.length]}`,
+						}
+						request.body = JSON.stringify({ chatroom_id: chatroomId, text: `bench message ${i}` })
+						return request
+					},
+				},
+			],
+		})
+	if (warmSeconds > 0) await run(warmSeconds)
+	return rowOf(`(f) POST /conversation, room of ${participants}`, await run(seconds))
+}
+
 try {
 	let bare: Row | undefined
 	let newest: Row | undefined
+	let newestMany: Row | undefined
 	let scrolled: Row | undefined
 	for (let round = 0; round < rounds; round++) {
-		bare = best(bare, await measure('(a) bare route', '/bench/bare'))
-		newest = best(newest, await measure('(b) newest page', `/conversation?${room}`))
+		bare = best(bare, await ceiling.measure(connections, seconds, '(a) bare server (own process)'))
+		newest = best(newest, await measure('(b) newest page, 1 reader', `/conversation?${room}`))
+		newestMany = best(
+			newestMany,
+			await measureHooked(
+				load,
+				`(b) newest page, ${READERS} readers in turn`,
+				`/conversation?${room}`,
+				manyReaders,
+			),
+		)
 		scrolled = best(
 			scrolled,
 			await measure(
@@ -74,23 +158,55 @@ try {
 			),
 		)
 	}
-	if (!bare || !newest || !scrolled) throw new Error('no runs')
+	if (!bare || !newest || !newestMany || !scrolled) throw new Error('no runs')
 	console.log(
 		`\nchat benchmark: ${size.members} participants, ${size.messages} messages, ${connections} connections, ${seconds} s/run, best of ${rounds}`,
 	)
 	printHeader()
 	printRow(bare)
 	printRow(newest, bare)
+	printRow(newestMany, bare)
 	printRow(scrolled, bare)
-	console.log('targets: (b)/(a) >= 20%, p99 <= 25 ms')
-	const { bare: client, votes, exact } = await measureVotes({ port, connections, seconds }, bench)
+	console.log('targets: (b) ÷bare >= 0.20, p99 <= 25 ms')
+	const {
+		bare: client,
+		votes,
+		exact,
+	} = await measureVotes({ port, barePort: ceiling.port, connections, seconds }, bench)
 	printRow(client)
 	printRow(votes, client)
 	console.log(
-		`target: (e) >= 2,000 votes/s; totals afterwards ${exact.ok ? 'EXACT' : 'WRONG'}: counted ${exact.counted.join('/')} expected ${exact.expected.join('/')} (${exact.text})`,
+		`target: (e) >= 2,000 votes/s; totals afterwards ${exact.ok ? 'EXACT' : 'WRONG'}: counted ${exact.counted.join('/')} expected ${exact.expected.join('/')} (${exact.text}); (e)'s ÷bare is over (d)`,
 	)
 	if (!exact.ok) process.exitCode = 1
+	if (chatWrites) {
+		let baseline: Row | undefined
+		const written = new Map<number, Row>()
+		for (let round = 0; round < rounds; round++) {
+			baseline = best(baseline, await insertBaseline(WRITERS, seconds, warmSeconds))
+			for (const { participants, chatroomId } of [...bench.rooms].sort(
+				(a, b) => a.participants - b.participants,
+			))
+				written.set(
+					participants,
+					best(written.get(participants), await writeRow(participants, chatroomId)),
+				)
+		}
+		if (!baseline) throw new Error('no runs')
+		console.log(`\nchat writes: ${WRITERS} writers, ${seconds} s/run, best of ${rounds}`)
+		printHeader()
+		printRow(baseline)
+		for (const row of written.values()) printRow(row, undefined, baseline)
+		const rates = [...written.entries()].sort((a, b) => a[0] - b[0])
+		const [smallest, largest] = [rates[0], rates[rates.length - 1]]
+		if (smallest && largest)
+			console.log(
+				`room of ${largest[0]} ÷ room of ${smallest[0]}: ${(largest[1].rps / Math.max(1, smallest[1].rps)).toFixed(3)} (target >= 0.8); ÷base is over the INSERT loop (target >= 0.10 in the room of ${largest[0]}, p99 <= 50 ms)`,
+			)
+	}
+	printCeiling(ceiling)
 } finally {
+	ceiling.stop()
 	child.kill()
 	await sql.end()
 	redis.disconnect()

@@ -1,7 +1,9 @@
-// The benchmark's server process: the real app plus two comparison routes on the
-// same Elysia server — a bare constant route (the machine's ceiling) and the same
-// feed page answered by a plain Postgres query (join + order by + limit), behind
-// the same auth as the real feed. Prints `listening <port>` when ready.
+// The benchmark's server process: the real app plus, on the same Elysia server, the
+// breakdown routes — a constant (what the app's server and hooks cost before any
+// route's work), the same behind authentication, page 1's bytes as a constant — and
+// the same feed page answered by a plain Postgres query (join + order by + limit),
+// behind the same auth as the real feed. The ceiling is not here: it is bare-server.ts,
+// in its own process. Prints `listening <port>` when ready.
 import { Elysia, t } from 'elysia'
 import { app } from '../../src/app'
 import { sql } from '../../src/lib/db'
@@ -71,7 +73,7 @@ const authOnly = new Elysia({ name: 'bench-auth' })
 	)
 
 const server = new Elysia()
-	.get('/bench/bare', () => 'ok')
+	.get('/bench/constant', () => 'ok')
 	.use(authOnly)
 	.use(pgFeed)
 	.use(app)

@@ -1,13 +1,17 @@
 // Feed benchmark: seeds a realistic community into its own database (plaza_bench),
 // rebuilds its Redis feeds, starts the server in a child process and measures with
 // autocannon (64 connections) in this one:
-//   (a) a bare Elysia route returning a constant — the ceiling of this machine,
+//   (a) a bare Elysia server in its own process (bare-server.ts, started by the harness)
+//       returning a constant — the ceiling of this machine, sampled in every round; every
+//       ÷bare is over it. Breakdown, on the app's server: a constant route with the app's
+//       hooks, the same behind authentication, and page 1's bytes sent as a constant,
 //   (b) GET /feed/universal page 1 and 5, with and without topic_ids,
 //   (c) the same pages from a plain Postgres join + order by + limit, same server,
 //   (d) page 1 with every request from another of 64 viewers (round-robin), so no
 //       per-viewer cache can win by accident, and page 1 while a post is created every
 //       10 ms, with the share of answers holding the newest post 50 ms after it was created.
-// Run: npm run bench:feeds   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_POSTS=50000)
+// Run: npm run bench:feeds   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
+// BENCH_WARM_SECONDS=2, BENCH_POSTS=50000)
 export {}
 
 process.env.DATABASE_URL =
@@ -22,9 +26,11 @@ const {
 	benchLog: log,
 	measure: measureWith,
 	measureWith: measureHooked,
+	printCeiling,
 	printHeader,
 	printRow,
 	startBenchServer,
+	startCeiling,
 } = await import('./harness')
 type Row = import('./harness').Row
 const { ensureDatabase, sql } = await import('../../src/lib/db')
@@ -59,6 +65,7 @@ const token = await signAccessToken(
 	120,
 )
 
+const ceiling = await startCeiling()
 const { child, port } = await startBenchServer('scripts/bench/feeds-server.ts')
 log(`server on port ${port}, ${connections} connections, ${seconds} s per run`)
 const load = { port, token, connections, seconds }
@@ -147,15 +154,17 @@ async function underWrites(): Promise<{
 
 try {
 	let bare: Row | undefined
+	let inApp: Row | undefined
 	let authOnly: Row | undefined
 	let staticPage: Row | undefined
 	const rows: { redis?: Row; pg?: Row }[] = cases.map(() => ({}))
 	for (let round = 0; round < rounds; round++) {
-		bare = best(bare, await measure('(a) bare route', '/bench/bare'))
-		authOnly = best(authOnly, await measure('    authenticated constant route', '/bench/auth-only'))
+		bare = best(bare, await ceiling.measure(connections, seconds, '(a) bare server (own process)'))
+		inApp = best(inApp, await measure('    breakdown: app server, constant', '/bench/constant'))
+		authOnly = best(authOnly, await measure('    breakdown: + authentication', '/bench/auth-only'))
 		staticPage = best(
 			staticPage,
-			await measure('    page 1 bytes as a constant', '/bench/static-page'),
+			await measure('    breakdown: + page 1 bytes as a constant', '/bench/static-page'),
 		)
 		for (const [i, [label, query]] of cases.entries()) {
 			const row = rows[i] as { redis?: Row; pg?: Row }
@@ -166,6 +175,8 @@ try {
 			row.pg = best(row.pg, await measure(`(c) postgres ${label}`, `/bench/pg-universal?${query}`))
 		}
 	}
+	// The ceiling once more beside the (d) rows, which run once.
+	bare = best(bare, await ceiling.measure(connections, seconds, '(a) bare server (own process)'))
 	const manyViewers = await measureHooked(
 		load,
 		'(d) page 1, 64 viewers round-robin',
@@ -179,7 +190,7 @@ try {
 	)
 	printHeader()
 	printRow(bare)
-	for (const row of [authOnly, staticPage]) if (row) printRow(row, bare)
+	for (const row of [inApp, authOnly, staticPage]) if (row) printRow(row, bare)
 	for (const { redis: b, pg: c } of rows as { redis: Row; pg: Row }[]) {
 		printRow(b, bare, c)
 		printRow(c)
@@ -189,8 +200,12 @@ try {
 	console.log(
 		`    under writes: ${writes.written} posts created; ${writes.fresh} of ${writes.checked} answers (${((100 * writes.fresh) / Math.max(1, writes.checked)).toFixed(1)}%) held the newest post 50 ms after its creation`,
 	)
-	console.log('targets: (b)/(a) >= 30%, page 5 with 2 topics >= 20%, p99 <= 15 ms; fresh >= 99%')
+	printCeiling(ceiling)
+	console.log(
+		'targets: (b) ÷bare >= 0.30, page 5 with 2 topics >= 0.20, p99 <= 15 ms; fresh >= 99%; ÷base is over the (c) row below',
+	)
 } finally {
+	ceiling.stop()
 	child.kill()
 	await sql.end()
 	redis.disconnect()

@@ -10,7 +10,13 @@ import { signAccessToken } from '../../src/lib/tokens'
 import { rebuildCommunity } from '../../src/timelines/rebuild'
 import { seed } from './feeds-seed'
 
-export const size = { users: 5000, topics: 50, posts: 50_000, likes: 200_000, comments: 100_000 }
+export const size = {
+	users: 5000,
+	topics: 50,
+	posts: Number(process.env.BENCH_POSTS ?? 50_000),
+	likes: 200_000,
+	comments: 100_000,
+}
 
 export async function seedGraphBench(log: (msg: string) => void) {
 	await ensureDatabase(process.env.DATABASE_URL as string)

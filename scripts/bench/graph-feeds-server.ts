@@ -1,6 +1,6 @@
 // Server process of the graph-feeds benchmark: the real app plus, on the same
-// Elysia server, a bare constant route (the ceiling) and the connection and
-// personalised pages computed by plain Postgres queries behind the same auth.
+// Elysia server, the connection and personalised pages computed by plain Postgres
+// queries behind the same auth (the ceiling is bare-server.ts, in its own process).
 // Prints `listening <port>` when ready.
 import { Elysia, t } from 'elysia'
 import { app } from '../../src/app'
@@ -81,10 +81,6 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 		{ auth: 'member', query: Page },
 	)
 
-const server = new Elysia()
-	.get('/bench/bare', () => 'ok')
-	.use(pg)
-	.use(app)
-	.listen({ port: 0 })
+const server = new Elysia().use(pg).use(app).listen({ port: 0 })
 
 console.log(`listening ${server.server?.port}`)

@@ -1,11 +1,8 @@
-// The notification benchmark's server process: the real app plus the bare constant
-// route (the machine's ceiling) on the same Elysia server. Prints `listening <port>`.
+// The notification benchmark's server process: the real app alone (the ceiling is
+// bare-server.ts, in its own process). Prints `listening <port>` when ready.
 import { Elysia } from 'elysia'
 import { app } from '../../src/app'
 
-const server = new Elysia()
-	.get('/bench/bare', () => 'ok')
-	.use(app)
-	.listen({ port: 0 })
+const server = new Elysia().use(app).listen({ port: 0 })
 
 console.log(`listening ${server.server?.port}`)

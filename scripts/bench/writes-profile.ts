@@ -5,10 +5,11 @@
 // from /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands
 // in BENCH_PROFILE_DIR (.data/profile). On 2 cores all four share the CPU, so CPU per
 // request limits the rate, unless they sum to well under 2 (then it waits on something).
-// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|read|read-writing|writing]
+// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|topic-posts|read|read-writing|writing]
 // (BENCH_SECONDS=10 after BENCH_WARM_SECONDS=5 unmeasured; read-writing: universal page 1
 // while 100 posts a second are written; writing: the 100 posts a second alone, no
-// reads). BENCH_PROFILE=0 runs the server without the profiler, whose sampling costs
+// reads; topic-posts: posts into 1–2 of the community's 10 topics, as bench:writes' row;
+// the writers have 16 connections each, as there). BENCH_PROFILE=0 runs the server without the profiler, whose sampling costs
 // the server a sixth to two fifths of its rate. BENCH_STATEMENTS=1 also prints the
 // row's costliest Postgres statements from
 // pg_stat_statements, which Postgres must preload: `alter system set
@@ -35,9 +36,15 @@ process.env.DATA_DIR ??= '.data/bench'
 const { benchLog: log, perSecond, rowOf, startBenchServer } = await import('./harness')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
-	'./writes-seed'
-)
+const {
+	apiCaller,
+	createPosts,
+	freshProject,
+	signInWriters,
+	topicsAndConnections,
+	topicsOf,
+	writeEvery,
+} = await import('./writes-seed')
 
 const ROW = process.argv[2] ?? 'spread'
 const PROFILING = process.env.BENCH_PROFILE !== '0'
@@ -73,6 +80,7 @@ let server = await startBenchServer('scripts/bench/writes-server.ts')
 let base = `http://127.0.0.1:${server.port}`
 const call = apiCaller(() => base)
 const writers = await signInWriters(call, project.api_key, USERS)
+const topicIds = await topicsAndConnections(() => base, project.api_key, writers)
 const auth = (i: number) => ({ authorization: `Bearer ${writers[i % USERS]?.token}` })
 await createPosts(call, auth, SEED_POSTS)
 const postIds = (await sql`select id from posts order by id limit ${LIKED_POSTS}`).map(
@@ -153,6 +161,16 @@ const rows: Record<string, Row> = {
 		setup: (r) => {
 			r.path = '/feed/post'
 			r.headers = { ...r.headers, ...auth(k++) }
+			return r
+		},
+	},
+	'topic-posts': {
+		method: 'POST',
+		setup: (r) => {
+			const i = k++
+			r.path = '/feed/post'
+			r.headers = { ...r.headers, ...auth(i) }
+			r.body = JSON.stringify({ text: 'a post into topics', topic_ids: topicsOf(topicIds, i) })
 			return r
 		},
 	},

@@ -1,9 +1,11 @@
 // What bench:writes and writes-profile start from, through the public API: a fresh
-// database and Redis db with one project, writers signed in with /sdk/initiate, and
-// seed posts. Import it after the bench has set DATABASE_URL and REDIS_URL.
+// database and Redis db with one project, writers signed in with /sdk/initiate, their
+// connections and the community's topics, and seed posts. Import it after the bench has
+// set DATABASE_URL and REDIS_URL.
 import { ensureDatabase, sql } from '../../src/lib/db'
 import { migrate } from '../../src/lib/migrate'
 import { redis } from '../../src/lib/redis'
+import { changeRole } from '../../src/modules/auth/roles'
 import { createProject } from '../../src/modules/projects/service'
 
 export type Call = (
@@ -43,7 +45,7 @@ export function apiCaller(base: () => string): Call {
 
 /** `count` writers (customer ids writer-0 …), each signed in once. */
 export async function signInWriters(call: Call, apiKey: string, count: number) {
-	const users: { token: string; uniqueId: string }[] = []
+	const users: { token: string; uniqueId: string; uuid: string }[] = []
 	for (let i = 0; i < count; i++) {
 		const uniqueId = `writer-${i}`
 		const data = await call(
@@ -52,10 +54,68 @@ export async function signInWriters(call: Call, apiKey: string, count: number) {
 			{ 'x-api-key': apiKey },
 			{ user_unique_id: uniqueId, user_name: `W${i}` },
 		)
-		users.push({ token: data.access_token, uniqueId })
+		users.push({ token: data.access_token, uniqueId, uuid: data.user.uuid })
 	}
 	return users
 }
+
+/**
+ * The community most posts are written in (issue 40's row): `topicCount` topics made by
+ * a CM, connections on, and each writer connected (two-way, auto-accepted) to the
+ * `perSide` writers after it, so each has 2 × perSide connections. Returns the topic ids.
+ */
+export async function topicsAndConnections(
+	base: () => string,
+	apiKey: string,
+	writers: { token: string; uuid: string }[],
+	topicCount = 10,
+	perSide = 8,
+): Promise<string[]> {
+	const call = apiCaller(base)
+	const data = await call(
+		'POST',
+		'/sdk/initiate',
+		{ 'x-api-key': apiKey },
+		{ user_unique_id: 'bench-cm', user_name: 'Bench CM' },
+	)
+	await changeRole(data.user.id, 'cm')
+	const cm = { authorization: `Bearer ${data.access_token}` }
+	await call('PUT', '/community/settings', cm, {
+		community_settings: [{ setting_type: 'user_connection', enabled: true }],
+	})
+	// Topic replies carry their payload at the top level, not under `data`.
+	const reply = await fetch(`${base()}/feed/topic`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...cm },
+		body: JSON.stringify({ names: Array.from({ length: topicCount }, (_, i) => `Topic ${i}`) }),
+	})
+	const body = (await reply.json()) as { topics?: { _id: string }[] }
+	if (reply.status !== 200 || !body.topics) throw new Error(`topics: ${JSON.stringify(body)}`)
+	const pairs: [number, number][] = []
+	for (let i = 0; i < writers.length; i++)
+		for (let d = 1; d <= perSide; d++) pairs.push([i, (i + d) % writers.length])
+	let next = 0
+	await Promise.all(
+		Array.from({ length: 8 }, async () => {
+			while (next < pairs.length) {
+				const [from, to] = pairs[next++] as [number, number]
+				await call(
+					'POST',
+					`/community/member/${writers[to]?.uuid}/connection`,
+					{ authorization: `Bearer ${writers[from]?.token}` },
+					{ connection_type: 'two_way', connection_request_auto_accepted: true },
+				)
+			}
+		}),
+	)
+	return body.topics.map((topic) => topic._id)
+}
+
+/** The n-th post's topics: one of `topicIds`, and for every other post a second one. */
+export const topicsOf = (topicIds: string[], n: number) =>
+	n % 2 === 0
+		? [topicIds[n % topicIds.length] as string]
+		: [topicIds[n % topicIds.length] as string, topicIds[(n + 3) % topicIds.length] as string]
 
 /** `count` posts by the writers in turn (`auth(i)`), `concurrency` at a time. */
 export async function createPosts(

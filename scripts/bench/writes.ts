@@ -1,17 +1,22 @@
 // Write benchmark (issue 17): what posting, liking and app launch cost, and what
 // sustained writing does to feed reads. Everything through HTTP to one server process
 // running the app and the worker (scripts/bench/writes-server.ts), 16 connections,
-// against baselines measured in the same run: the bare route, and the same 16
-// connections doing one-row INSERT transactions straight to Postgres through the same
-// driver. Own database plaza_bench_writes and Redis db 11 (fresh each run).
-// The write rows (with their INSERT baseline), the universal pair and the initiate rows
-// (with a bare route of their own) run in BENCH_ROUNDS=3 rounds, alternating, and the
+// against baselines measured in the same run: a bare Elysia server in its own process
+// (bare-server.ts, the ceiling of every read and initiate row, sampled in each of their
+// rounds), and the same 16 connections doing one-row INSERT transactions straight to
+// Postgres through the same driver (the baseline of every write row). Own database
+// plaza_bench_writes and Redis db 11 (fresh each run). The community is the one most
+// posts are written in: 10 topics, connections on, each of 64 writers with 16
+// connections; posts are written plain and, in a row of their own, into 1–2 topics
+// (a transaction that locks the topics' rows, a slower path).
+// The write rows (with their INSERT baseline), the universal rows and the initiate rows
+// (with their bare-server sample) run in BENCH_ROUNDS=3 rounds, alternating, and the
 // table shows each row's median round with every round's ratio beside it.
 // Run: npm run bench:writes   (BENCH_SECONDS=10 per row, BENCH_SOAK_SECONDS=120;
 // BENCH_WARM_SECONDS=2 unmeasured before every row, 0 for none; BENCH_WRITES_ONLY=1
-// stops after the post and like rows; BENCH_ROWS=initiate runs only the bare route and
-// the initiate rounds, without seeding posts; BENCH_ROWS=universal only the bare route
-// and the universal rounds, read-only and while 100 posts/s are written: an A/B of the
+// stops after the post and like rows; BENCH_ROWS=initiate runs only the initiate rounds
+// (each with its bare-server sample), without seeding posts; BENCH_ROWS=universal only
+// the universal rounds (each with its bare-server sample), read-only and while 100 posts/s are written: an A/B of the
 // read path under writes; BENCH_TICKS=1 also logs each row's requests in every second,
 // and the soak's p99 of every second)
 import autocannon from 'autocannon'
@@ -24,12 +29,27 @@ process.env.RATE_LIMIT_PER_MINUTE = '100000000'
 process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 process.env.DATA_DIR ??= '.data/bench'
 
-const { benchLog: log, perSecond, rowOf, startBenchServer } = await import('./harness')
+const {
+	benchLog: log,
+	perSecond,
+	printCeiling,
+	ratio,
+	rowOf,
+	startBenchServer,
+	startCeiling,
+} = await import('./harness')
+const { insertBaseline } = await import('./insert-baseline')
 const { sql } = await import('../../src/lib/db')
 const { redis } = await import('../../src/lib/redis')
-const { apiCaller, createPosts, freshProject, signInWriters, writeEvery } = await import(
-	'./writes-seed'
-)
+const {
+	apiCaller,
+	createPosts,
+	freshProject,
+	signInWriters,
+	topicsAndConnections,
+	topicsOf,
+	writeEvery,
+} = await import('./writes-seed')
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120)
@@ -48,6 +68,7 @@ const universal = '/feed/universal?page=1&page_size=20'
 type Row = import('./harness').Row
 
 const project = await freshProject()
+const ceiling = await startCeiling()
 const { child, port } = await startBenchServer('scripts/bench/writes-server.ts')
 const base = `http://127.0.0.1:${port}`
 log(`server on port ${port}, ${CONNECTIONS} connections, ${SECONDS} s per row`)
@@ -58,6 +79,7 @@ const users = await signInWriters(call, project.api_key, USERS)
 const auth = (i: number) => ({ authorization: `Bearer ${users[i % USERS]?.token}` })
 const viewer = auth(USERS - 1)
 
+const topicIds = INITIATE_ONLY ? [] : await topicsAndConnections(() => base, project.api_key, users)
 if (!INITIATE_ONLY) await createPosts(call, auth, SEED_POSTS)
 const postIds = (await sql`select id from posts order by id`).map((r) => r.id as string)
 log(`seeded ${USERS} users and ${postIds.length} posts`)
@@ -116,38 +138,13 @@ function cannon(request: LoadRequest, seconds: number) {
 	})
 }
 
-/** The baseline: 16 connections, each a one-row INSERT transaction at a time, for SECONDS. */
-async function insertBaseline(): Promise<Row> {
-	await sql`create table if not exists bench_rows (id bigserial primary key, body text, created_at bigint)`
-	await insertFor(WARM_SECONDS, [])
-	const latencies: number[] = []
-	await insertFor(SECONDS, latencies)
-	latencies.sort((a, b) => a - b)
-	const pct = (p: number) => Math.round(latencies[Math.floor(latencies.length * p)] ?? 0)
-	const row = {
-		name: 'baseline: one-row INSERT tx',
-		rps: Math.round(latencies.length / SECONDS),
-		p50: pct(0.5),
-		p99: pct(0.99),
-		errors: 0,
-	}
-	log(`${row.name}: ${row.rps}/s p50 ${row.p50} ms p99 ${row.p99} ms`)
-	return row
-}
+/** The write rows' baseline, measured in their round. */
+const baselineRow = () => insertBaseline(CONNECTIONS, SECONDS, WARM_SECONDS)
 
-function insertFor(seconds: number, latencies: number[]) {
-	const until = performance.now() + seconds * 1000
-	return Promise.all(
-		Array.from({ length: CONNECTIONS }, async () => {
-			while (performance.now() < until) {
-				const t0 = performance.now()
-				await sql.begin(
-					(tx) => tx`insert into bench_rows (body, created_at) values ('x', ${Date.now()})`,
-				)
-				latencies.push(performance.now() - t0)
-			}
-		}),
-	)
+/** A sample of the bare server at the rows' 16 connections, after the same `analyze` as every row. */
+async function bareRow(): Promise<Row> {
+	await sql`analyze`
+	return ceiling.measure(CONNECTIONS, SECONDS)
 }
 
 const rotating =
@@ -168,13 +165,10 @@ async function countsExact(): Promise<number> {
 
 type Line = { row: Row; over?: Row; note?: string }
 const rows: Line[] = []
-let bare: Row | undefined
 // Initiate's callers, across rounds: returning users in turn, and a new id per first launch.
 let returningCalls = 0
 let firstCalls = 0
 try {
-	bare = await load('bare route', { path: '/bench/bare' })
-	rows.push({ row: bare })
 	if (INITIATE_ONLY) await inRounds(initiateRound)
 	else if (UNIVERSAL_ONLY) await inRounds(universalRound)
 	else await writeAndReadRows()
@@ -182,6 +176,7 @@ try {
 	console.log(`feed marks left unconfirmed at the end: ${marks}`)
 } finally {
 	printRows()
+	ceiling.stop()
 	child.kill()
 	await sql.end()
 	redis.disconnect()
@@ -214,15 +209,29 @@ async function inRounds(round: () => Promise<Line[]>) {
 
 async function writeAndReadRows() {
 	let n = 0
+	let m = 0
 	let k = 0
 	const hot = postIds[0] as string
 	await inRounds(async () => {
-		const baseline = await insertBaseline()
-		const posts = await load('POST /feed/post', {
+		const baseline = await baselineRow()
+		const posts = await load('POST /feed/post, no topics', {
 			method: 'POST',
 			path: '/feed/post',
 			body: JSON.stringify({ text: 'a post from the bench' }),
 			setup: rotating(() => ({ path: '/feed/post', headers: auth(n++) })),
+		})
+		const topicPosts = await load('POST /feed/post, 1–2 of 10 topics', {
+			method: 'POST',
+			path: '/feed/post',
+			setup: (request) => {
+				const i = m++
+				request.headers = { ...request.headers, ...auth(i) }
+				request.body = JSON.stringify({
+					text: 'a post into topics from the bench',
+					topic_ids: topicsOf(topicIds, i),
+				})
+				return request
+			},
 		})
 		const spread = await load('like/unlike, spread over posts', {
 			method: 'PUT',
@@ -241,6 +250,7 @@ async function writeAndReadRows() {
 		return [
 			{ row: baseline },
 			{ row: posts, over: baseline },
+			{ row: topicPosts, over: baseline },
 			{ row: spread, over: baseline, note: spreadCounts },
 			{ row: oneToggles, over: baseline, note: `counts wrong afterwards: ${await countsExact()}` },
 		]
@@ -254,6 +264,7 @@ async function writeAndReadRows() {
 
 /** Universal page 1 read-only, then while 100 posts a second are written. */
 async function universalRound(): Promise<Line[]> {
+	const roundBare = await bareRow()
 	const readOnly = await load('universal page 1, read-only', { path: universal, headers: viewer })
 	const writer = writeEvery(call, auth, 10)
 	const whileWriting = await load('universal page 1, 100 posts/s', {
@@ -262,7 +273,8 @@ async function universalRound(): Promise<Line[]> {
 	})
 	const wrote = writer.stop()
 	return [
-		{ row: readOnly, over: bare },
+		{ row: roundBare },
+		{ row: readOnly, over: roundBare },
 		{
 			row: whileWriting,
 			over: readOnly,
@@ -274,6 +286,8 @@ async function universalRound(): Promise<Line[]> {
 async function personalisedRows() {
 	const personalised = '/feed/personalised?page=1&page_size=20'
 	await call('GET', `${personalised}&should_reorder=true`, viewer)
+	const bare = await bareRow()
+	rows.push({ row: bare })
 	const afterRecompute = await load('personalised page 1, just recomputed', {
 		path: personalised,
 		headers: viewer,
@@ -328,11 +342,11 @@ function p99Of(latencies: number[]): number {
 }
 
 /**
- * App launch, over a bare route measured in the same round: the seeded users again
+ * App launch, over a bare-server sample measured in the same round: the seeded users again
  * (returning), then a new customer id per call.
  */
 async function initiateRound(): Promise<Line[]> {
-	const roundBare = await load('bare route', { path: '/bench/bare' })
+	const roundBare = await bareRow()
 	const returning = await load('POST /sdk/initiate, returning', {
 		method: 'POST',
 		path: '/sdk/initiate',
@@ -356,6 +370,7 @@ async function initiateRound(): Promise<Line[]> {
 		},
 	})
 	return [
+		{ row: roundBare },
 		{ row: returning, over: roundBare },
 		{ row: firstTime, over: roundBare },
 	]
@@ -370,9 +385,12 @@ function printRows() {
 		`${'case'.padEnd(40)}${pad('per s', 8)}${pad('p50', 6)}${pad('p99', 6)}${pad('errors', 8)}  ratio`,
 	)
 	for (const { row, over, note } of rows) {
-		const ratio = over ? `${(row.rps / over.rps).toFixed(3)} of ${over.name}` : ''
+		// The rate beside the name: a median round's baseline is its own round's sample,
+		// not necessarily the one shown on the baseline's line.
+		const share = over ? `${ratio(row, over)} of ${over.name} (${over.rps}/s)` : ''
 		console.log(
-			`${row.name.padEnd(40)}${pad(row.rps, 8)}${pad(row.p50, 6)}${pad(row.p99, 6)}${pad(row.errors, 8)}  ${ratio}${note ? `; ${note}` : ''}`,
+			`${row.name.padEnd(40)}${pad(row.rps, 8)}${pad(row.p50, 6)}${pad(row.p99, 6)}${pad(row.errors, 8)}  ${share}${note ? `; ${note}` : ''}`,
 		)
 	}
+	printCeiling(ceiling)
 }
