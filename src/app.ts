@@ -27,6 +27,7 @@ import { devicesModule } from './modules/devices'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
+import { membersModule } from './modules/members'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { notificationsModule } from './modules/notifications/feed'
@@ -141,6 +142,7 @@ export const app = new Elysia()
 	.use(connectionsModule)
 	.use(blocksModule)
 	.use(moderationModule)
+	.use(membersModule)
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)

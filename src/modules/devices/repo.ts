@@ -26,3 +26,8 @@ export async function deleteDevice(db: Db, communityId: number, deviceId: string
 	await db`
 		delete from devices where community_id = ${communityId} and device_id = ${deviceId} and user_id = ${userId}`
 }
+
+/** Removes every device token of the user (a member who left or was removed gets no pushes). */
+export async function deleteDevicesOfUser(db: Db, communityId: number, userId: number) {
+	await db`delete from devices where community_id = ${communityId} and user_id = ${userId}`
+}

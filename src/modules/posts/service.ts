@@ -24,6 +24,7 @@ import {
 	type VisibilityRules,
 	viewerBlocks,
 } from '../../timelines'
+import { Rights, requireRight } from '../auth/rights'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
@@ -140,6 +141,7 @@ const plainPosts = coalesce<NewPostRequest, WrittenPost>({
  * built from what was written, never read back (issue 17).
  */
 export async function createPost(session: Session, input: CreatePostInput) {
+	requireRight(session, Rights.createPosts)
 	const now = Date.now()
 	const text = input.text ?? ''
 	const heading = input.heading ?? ''
