@@ -90,7 +90,7 @@ export function currentRole(session: Session) {
 	return { uuid: session.uuid, ...describeRole(session.role) }
 }
 
-/** Finds members to grant or remove CM rights (the dashboard's moderators page). */
+/** Finds members to manage, with their role and status (the dashboard's members page). */
 export async function findMembers(session: Session, query: MembersSearch) {
 	requireRole(session, 'cm', Messages.notCmOrOwner)
 	const { page, pageSize, offset } = paging(query.page, query.page_size, 20)
