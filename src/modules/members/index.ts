@@ -8,11 +8,18 @@ import { authPlugin } from '../auth/plugin'
 import { ban, leaveOrRemove, unban } from './departure'
 import {
 	BanBody,
+	BanReply,
 	DirectoryQuery,
+	DirectoryReply,
 	MemberChatroomQuery,
+	MemberChatroomsReply,
 	MemberQuery,
 	ProfileBody,
+	ProfileReply,
+	QuestionsReply,
 	RemoveBody,
+	RemovedReply,
+	StateReply,
 } from './model'
 import {
 	communityQuestions,
@@ -30,6 +37,7 @@ export const membersModule = new Elysia({ name: 'members' })
 	.get('/community/member', async ({ session, query }) => ok(await directory(session, query)), {
 		auth: 'member',
 		query: DirectoryQuery,
+		response: { 200: DirectoryReply },
 		detail: { summary: 'Active members by name, filtered by role or chatroom (paged)', tags },
 	})
 	.get(
@@ -38,6 +46,7 @@ export const membersModule = new Elysia({ name: 'members' })
 		{
 			auth: 'member',
 			query: MemberQuery,
+			response: { 200: ProfileReply },
 			detail: { summary: "A member's profile (default: the caller's)", tags },
 		},
 	)
@@ -47,11 +56,13 @@ export const membersModule = new Elysia({ name: 'members' })
 		{
 			auth: 'member',
 			body: ProfileBody,
+			response: { 200: ProfileReply },
 			detail: { summary: "Edit the caller's name, image and custom fields", tags },
 		},
 	)
 	.get('/community/member/state', async ({ session }) => ok(await memberState(session)), {
 		auth: 'member',
+		response: { 200: StateReply },
 		detail: { summary: 'The caller as a member: role state and rights', tags },
 	})
 	.get(
@@ -60,11 +71,13 @@ export const membersModule = new Elysia({ name: 'members' })
 		{
 			auth: 'member',
 			query: MemberChatroomQuery,
+			response: { 200: MemberChatroomsReply },
 			detail: { summary: "A member's chatrooms that the caller may see", tags },
 		},
 	)
 	.get('/community/questions', () => ok(communityQuestions()), {
 		auth: 'member',
+		response: { 200: QuestionsReply },
 		detail: { summary: "The community's member questions (plaza defines none: empty)", tags },
 	})
 	.delete(
@@ -73,6 +86,7 @@ export const membersModule = new Elysia({ name: 'members' })
 		{
 			auth: 'member',
 			body: RemoveBody,
+			response: { 200: RemovedReply },
 			detail: {
 				summary: 'Leave the community (no uuids, or your own), or remove members (CM)',
 				tags,
@@ -82,6 +96,7 @@ export const membersModule = new Elysia({ name: 'members' })
 	.post('/community/member/ban', async ({ session, body }) => ok(await ban(session, body.uuid)), {
 		auth: 'cm-or-owner',
 		body: BanBody,
+		response: { 200: BanReply },
 		detail: {
 			summary: 'Ban a member: removed, and their customer id cannot start a session',
 			tags,
@@ -93,6 +108,7 @@ export const membersModule = new Elysia({ name: 'members' })
 		{
 			auth: 'cm-or-owner',
 			body: BanBody,
+			response: { 200: BanReply },
 			detail: { summary: 'Lift a ban: the customer id may start a session again', tags },
 		},
 	)

@@ -3,6 +3,9 @@
 // the service, which treats 'undefined', 'null' and '' as absent.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
+import { Int, Ok, Shape } from '../../lib/response'
+import { Right } from '../moderation/model'
+import { SdkMember } from '../users/model'
 
 const loose = (description: string) => t.Optional(t.String({ maxLength: 64, description }))
 
@@ -59,3 +62,47 @@ export const RemoveBody = t.Optional(
 export const BanBody = t.Object({
 	uuid: t.String({ minLength: 1, maxLength: 100, description: 'service uuid of the member' }),
 })
+
+// Answers (the SDKs' declared shapes; extra fields allowed).
+export const DirectoryReply = Ok(
+	Shape({
+		members: t.Array(SdkMember),
+		community: t.Union([Shape({ id: Int(), name: t.String() }), t.Null()]),
+		admins_count: Int(),
+		members_count: Int(),
+		total_members: Int(),
+		total_only_members: Int(),
+		total_filtered_members: Int(),
+		pending_members_count: Int(),
+	}),
+)
+
+const ProfileMember = Shape({
+	...SdkMember.properties,
+	custom_fields: t.Record(t.String(), t.Unknown()),
+	member_since: Int(),
+})
+export const ProfileReply = Ok(Shape({ member: ProfileMember, user: ProfileMember }))
+
+export const StateReply = Ok(
+	Shape({
+		member: SdkMember,
+		member_rights: t.Array(Right),
+		state: Int(),
+		tool_state: Int(),
+		edit_required: t.Boolean(),
+		created_at: t.String(),
+	}),
+)
+
+export const MemberChatroomsReply = Ok(
+	Shape({ chatrooms: t.Array(Shape({})), total_chatroom_count: Int(), page: Int() }),
+)
+
+export const QuestionsReply = Ok(Shape({ questions: t.Array(Shape({})) }))
+
+export const RemovedReply = Ok(Shape({ removed: t.Array(t.String()) }))
+
+export const BanReply = Ok(
+	Shape({ uuid: t.String(), status: t.Union([t.Literal('banned'), t.Literal('removed')]) }),
+)

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
-import { MembersQuery, RightsBody, RightsQuery } from './model'
+import { MembersQuery, RightsBody, RightsQuery, RightsReply } from './model'
 import { changeRights, currentRole, findMembers, readRights } from './service'
 
 export const moderationModule = new Elysia({ name: 'moderation' })
@@ -31,6 +31,7 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 		{
 			auth: 'member',
 			query: RightsQuery,
+			response: { 200: RightsReply },
 			detail: {
 				summary: "A member's rights and role (another member's: owner or CM only)",
 				tags: ['members'],

@@ -1,6 +1,8 @@
 // Schemas of the member-role and member-rights routes.
 import { t } from 'elysia'
 import { pageFields } from '../../lib/paging'
+import { Int, Ok, Shape } from '../../lib/response'
+import { SdkMember } from '../users/model'
 
 const RightItem = t.Object({
 	id: t.Integer({ minimum: 0, maximum: 1000, description: 'the right (its state)' }),
@@ -34,3 +36,23 @@ export const MembersQuery = t.Object({
 })
 
 export type MembersSearch = typeof MembersQuery.static
+
+/** One right in the SDKs' MemberRight shape (auth/rights.ts presentRights). */
+export const Right = Shape({
+	id: Int(),
+	state: Int(),
+	title: t.String(),
+	sub_title: t.String(),
+	is_selected: t.Boolean(),
+	is_locked: t.Boolean(),
+})
+
+export const RightsReply = Ok(
+	Shape({
+		member: SdkMember,
+		rights: t.Array(Right),
+		role: t.String(),
+		is_cm: t.Boolean(),
+		is_owner: t.Boolean(),
+	}),
+)
