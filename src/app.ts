@@ -31,6 +31,7 @@ import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { linkPreviewsModule } from './modules/link-previews'
+import { membersModule } from './modules/members'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { pollsModule } from './modules/polls'
@@ -142,6 +143,7 @@ export const app = new Elysia()
 	.use(connectionsModule)
 	.use(blocksModule)
 	.use(moderationModule)
+	.use(membersModule)
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)

@@ -15,7 +15,7 @@ import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
 import { findRevokedFamilies, findStoredAuth, type StoredAuth } from './repo'
-import { ROLE_FIELD, refillRole, roleFromCopy } from './roles'
+import { authFromCopy, ROLE_FIELD, refillRole } from './roles'
 
 const MARK_TTL_SECONDS = MAX_ACCESS_TOKEN_MINUTES * 60 + 300
 const ALL = 'all'
@@ -42,9 +42,10 @@ export async function markUserRevoked(userId: number, familyIds: string[]): Prom
 	await markFamiliesRevoked(userId, familyIds)
 }
 
-/** What the token's checks found: its role stored now (null: user gone) and whether it was revoked. */
+/** What the token's checks found: its role stored now (null: user gone), removed rights, whether it was revoked. */
 export interface TokenState {
 	role: Role | null
+	deniedRights: readonly number[]
 	revoked: boolean
 }
 
@@ -64,16 +65,21 @@ export async function tokenState(claims: AccessClaims): Promise<TokenState> {
 	} catch (error) {
 		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
 		const stored = await storedAuth(claims.uid)
-		return { role: stored.role, revoked: revokedIn(stored, fid) }
+		return { ...storedState(stored), revoked: revokedIn(stored, fid) }
 	}
 	const [family, all, copy] = answers as [string | null, string | null, string | null]
 	const marked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
-	const role = roleFromCopy(copy)
-	if (role) return { role, revoked: marked }
+	const fresh = authFromCopy(copy)
+	if (fresh) return { ...fresh, revoked: marked }
 	const stored = await storedAuth(claims.uid)
 	await restoreHash(claims.uid, copy, stored)
-	return { role: stored.role, revoked: marked || revokedIn(stored, fid) }
+	return { ...storedState(stored), revoked: marked || revokedIn(stored, fid) }
 }
+
+const storedState = (stored: StoredAuth) => ({
+	role: stored.role,
+	deniedRights: stored.deniedRights,
+})
 
 const revokedIn = (stored: StoredAuth, fid: string | undefined) =>
 	fid !== undefined && stored.revokedFamilies.includes(fid)
@@ -92,7 +98,7 @@ async function restoreHash(userId: number, seen: string | null, stored: StoredAu
 		log.warn({ err: (error as Error).message, userId }, 'revocation marks not restored')
 		return
 	}
-	await refillRole(userId, seen, stored.role)
+	await refillRole(userId, seen, stored.role, stored.deniedRights)
 }
 
 /** After a Redis loss: the marks of families revoked within an access token's lifetime. */

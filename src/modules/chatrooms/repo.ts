@@ -1,6 +1,7 @@
 // SQL of chatrooms and their participants. bigint ids come back as strings (the wire
 // form); times and counters are cast to float8 so they arrive as numbers.
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
 import type { JoinMethod } from './model'
 
 export interface ChatroomRow {
@@ -164,6 +165,40 @@ export async function listChatrooms(
 		select count(*)::int as n from chatrooms
 		where community_id = ${communityId} and not is_deleted and ${visible}`
 	return { rows, total: count?.n ?? 0 }
+}
+
+/** Rooms `memberId` is seated in that a viewer may list (open ones plus `secretIds`), newest first. */
+export async function listRoomsOfMember(
+	db: Db,
+	communityId: number,
+	memberId: number,
+	secretIds: string[] | 'all',
+	limit: number,
+	offset: number,
+): Promise<{ rows: ChatroomRow[]; total: number }> {
+	const visible =
+		secretIds === 'all' ? db`true` : db`(not is_secret or id = any(${secretIds}::bigint[]))`
+	return paged<ChatroomRow>(db, {
+		columns: roomColumns(db),
+		from: db`from chatrooms where community_id = ${communityId} and not is_deleted and ${visible}
+			and id in (select chatroom_id from chatroom_participants
+				where community_id = ${communityId} and user_id = ${memberId})`,
+		orderBy: db`id desc`,
+		limit,
+		offset,
+	})
+}
+
+/** The rooms a user is seated in (leaving the community unseats them from each). */
+export async function seatedRoomIds(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<string[]> {
+	const rows = await db<{ chatroom_id: string }[]>`
+		select chatroom_id from chatroom_participants
+		where community_id = ${communityId} and user_id = ${userId} order by chatroom_id`
+	return rows.map((row) => row.chatroom_id)
 }
 
 export async function findParticipant(

@@ -4,6 +4,7 @@
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
+import { Rights, requireRight } from '../auth/rights'
 import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
 import { raiseRoomVersion } from '../chatrooms/room-state'
@@ -43,6 +44,8 @@ async function visibleConversation(
 }
 
 export async function postConversation(session: Session, input: PostConversationInput) {
+	requireRight(session, Rights.respondInChatrooms)
+	if (input.state === POLL_STATE) requireRight(session, Rights.createPolls)
 	const viewer = chatViewer(session)
 	const { room } = await postRoom(sql, viewer, input.chatroom_id)
 	const text = input.text ?? ''
