@@ -24,6 +24,7 @@ import { blocksModule } from './modules/connections/blocks'
 import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
 import { devicesModule } from './modules/devices'
+import { dmsModule } from './modules/dms'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
@@ -157,6 +158,7 @@ export const app = new Elysia()
 	.use(cohortsModule)
 	.use(notificationsModule)
 	.use(devicesModule)
+	.use(dmsModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

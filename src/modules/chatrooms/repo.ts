@@ -146,7 +146,10 @@ export async function softDeleteChatroom(db: Db, id: string, now: number): Promi
 	await db`update chatrooms set is_deleted = true, updated_at = ${now} where id = ${id}`
 }
 
-/** Rooms of the community a viewer may list: open rooms plus the given secret ones, newest first. */
+/**
+ * Rooms of the community a viewer may list: open rooms plus the given secret ones,
+ * newest first. DM rooms (type 10) are listed by the DM feed (modules/dms), never here.
+ */
 export async function listChatrooms(
 	db: Db,
 	communityId: number,
@@ -158,11 +161,11 @@ export async function listChatrooms(
 		secretIds === 'all' ? db`true` : db`(not is_secret or id = any(${secretIds}::bigint[]))`
 	const rows = await db<ChatroomRow[]>`
 		select ${roomColumns(db)} from chatrooms
-		where community_id = ${communityId} and not is_deleted and ${visible}
+		where community_id = ${communityId} and not is_deleted and type <> 10 and ${visible}
 		order by id desc limit ${limit} offset ${offset}`
 	const [count] = await db`
 		select count(*)::int as n from chatrooms
-		where community_id = ${communityId} and not is_deleted and ${visible}`
+		where community_id = ${communityId} and not is_deleted and type <> 10 and ${visible}`
 	return { rows, total: count?.n ?? 0 }
 }
 
