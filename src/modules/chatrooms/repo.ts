@@ -17,6 +17,8 @@ export interface ChatroomRow {
 	last_conversation_id: string | null
 	/** bumped by every conversation write (the newest-page cache key) */
 	version: string
+	/** the conversation pinned as the room's topic (PUT /conversation/topic) */
+	topic_conversation_id: string | null
 	created_at: number
 	updated_at: number
 }
@@ -36,7 +38,7 @@ export interface ParticipantRow {
 const roomColumns = (db: Db) => db`
 	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
 	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
-	created_at::float8 as created_at, updated_at::float8 as updated_at`
+	topic_conversation_id::text as topic_conversation_id, created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 const participantColumns = (db: Db) => db`
 	chatroom_id, user_id, join_method, noti_state, is_muted, read_conversation_id,
@@ -92,6 +94,8 @@ const asRoom = (r: Record<string, unknown>) =>
 		id: String(r.id),
 		version: String(r.version),
 		last_conversation_id: r.last_conversation_id === null ? null : String(r.last_conversation_id),
+		topic_conversation_id:
+			r.topic_conversation_id === null ? null : String(r.topic_conversation_id),
 	}) as ChatroomRow
 const asSeat = (p: Record<string, unknown>) =>
 	({
@@ -140,6 +144,18 @@ export async function updateChatroom(
 			chatroom_image_url = coalesce(${fields.chatroom_image_url ?? null}, chatroom_image_url),
 			updated_at = ${now}
 		where id = ${id}`
+}
+
+/** Pins a conversation as the room's topic (null clears it). */
+export async function setRoomTopic(
+	db: Db,
+	chatroomId: string,
+	conversationId: string | null,
+	now: number,
+): Promise<void> {
+	await db`
+		update chatrooms set topic_conversation_id = ${conversationId}, updated_at = ${now}
+		where id = ${chatroomId}`
 }
 
 export async function softDeleteChatroom(db: Db, id: string, now: number): Promise<void> {

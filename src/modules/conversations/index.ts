@@ -1,5 +1,5 @@
 // Conversation routes (DESIGN section 8): post (messages, replies, polls), keyset
-// pages, sync by updated_at, edit and delete, reactions.
+// pages, sync by updated_at, edit and delete, reactions, the room's topic.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { okJson } from '../../lib/raw-json'
@@ -11,10 +11,12 @@ import {
 	PostConversationBody,
 	ReactionBody,
 	SyncQuery,
+	TopicBody,
 	UnreactBody,
 } from './model'
 import { react, unreact } from './reactions'
 import { listConversations, syncConversations } from './read'
+import { setTopic } from './topic'
 import { deleteConversations, editText, postConversation } from './write'
 
 const tags = ['conversations']
@@ -85,3 +87,8 @@ export const conversationsModule = new Elysia({ name: 'conversations' })
 		},
 		{ auth: 'member', body: UnreactBody, detail: { summary: 'Remove own reaction', tags } },
 	)
+	.put('/conversation/topic', async ({ session, body }) => ok(await setTopic(session, body)), {
+		auth: 'member',
+		body: TopicBody,
+		detail: { summary: "Pin a conversation as the room's topic (CM); null clears it", tags },
+	})

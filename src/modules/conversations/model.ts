@@ -56,3 +56,8 @@ export const UnreactBody = t.Object({
 	chatroom_id: t.Optional(t.Nullable(NumericId)),
 	reaction: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
 })
+
+export const TopicBody = t.Object({
+	chatroom_id: NumericId,
+	conversation_id: t.Optional(t.Nullable(NumericId)),
+})
