@@ -53,7 +53,7 @@ export async function presentDmRooms(viewer: ChatViewer, dms: DmRoom[]) {
 export type PresentedDmRoom = Awaited<ReturnType<typeof presentDmRooms>>[number]
 
 /** The sync shape: rooms, their last conversations and the members they name, by id. */
-export async function dmFeedPage(viewer: ChatViewer, chatrooms: PresentedDmRoom[]) {
+export async function dmFeedPage(chatrooms: PresentedDmRoom[]) {
 	const lastIds = chatrooms.flatMap((c) => (c.last_conversation_id ? [c.last_conversation_id] : []))
 	const shared = await hydrateShared(sql, await findConversations(sql, lastIds))
 	const conversation_meta: Record<string, unknown> = {}

@@ -233,6 +233,6 @@ export async function dmRooms(session: Session, query: DmFeedQuery) {
 		const room = await findChatroom(sql, session.communityId, row.chatroom_id)
 		if (dm && room) dms.push({ room, dm })
 	}
-	const page = await dmFeedPage(viewer, await presentDmRooms(viewer, dms))
+	const page = await dmFeedPage(await presentDmRooms(viewer, dms))
 	return { ...page, total_chatroom_count: total }
 }
