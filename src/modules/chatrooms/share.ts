@@ -17,14 +17,14 @@ export async function shareChatroom(
 	query: { chatroom_id: string; cohort_id?: string },
 ) {
 	const viewer = chatViewer(session)
+	const room = await seeRoom(sql, viewer, query.chatroom_id)
+	if (room.type === DM) throw forbidden('A direct message cannot be shared')
 	const cohortShare =
 		query.cohort_id !== undefined && query.cohort_id !== ''
 			? isCmViewer(viewer)
 				? await shareLink(session, query.chatroom_id, query.cohort_id)
 				: forbiddenCohortLink()
 			: {}
-	const room = await seeRoom(sql, viewer, query.chatroom_id)
-	if (room.type === DM) throw forbidden('A direct message cannot be shared')
 	const base = config.PUBLIC_BASE_URL.replace(/\/+$/, '')
 	const link = `${base}/collabcard/${room.id}`
 	const place = `${room.title} on ${await communityName(sql, viewer.communityId)}`
