@@ -97,6 +97,19 @@ describe('find or create', () => {
 		expect(listedIds).toContain(open.id)
 		expect(listedIds).not.toContain(id)
 	})
+
+	test("a CM's DM stays private from other CMs after its page is cached in Redis", async () => {
+		const other = await newUser(community, { role: 'cm', name: 'Otto' })
+		const id = await roomOf(cm, ana)
+		await post(ana, id, 'for Cleo only')
+		// the CM participant's read teaches Redis the room and caches the newest page
+		for (let i = 0; i < 2; i++) {
+			const own = await api('GET', `/conversation?chatroom_id=${id}`, { token: cm.token })
+			expect(own.body.data.conversations.map((c: any) => c.answer)).toContain('for Cleo only')
+		}
+		const peek = await api('GET', `/conversation?chatroom_id=${id}`, { token: other.token })
+		expect(peek.status).toBe(404)
+	})
 })
 
 describe('the DM tab, status and feed', () => {
