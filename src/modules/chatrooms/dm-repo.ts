@@ -19,10 +19,12 @@ export interface DmRow {
 	created_at: number
 }
 
-export const dmColumns = (db: Db) => db`
-	community_id, low_user_id, high_user_id, chatroom_id::text as chatroom_id, created_by,
-	request_needed, chat_request_state, requested_by, request_created_at::float8 as request_created_at,
-	rejected_at::float8 as rejected_at, created_at::float8 as created_at`
+/** The row's columns, optionally qualified by a table alias (`d.`). */
+export const dmColumns = (db: Db, t = db``) => db`
+	${t}community_id, ${t}low_user_id, ${t}high_user_id, ${t}chatroom_id::text as chatroom_id,
+	${t}created_by, ${t}request_needed, ${t}chat_request_state, ${t}requested_by,
+	${t}request_created_at::float8 as request_created_at, ${t}rejected_at::float8 as rejected_at,
+	${t}created_at::float8 as created_at`
 
 export async function findDmByRoom(
 	db: Db,

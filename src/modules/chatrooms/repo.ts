@@ -63,6 +63,18 @@ export async function findChatroom(
 	return row ?? null
 }
 
+/** Live rooms of the community among `ids`, in no particular order. */
+export async function findChatrooms(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<ChatroomRow[]> {
+	if (ids.length === 0) return []
+	return db<ChatroomRow[]>`
+		select ${roomColumns(db)} from chatrooms
+		where community_id = ${communityId} and id = any(${ids}::bigint[]) and not is_deleted`
+}
+
 export interface RoomForViewer {
 	room: ChatroomRow
 	seat: ParticipantRow | null

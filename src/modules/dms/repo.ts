@@ -130,14 +130,9 @@ export async function saveDmSettings(
 			updated_at = excluded.updated_at`
 }
 
-export interface DmFeedRow {
-	chatroom_id: string
-	other_user_id: number
-}
-
 /**
- * The DM rooms where `userId` is seated, most recently active first, with the other
- * member; `updated_at` of the room within the bounds (ms).
+ * The pairs of the DM rooms where `userId` is seated, most recently active room first;
+ * the room's `updated_at` within the bounds (ms).
  */
 export async function dmRoomsOf(
 	db: Db,
@@ -146,7 +141,7 @@ export async function dmRoomsOf(
 	bounds: { min: number; max: number },
 	limit: number,
 	offset: number,
-): Promise<{ rows: DmFeedRow[]; total: number }> {
+): Promise<{ rows: DmRow[]; total: number }> {
 	const from = db`
 		from dm_rooms d
 		join chatrooms r on r.id = d.chatroom_id and r.community_id = d.community_id and not r.is_deleted
@@ -154,10 +149,9 @@ export async function dmRoomsOf(
 		where d.community_id = ${communityId}
 			and (d.low_user_id = ${userId} or d.high_user_id = ${userId})
 			and r.updated_at between ${bounds.min} and ${bounds.max}`
-	const rows = await db<DmFeedRow[]>`
-		select d.chatroom_id::text as chatroom_id,
-			case when d.low_user_id = ${userId} then d.high_user_id else d.low_user_id end as other_user_id
-		${from} order by r.updated_at desc, r.id desc limit ${limit} offset ${offset}`
+	const rows = await db<DmRow[]>`
+		select ${dmColumns(db, db`d.`)} ${from} order by r.updated_at desc, r.id desc
+		limit ${limit} offset ${offset}`
 	const [count] = await db`select count(*)::int as n ${from}`
 	return { rows, total: count?.n ?? 0 }
 }

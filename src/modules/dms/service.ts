@@ -9,7 +9,13 @@ import type { Session } from '../auth/plugin'
 import { isCm } from '../auth/session'
 import { type ChatViewer, chatViewer, DM } from '../chatrooms/access'
 import { joinChatroom } from '../chatrooms/membership'
-import { findChatroom, findParticipant, insertChatroom, numericId } from '../chatrooms/repo'
+import {
+	findChatroom,
+	findChatrooms,
+	findParticipant,
+	insertChatroom,
+	numericId,
+} from '../chatrooms/repo'
 import { findUserById, findUsersByRefs, type UserRow } from '../users/repo'
 import { type DmRoom, dmFeedPage, presentDmRooms } from './present'
 import {
@@ -227,12 +233,16 @@ export async function dmRooms(session: Session, query: DmFeedQuery) {
 		pageSize,
 		offset,
 	)
-	const dms: DmRoom[] = []
-	for (const row of rows) {
-		const dm = await findDmByPair(sql, session.communityId, session.userId, row.other_user_id)
-		const room = await findChatroom(sql, session.communityId, row.chatroom_id)
-		if (dm && room) dms.push({ room, dm })
-	}
+	const rooms = await findChatrooms(
+		sql,
+		session.communityId,
+		rows.map((r) => r.chatroom_id as string),
+	)
+	const roomById = new Map(rooms.map((r) => [r.id, r]))
+	const dms = rows.flatMap((dm) => {
+		const room = roomById.get(dm.chatroom_id as string)
+		return room ? [{ room, dm }] : []
+	})
 	const page = await dmFeedPage(await presentDmRooms(viewer, dms))
 	return { ...page, total_chatroom_count: total }
 }
