@@ -98,7 +98,7 @@ describe('reacting', () => {
 			reaction: '🔥',
 			user: { uuid: ben.uuid },
 			chatroom: { id: roomId },
-			conversation: { creator_id: ana.uuid },
+			conversation: { creator_id: ana.uuid, members: expect.arrayContaining([ana.uuid, ben.uuid]) },
 		})
 		const removed = (await eventsFor(community, 'chatroom.conversation.reaction.removed')).filter(
 			(e: any) => e.conversation.conversation_id === message.id,

@@ -18,7 +18,7 @@ import { presentUserForWebhook } from '../users/present'
 import { findUserById, findUsersByIds, type UserRow } from '../users/repo'
 import { presentConversationForWebhook } from './present'
 import { deleteReaction, putReaction, touchConversation } from './reactions-repo'
-import { bumpRoomVersion, type ConversationRow, findConversation } from './repo'
+import { bumpRoomVersion, type ConversationRow, findConversation, participantUuids } from './repo'
 
 export interface ReactionInput {
 	conversation_id: string | number
@@ -101,10 +101,11 @@ async function recordReactionEvent(
 	event: string,
 	reaction: string | null,
 ) {
-	const [name, user, [author]] = await Promise.all([
+	const [name, user, [author], members] = await Promise.all([
 		communityName(tx, session.communityId),
 		findUserById(tx, session.userId),
 		findUsersByIds(tx, [conversation.user_id]),
+		participantUuids(tx, room.id),
 	])
 	await recordEvent(tx, {
 		communityId: session.communityId,
@@ -112,7 +113,7 @@ async function recordReactionEvent(
 		source: 'chat',
 		data: {
 			chatroom: presentChatroomForWebhook(room, name),
-			conversation: presentConversationForWebhook(conversation, author?.uuid ?? '', []),
+			conversation: presentConversationForWebhook(conversation, author?.uuid ?? '', members),
 			user: presentUserForWebhook(user as UserRow),
 			reaction,
 		},
