@@ -27,6 +27,7 @@ import { blocksModule } from './modules/connections/blocks'
 import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
 import { devicesModule } from './modules/devices'
+import { dmsModule } from './modules/dms'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
@@ -163,6 +164,7 @@ export const app = new Elysia()
 	.use(devicesModule)
 	.use(clientLogsModule)
 	.use(linkPreviewsModule)
+	.use(dmsModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */
