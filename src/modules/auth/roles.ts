@@ -12,6 +12,7 @@ import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import type { Role } from '../../lib/tokens'
 import { setRole } from '../users/repo'
+import { forgetTokenStates } from './token-states'
 
 const ROLE_TTL_MS = 300_000
 /** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
@@ -57,6 +58,7 @@ export async function refillRole(userId: number, seen: string | null, role: Role
  */
 export async function changeRole(userId: number, role: Role): Promise<void> {
 	await setRole(sql, userId, role)
+	forgetTokenStates(userId)
 	const key = keys.revocations(userId)
 	await redis
 		.multi()
