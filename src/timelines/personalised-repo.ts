@@ -15,6 +15,13 @@ export interface Candidate {
 	topic_ids: string[]
 }
 
+/** The authors the viewer follows (their posts get the connection boost). */
+export async function followedAuthors(db: Db, userId: number): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`
+		select connection_id as id from connections where user_id = ${userId}`
+	return rows.map((r) => r.id)
+}
+
 /** Weight per author of the viewer's likes (1) and comments (2) since `since`. */
 export async function authorAffinity(
 	db: Db,

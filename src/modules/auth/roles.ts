@@ -13,6 +13,7 @@ import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import type { Role } from '../../lib/tokens'
 import { setRole } from '../users/repo'
+import { forgetTokenStates } from './token-states'
 
 const ROLE_TTL_MS = 300_000
 /** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
@@ -75,6 +76,7 @@ export async function writeAuthCopy(
 	role: Role,
 	denied: readonly number[],
 ): Promise<void> {
+	forgetTokenStates(userId)
 	const key = keys.revocations(userId)
 	await redis
 		.multi()
