@@ -35,6 +35,7 @@ import { postsModule } from './modules/posts'
 import { commentsModule } from './modules/posts/comments'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
+import { searchModule } from './modules/search'
 import { sessionsModule } from './modules/sessions'
 import { otpModule } from './modules/sessions/otp'
 import { settingsModule } from './modules/settings'
@@ -157,6 +158,7 @@ export const app = new Elysia()
 	.use(cohortsModule)
 	.use(notificationsModule)
 	.use(devicesModule)
+	.use(searchModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

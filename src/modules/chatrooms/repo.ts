@@ -33,7 +33,7 @@ export interface ParticipantRow {
 	joined_at: number
 }
 
-const roomColumns = (db: Db) => db`
+export const roomColumns = (db: Db) => db`
 	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
 	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
 	created_at::float8 as created_at, updated_at::float8 as updated_at`

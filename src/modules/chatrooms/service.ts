@@ -45,7 +45,7 @@ import {
 import { forgetDeletedRoom } from './room-state'
 
 /** Chatroom objects for the viewer, with creators, seats and attached cohorts in batches. */
-async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
+export async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
 	const ids = rooms.map((r) => r.id)
 	const creatorIds = [...new Set(rooms.flatMap((r) => (r.created_by ? [r.created_by] : [])))]
 	const [name, seats, creators, cohorts] = await Promise.all([

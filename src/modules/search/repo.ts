@@ -1,0 +1,105 @@
+// SQL of search (docs/search.md): posts by their search vector (migrations/0100), members
+// by the trigram index on their names. Every post result passes the visibility rules'
+// one home (lib/sql-rules.ts); a member blocked either way is never listed.
+import type postgres from 'postgres'
+import type { Db } from '../../lib/db'
+import { blockedBetween, hiddenByTopics, visibleTo } from '../../lib/sql-rules'
+import type { Viewer } from '../../timelines'
+import { type UserRow, userColumns } from '../users/repo'
+
+/**
+ * How many of the newest matches are ranked. A common word matches a large share of a
+ * community's posts; ranking them all would cost a scan of every match, so relevance is
+ * blended with recency inside this window (the newest matches first found, through the
+ * GIN index for a rare word or the community's time index for a common one).
+ */
+export const RANK_WINDOW = 1000
+
+/**
+ * Relevance (ts_rank_cd, normalized to 0..1 by rank/(rank+1)) blended with recency: a
+ * post's score loses half its recency part every RECENCY_HALF_LIFE_DAYS.
+ */
+const RECENCY_HALF_LIFE_DAYS = 30
+const RELEVANCE_WEIGHT = 0.7
+
+/** Ids of the posts matching `search` that the viewer may see, best first, one page of them. */
+export async function searchPostIds(
+	db: Db,
+	viewer: Viewer,
+	search: string,
+	limit: number,
+	offset: number,
+	now: number,
+): Promise<string[]> {
+	const halfLifeMs = RECENCY_HALF_LIFE_DAYS * 86_400_000
+	const rows = await db<{ id: string }[]>`
+		with q as (select websearch_to_tsquery('simple', plaza_unaccent(${search})) as q),
+		hits as (
+			select p.id, p.created_at, p.search from posts p, q
+			where p.community_id = ${viewer.communityId} and not p.is_deleted and p.search @@ q.q
+				and ${visibleTo(db, 'p', viewer)}
+				and not ${blockedBetween(db, viewer.userId, db`p.user_id`)}
+				and not ${hiddenByTopics(db, 'p')}
+			order by p.created_at desc
+			limit ${RANK_WINDOW})
+		select h.id from hits h, q
+		order by ${RELEVANCE_WEIGHT} * (ts_rank_cd(h.search, q.q, 32))
+			+ ${1 - RELEVANCE_WEIGHT} * power(0.5, greatest(${now} - h.created_at, 0)::float8 / ${halfLifeMs}) desc,
+			h.created_at desc, h.id desc
+		limit ${limit} offset ${offset}`
+	return rows.map((r) => r.id)
+}
+
+/** A user row with whether the searcher is connected to them. */
+export type FoundMember = UserRow & { connected: boolean }
+
+/**
+ * Word similarity a typo still reaches: one letter wrong in a short name leaves half of
+ * its trigrams (pg_trgm's default threshold, 0.6, would miss it).
+ */
+const TYPO_THRESHOLD = 0.45
+
+export interface MemberSearch {
+	communityId: number
+	searcherId: number
+	/** what was typed (empty: everyone) */
+	search: string
+	/** connections and CMs before the rest (the mention list) */
+	connectionsFirst: boolean
+	limit: number
+	offset: number
+}
+
+/**
+ * Members of the community whose name starts with `search`, or with a word `search` is
+ * close to (word similarity: a word's prefix, or a typo); never the searcher, nor anyone
+ * blocked either way. Best match first (a name prefix, then similarity), by name within.
+ */
+export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
+	const typed = q.search.trim().toLowerCase()
+	const connected = db`exists (select 1 from connections cn
+		where cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
+	const first = q.connectionsFirst
+		? db`(case when ${connected} or u.role <> 'member' then 0 else 1 end),`
+		: db``
+	const columns = db`${db(userColumns.map((c) => `u.${c}`))}, ${connected} as connected`
+	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.id <> ${q.searcherId}
+		and not ${blockedBetween(db, q.searcherId, db`u.id`)}`
+	if (!typed)
+		return db<FoundMember[]>`
+			select ${columns} from users u where ${visible}
+			order by ${first} lower(u.name), u.id limit ${q.limit} offset ${q.offset}`
+	const prefix = `${typed.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
+	const name = db`lower(plaza_unaccent(u.name))`
+	return db.begin(async (tx) => {
+		// set_config(…, true) lasts for this transaction only
+		await tx`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`
+		return tx<FoundMember[]>`
+			with q as (select lower(plaza_unaccent(${typed})) as q, plaza_unaccent(${prefix}) as prefix)
+			select ${columns} from users u, q
+			where ${visible} and (${name} like q.prefix or q.q <% ${name})
+			order by ${first} (${name} like q.prefix) desc, word_similarity(q.q, ${name}) desc,
+				lower(u.name), u.id
+			limit ${q.limit} offset ${q.offset}`
+	}) as Promise<FoundMember[]>
+}
