@@ -72,8 +72,8 @@ export interface MemberSearch {
 
 /**
  * Members of the community whose name starts with `search`, or with a word `search` is
- * close to (word similarity: a word's prefix, or a typo); never the searcher, nor anyone
- * blocked either way. Best match first (a name prefix, then similarity), by name within.
+ * close to (word similarity: a word's prefix, or a typo); never the searcher, the owner,
+ * nor anyone blocked either way. Best match first (a name prefix, then similarity), by name within.
  */
 export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
 	const typed = q.search.trim().toLowerCase()
@@ -83,7 +83,9 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 		? db`(case when ${connected} or u.role <> 'member' then 0 else 1 end),`
 		: db``
 	const columns = db`${db(userColumns.map((c) => `u.${c}`))}, ${connected} as connected`
-	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.id <> ${q.searcherId}
+	// the owner is the dashboard's login, not a member one mentions
+	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.role <> 'owner'
+		and u.id <> ${q.searcherId}
 		and not ${blockedBetween(db, q.searcherId, db`u.id`)}`
 	if (!typed)
 		return db<FoundMember[]>`
