@@ -89,7 +89,7 @@ export async function recomputePersonalised(
 ): Promise<number> {
 	const [authors, topics] = await Promise.all([
 		authorAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
-		topicAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
+		topicAffinity(sql, userId, communityId, now - AFFINITY_WINDOW_MS),
 	])
 	// Read before the candidates: a post placed meanwhile is then in both (merged by id), never in neither.
 	const streamId = await lastPlacement(communityId)
