@@ -18,6 +18,7 @@ import { isRedisUnavailable } from './lib/redis-errors'
 import { validationMessage } from './lib/validation-message'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
 import { chatroomsModule } from './modules/chatrooms'
+import { chatHomeModule } from './modules/chatrooms/home'
 import { cohortsModule } from './modules/cohorts'
 import { connectionsModule } from './modules/connections'
 import { blocksModule } from './modules/connections/blocks'
@@ -159,6 +160,7 @@ export const app = new Elysia()
 	.use(notificationsModule)
 	.use(devicesModule)
 	.use(searchModule)
+	.use(chatHomeModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */
