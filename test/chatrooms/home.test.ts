@@ -13,7 +13,6 @@ let insider: TestUser
 let quiet: { id: string }
 let busy: { id: string }
 let news: { id: string }
-let secret: { id: string }
 
 beforeAll(async () => {
 	const community = await newCommunity()
@@ -23,7 +22,7 @@ beforeAll(async () => {
 	quiet = await newRoom(cm, { title: 'Quiet' })
 	busy = await newRoom(cm, { title: 'Busy' })
 	news = await newRoom(cm, { title: 'News', type: 7 })
-	secret = await newRoom(cm, { title: 'Secret', is_secret: true, uuids: [insider.uuid] })
+	await newRoom(cm, { title: 'Secret', is_secret: true, uuids: [insider.uuid] })
 	await newRoom(cm, { title: 'Unfollowed' })
 	for (const room of [quiet, busy, news]) await follow(member, room.id)
 	await say(member, quiet.id, 'first')
