@@ -8,18 +8,19 @@ import type { Viewer } from '../../timelines'
 import { type UserRow, userColumns } from '../users/repo'
 
 /**
- * How many of the newest matches are ranked. A common word matches a large share of a
- * community's posts; ranking them all would cost a visit to every match, so relevance is
- * blended with recency inside this window: the newest matches, found through the GIN
- * index for a rare word or by walking the community's time index (posts_feed) for a
- * common one. The query is written with the tsquery inline (no CTE), so the planner
- * sees the words and picks the path from the column's statistics.
+ * Matches are ranked in blocks of this many, newest block first: a common word matches
+ * a large share of a community's posts, and ranking them all would cost a visit to every
+ * match. A page reads only the blocks it reaches — the newest matches, found through
+ * the GIN index for a rare word or by walking the community's time index (posts_feed)
+ * for a common one — and paging stays stable (a block's order never depends on the
+ * page asked). The tsquery is written inline (no CTE) so the planner sees the words and
+ * picks the path from the column's statistics.
  */
-export const RANK_WINDOW = 400
+export const RANK_BLOCK = 200
 
 /**
- * Relevance (ts_rank_cd, normalized to 0..1 by rank/(rank+1)) blended with recency: a
- * post's recency part halves every RECENCY_HALF_LIFE_DAYS.
+ * Within a block, relevance (ts_rank_cd, normalized to 0..1 by rank/(rank+1)) blended
+ * with recency: a post's recency part halves every RECENCY_HALF_LIFE_DAYS.
  */
 const RECENCY_HALF_LIFE_DAYS = 30
 const RELEVANCE_WEIGHT = 0.7
@@ -34,17 +35,21 @@ export async function searchPostIds(
 	now: number,
 ): Promise<string[]> {
 	const halfLifeMs = RECENCY_HALF_LIFE_DAYS * 86_400_000
+	const reach = (Math.floor((offset + limit - 1) / RANK_BLOCK) + 1) * RANK_BLOCK
 	const query = db`websearch_to_tsquery('simple', plaza_unaccent(${search}))`
 	const rows = await db<{ id: string }[]>`
 		select h.id from (
-			select p.id, p.created_at, p.search from posts p
-			where p.community_id = ${viewer.communityId} and not p.is_deleted and p.search @@ ${query}
-				and ${visibleTo(db, 'p', viewer)}
-				and not ${blockedBetween(db, viewer.userId, db`p.user_id`)}
-				and not ${hiddenByTopics(db, 'p')}
-			order by p.created_at desc
-			limit ${RANK_WINDOW}) h
-		order by ${RELEVANCE_WEIGHT} * ts_rank_cd(h.search, ${query}, 32)
+			select m.*, (row_number() over (order by m.created_at desc, m.id desc) - 1) / ${RANK_BLOCK} as block
+			from (
+				select p.id, p.created_at, p.search from posts p
+				where p.community_id = ${viewer.communityId} and not p.is_deleted and p.search @@ ${query}
+					and ${visibleTo(db, 'p', viewer)}
+					and not ${blockedBetween(db, viewer.userId, db`p.user_id`)}
+					and not ${hiddenByTopics(db, 'p')}
+				order by p.created_at desc, p.id desc
+				limit ${reach}) m) h
+		order by h.block,
+			${RELEVANCE_WEIGHT} * ts_rank_cd(h.search, ${query}, 32)
 			+ ${1 - RELEVANCE_WEIGHT} * power(0.5, greatest(${now} - h.created_at, 0)::float8 / ${halfLifeMs}) desc,
 			h.created_at desc, h.id desc
 		limit ${limit} offset ${offset}`
