@@ -102,11 +102,13 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 	return db.begin(async (tx) => {
 		// set_config(…, true) lasts for this transaction only
 		await tx`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`
+		// written inline (no CTE): the planner sees the words and uses the trigram index
+		const words = tx`lower(plaza_unaccent(${typed}))`
+		const starts = tx`plaza_unaccent(${prefix})`
 		return tx<FoundMember[]>`
-			with q as (select lower(plaza_unaccent(${typed})) as q, plaza_unaccent(${prefix}) as prefix)
-			select ${columns} from users u, q
-			where ${visible} and (${name} like q.prefix or q.q <% ${name})
-			order by ${first} (${name} like q.prefix) desc, word_similarity(q.q, ${name}) desc,
+			select ${columns} from users u
+			where ${visible} and (${name} like ${starts} or ${words} <% ${name})
+			order by ${first} (${name} like ${starts}) desc, word_similarity(${words}, ${name}) desc,
 				lower(u.name), u.id
 			limit ${q.limit} offset ${q.offset}`
 	}) as Promise<FoundMember[]>
