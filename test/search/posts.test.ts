@@ -82,6 +82,26 @@ describe('what a post search matches', () => {
 		expect(idsOf(await search(reader, 'narwhal'))).toEqual([id])
 	})
 
+	test("a topic renamed or deleted: its posts are found by the topic's name as it is now", async () => {
+		const topic = await createTopic(cm, 'Kestrel watch')
+		const id = await newPost(author, { text: 'spotted one', topic_ids: [topic] })
+		expect(idsOf(await search(reader, 'kestrel'))).toEqual([id])
+		const renamed = await api('PUT', `/feed/topic/${topic}`, {
+			token: cm.token,
+			body: { name: 'Osprey watch' },
+		})
+		expect(renamed.status).toBe(200)
+		expect(idsOf(await search(reader, 'kestrel'))).toEqual([])
+		expect(idsOf(await search(reader, 'osprey'))).toEqual([id])
+		const deleted = await api('DELETE', '/feed/topic', {
+			token: cm.token,
+			body: { topic_ids: [topic] },
+		})
+		expect(deleted.status).toBe(200)
+		expect(idsOf(await search(reader, 'osprey'))).toEqual([])
+		expect(idsOf(await search(reader, 'spotted'))).toEqual([id])
+	})
+
 	test('a tag is found by the display name, not by its route', async () => {
 		const tagged = await newPost(author, { text: `lunch with ${tag(reader)} yesterday` })
 		expect(idsOf(await search(cm, 'reader lunch'))).toEqual([tagged])
