@@ -4,6 +4,7 @@
 // autocannon (BENCH_CONNECTIONS=64, BENCH_SECONDS=10):
 //   GET /search/post for a common word (in ~20% of the posts) and a rare one (~0.01%),
 //   GET /community/tag (a prefix) and /community/member/search (a typo),
+//   POST /feed/post end to end with the search column, then with it dropped,
 // beside the bare server's constant route; then the search index's size per post, and
 // posts/s of the post insert statement with and without the search column (two scratch
 // tables, BENCH_WRITERS=8 concurrent writers of batches of 20, BENCH_INSERT_SECONDS=10).
@@ -22,8 +23,10 @@ const {
 	measure,
 	printHeader,
 	printRow,
+	rowOf,
 	startBenchServer,
 } = await import('./harness')
+const { default: autocannon } = await import('autocannon')
 type Row = import('./harness').Row
 const { dropDatabase, ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
@@ -50,10 +53,19 @@ const token = await signAccessToken(
 	120,
 )
 
+// ---- index size per post (before the write rows drop the column) -------------------
+const [sizes] = await sql<
+	{ posts: number; index_bytes: number; column_bytes: number; table_bytes: number }[]
+>`
+	select count(*)::float8 as posts, pg_relation_size('posts_search')::float8 as index_bytes,
+		sum(pg_column_size(search))::float8 as column_bytes, pg_table_size('posts')::float8 as table_bytes
+	from posts`
+
 // ---- reads: the app and the bare server, each in its own process -------------------
 const bare = await startBenchServer('scripts/bench/search-bare.ts')
 const server = await startBenchServer('scripts/bench/search-server.ts')
 const rows: { row: Row; ceiling: Row }[] = []
+const postRows: Row[] = []
 try {
 	const bareRow = await measure(
 		{ port: bare.port, token, connections, seconds },
@@ -76,28 +88,44 @@ try {
 	] as const)
 		rows.push({ row: await on(name, path), ceiling: bareRow })
 	rows.unshift({ row: bareRow, ceiling: bareRow })
+	// POST /feed/post end to end, with the search column and its index, then without
+	// them (dropping a column is instant; the bench database is made anew each run)
+	const [sample] = await sql<{ text: string }[]>`select text from posts order by id desc limit 1`
+	const body = JSON.stringify({ text: sample?.text ?? `a post about the ${COMMON_WORD}` })
+	postRows.push(await createPosts('POST /feed/post, search column', body))
+	await sql`alter table posts drop column search`
+	postRows.push(await createPosts('POST /feed/post, no search column', body))
 } finally {
 	bare.child.kill('SIGTERM')
 	server.child.kill('SIGTERM')
 	await Promise.all([bare.child.exited, server.child.exited])
 }
 
-// ---- index size per post -----------------------------------------------------------
-const [sizes] = await sql<
-	{ posts: number; index_bytes: number; column_bytes: number; table_bytes: number }[]
->`
-	select count(*)::float8 as posts, pg_relation_size('posts_search')::float8 as index_bytes,
-		sum(pg_column_size(search))::float8 as column_bytes, pg_table_size('posts')::float8 as table_bytes
-	from posts`
+async function createPosts(name: string, body: string): Promise<Row> {
+	const url = `http://127.0.0.1:${server.port}/feed/post`
+	const options = {
+		url,
+		method: 'POST' as const,
+		connections,
+		headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+		body,
+	}
+	await autocannon({ ...options, duration: 2 })
+	return rowOf(name, await autocannon({ ...options, duration: seconds }))
+}
 
 // ---- posts/s with and without the search column -------------------------------------
-// Two empty scratch tables shaped like posts (its indexes included); the plain one
-// without the search column (its GIN index goes with it). The statement is the shape
-// of posts/repo.ts newPostsCte: one insert of a batch from unnest.
+// Two empty scratch tables shaped like posts (its indexes included), one with the
+// search column. The statement is the shape of posts/repo.ts newPostsCte: one insert
+// of a batch from unnest.
 await sql`drop table if exists bench_posts_search, bench_posts_plain`
-await sql`create table bench_posts_search (like posts including defaults including generated including indexes)`
-await sql`create table bench_posts_plain (like posts including defaults including generated including indexes)`
-await sql`alter table bench_posts_plain drop column search`
+// posts has no search column by now (the write rows dropped it): the plain table is its
+// shape, the other gets the column and its GIN index back as migrations/0100 makes them
+await sql`create table bench_posts_plain (like posts including defaults including indexes)`
+await sql`create table bench_posts_search (like posts including defaults including indexes)`
+await sql`alter table bench_posts_search add column search tsvector
+	generated always as (post_search_vector(heading, text, topic_names)) stored`
+await sql`create index on bench_posts_search using gin (search)`
 const texts = (
 	await sql<{ text: string; heading: string }[]>`
 	select heading, text from posts order by id desc limit 2000`
@@ -144,6 +172,10 @@ for (const { row, ceiling } of rows) printRow(row, ceiling)
 const perPost = (bytes = 0) => (sizes?.posts ? (bytes / sizes.posts).toFixed(1) : 'n/a')
 console.log(
 	`\nsearch index (posts_search GIN): ${perPost(sizes?.index_bytes)} bytes per post; the search column: ${perPost(sizes?.column_bytes)} bytes per post; the posts table: ${perPost(sizes?.table_bytes)} bytes per post`,
+)
+for (const row of postRows) printRow(row, rows[0]?.ceiling)
+console.log(
+	`POST /feed/post with the search column ÷ without: ${((postRows[0]?.rps ?? 0) / (postRows[1]?.rps || 1)).toFixed(2)}`,
 )
 console.log(
 	`posts/s of the insert statement (${writers} writers, batches of 20): without the search column ${Math.round(rates.plain)}, with it ${Math.round(rates.search)}, ratio ${(rates.search / rates.plain).toFixed(2)}`,
