@@ -25,15 +25,38 @@ export const RANK_BLOCK = 200
 const RECENCY_HALF_LIFE_DAYS = 30
 const RELEVANCE_WEIGHT = 0.7
 
+export interface PostSearch {
+	viewer: Viewer
+	search: string
+	limit: number
+	offset: number
+	/** the time recency is measured from */
+	now: number
+}
+
 /** Ids of the posts matching `search` that the viewer may see, best first, one page of them. */
-export async function searchPostIds(
-	db: Db,
-	viewer: Viewer,
-	search: string,
-	limit: number,
-	offset: number,
-	now: number,
-): Promise<string[]> {
+export function searchPostIds(db: postgres.Sql, q: PostSearch): Promise<string[]> {
+	return customPlanned(db, (tx) => postPage(tx, q))
+}
+
+/**
+ * Runs `read` in a transaction planned for its own values: the path (GIN or time index)
+ * depends on the words searched, and a prepared statement's generic plan (chosen after
+ * five runs) would take one path for every word. The setting and the statement are sent
+ * together, and last for this transaction only.
+ */
+async function customPlanned<T>(db: postgres.Sql, read: (tx: Db) => Promise<T>): Promise<T> {
+	return (await db.begin(async (tx) => {
+		const [, rows] = await Promise.all([
+			tx`select set_config('plan_cache_mode', 'force_custom_plan', true),
+				set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`,
+			read(tx),
+		])
+		return rows
+	})) as T
+}
+
+async function postPage(db: Db, { viewer, search, limit, offset, now }: PostSearch) {
 	const halfLifeMs = RECENCY_HALF_LIFE_DAYS * 86_400_000
 	const reach = (Math.floor((offset + limit - 1) / RANK_BLOCK) + 1) * RANK_BLOCK
 	const query = db`websearch_to_tsquery('simple', plaza_unaccent(${search}))`
@@ -99,9 +122,7 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 			order by ${first} lower(u.name), u.id limit ${q.limit} offset ${q.offset}`
 	const prefix = `${typed.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 	const name = db`u.name_search`
-	return db.begin(async (tx) => {
-		// set_config(…, true) lasts for this transaction only
-		await tx`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`
+	return customPlanned(db, (tx) => {
 		// written inline (no CTE): the planner sees the words and uses the trigram index
 		const words = tx`lower(plaza_unaccent(${typed}))`
 		const starts = tx`plaza_unaccent(${prefix})`
@@ -111,5 +132,5 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 			order by ${first} (${name} like ${starts}) desc, word_similarity(${words}, ${name}) desc,
 				lower(u.name), u.id
 			limit ${q.limit} offset ${q.offset}`
-	}) as Promise<FoundMember[]>
+	})
 }

@@ -21,7 +21,13 @@ export interface PageOf {
 export async function searchPosts(session: Session, search: string, query: PageOf) {
 	const viewer = viewerOf(session)
 	const { pageSize, offset } = paging(query.page, query.page_size, 20)
-	const ids = await searchPostIds(sql, viewer, search, pageSize, offset, Date.now())
+	const ids = await searchPostIds(sql, {
+		viewer,
+		search,
+		limit: pageSize,
+		offset,
+		now: Date.now(),
+	})
 	// the SQL filtered by the visibility rule: the hydration keeps every kind it let through
 	const { posts, users } = await hydratePosts(viewer, ids, {
 		visibilities: ['public', 'connections', 'private'],
