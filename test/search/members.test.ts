@@ -2,6 +2,7 @@
 // through HTTP: prefix, word prefix and typo matches; connections and CMs first in the
 // mention list; blocked members, either way, never listed (beside a control that is).
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { block, connect, enableConnections } from '../support/connections'
 import { api } from '../support/http'
@@ -112,5 +113,41 @@ describe('the mention list', () => {
 			'Wendy Control',
 		])
 		expect(await members(blockedByMe, 'wanda')).toEqual(['Wanda Blocking'])
+	})
+
+	test('in a secret room the list holds its members; a room the searcher may not see is a 404', async () => {
+		const local = await newCommunity()
+		const cm = await newUser(local, { role: 'cm', name: 'Rhea Cm' })
+		const inside = await newUser(local, { name: 'Rita Inside' })
+		await newUser(local, { name: 'Rosa Outside' })
+		const secret = await newRoom(cm, { title: 'Hidden', is_secret: true, uuids: [inside.uuid] })
+		const open = await newRoom(cm, { title: 'Open' })
+		const listed = async (user: TestUser, roomId: string) => {
+			const reply = await api(
+				'GET',
+				`/community/tag?chatroom_id=${roomId}&search_name=r&page=1&page_size=10`,
+				{
+					token: user.token,
+				},
+			)
+			expect(reply.status).toBe(200)
+			return reply.body.data.members.map((m: { name: string }) => m.name)
+		}
+		expect(await listed(cm, secret.id)).toEqual(['Rita Inside'])
+		expect(await listed(inside, secret.id)).toEqual(['Rhea Cm'])
+		// an open room: everyone (the control)
+		expect(await listed(inside, open.id)).toEqual(['Rhea Cm', 'Rosa Outside'])
+		const outsider = await newUser(local, { name: 'Other' })
+		const hidden = await api('GET', `/community/tag?chatroom_id=${secret.id}&search_name=r`, {
+			token: outsider.token,
+		})
+		expect(hidden.status).toBe(404)
+		expect(
+			(
+				await api('GET', '/community/tag?chatroom_id=undefined&search_name=rit', {
+					token: outsider.token,
+				})
+			).status,
+		).toBe(200)
 	})
 })

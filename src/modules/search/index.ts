@@ -43,7 +43,8 @@ export const searchModule = new Elysia({ name: 'search' })
 	)
 	.get(
 		'/community/tag',
-		async ({ session, query }) => ok(await taggingList(session, given(query.search_name), query)),
+		async ({ session, query }) =>
+			ok(await taggingList(session, given(query.search_name), given(query.chatroom_id), query)),
 		{
 			auth: 'member',
 			query: TagQuery,

@@ -95,6 +95,8 @@ export interface MemberSearch {
 	search: string
 	/** connections and CMs before the rest (the mention list) */
 	connectionsFirst: boolean
+	/** only the members seated in this room (a secret room's mention list) */
+	seatedIn?: string
 	limit: number
 	offset: number
 }
@@ -115,7 +117,13 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 	// the owner is the dashboard's login, not a member one mentions
 	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.role <> 'owner'
 		and u.id <> ${q.searcherId}
-		and not ${blockedBetween(db, q.searcherId, db`u.id`)}`
+		and not ${blockedBetween(db, q.searcherId, db`u.id`)}
+		${
+			q.seatedIn === undefined
+				? db``
+				: db`and exists (select 1 from chatroom_participants sp
+					where sp.chatroom_id = ${q.seatedIn} and sp.user_id = u.id)`
+		}`
 	if (!typed)
 		return db<FoundMember[]>`
 			select ${columns} from users u where ${visible}

@@ -5,6 +5,7 @@ import { sql } from '../../lib/db'
 import { paging } from '../../lib/paging'
 import { hydratePosts } from '../../timelines'
 import { type Session, viewerOf } from '../auth/session'
+import { chatViewer, seeRoom } from '../chatrooms/access'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentMember, presentUser } from '../users/present'
@@ -59,16 +60,26 @@ export async function findMembers(session: Session, search: string | undefined, 
 }
 
 /**
- * GET /community/tag, the mention list: connections and CMs first. feed-js reads
+ * GET /community/tag, the mention list: connections and CMs first; in a secret room,
+ * only its members. feed-js reads
  * `members` (its TaggingUser), chat-js `community_members` (its Member): both are sent.
  */
-export async function taggingList(session: Session, search: string | undefined, query: PageOf) {
+export async function taggingList(
+	session: Session,
+	search: string | undefined,
+	chatroomId: string | undefined,
+	query: PageOf,
+) {
 	const { pageSize, offset } = paging(query.page, query.page_size)
+	// in a secret room (chat-js sends its id) one mentions its members: 404 for a room
+	// the searcher may not see, as everywhere
+	const room = chatroomId ? await seeRoom(sql, chatViewer(session), chatroomId) : null
 	const rows = await searchMembers(sql, {
 		communityId: session.communityId,
 		searcherId: session.userId,
 		search: search ?? '',
 		connectionsFirst: true,
+		seatedIn: room?.is_secret ? room.id : undefined,
 		limit: pageSize,
 		offset,
 	})
