@@ -19,6 +19,7 @@ import { isRedisUnavailable } from './lib/redis-errors'
 import { validationMessage } from './lib/validation-message'
 import { notificationsModule } from './modules/activity-feed'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
+import { chatHomeModule } from './modules/chat-home'
 import { chatroomsModule } from './modules/chatrooms'
 import { clientLogsModule } from './modules/client-logs'
 import { cohortsModule } from './modules/cohorts'
@@ -41,6 +42,7 @@ import { commentsModule } from './modules/posts/comments'
 import { feedPollsModule } from './modules/posts/polls'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
+import { searchModule } from './modules/search'
 import { sessionsModule } from './modules/sessions'
 import { otpModule } from './modules/sessions/otp'
 import { settingsModule } from './modules/settings'
@@ -165,6 +167,8 @@ export const app = new Elysia()
 	.use(clientLogsModule)
 	.use(linkPreviewsModule)
 	.use(dmsModule)
+	.use(searchModule)
+	.use(chatHomeModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

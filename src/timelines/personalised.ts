@@ -108,7 +108,7 @@ export async function recomputePersonalised(
 ): Promise<number> {
 	const [authors, topics, followed] = await Promise.all([
 		authorAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
-		topicAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
+		topicAffinity(sql, userId, communityId, now - AFFINITY_WINDOW_MS),
 		followedAuthors(sql, userId),
 	])
 	const affinities = { authors, topics, connections: new Set(followed) }

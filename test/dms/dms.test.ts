@@ -98,6 +98,37 @@ describe('find or create', () => {
 		expect(listedIds).not.toContain(id)
 	})
 
+	test("no list of rooms shows a CM the DMs of others: explore, search, a member's rooms; the two still see it", async () => {
+		const [dee, eve] = await Promise.all([
+			newUser(community, { name: 'Dee' }),
+			newUser(community, { name: 'Eve' }),
+		])
+		const id = await roomOf(dee, eve)
+		expect((await post(dee, id, 'pineapple secrets')).status).toBe(200)
+		const roomIds = async (user: TestUser, path: string) => {
+			const reply = await api('GET', path, { token: user.token })
+			expect(reply.status).toBe(200)
+			return (reply.body.data.chatrooms as { id: string }[]).map((r) => r.id)
+		}
+		const answers = async (user: TestUser) => {
+			const reply = await api('GET', '/conversation/search?search=pineapple&page=1&page_size=20', {
+				token: user.token,
+			})
+			expect(reply.status).toBe(200)
+			return (reply.body.data.conversations as { answer: string }[]).map((c) => c.answer)
+		}
+		const explore = '/community/feed?order_type=0&page=1'
+		const ofDee = `/community/member/chatroom?uuid=${dee.uuid}&page=1&page_size=50`
+		// Positive control: the two members find their DM in each list.
+		expect(await roomIds(dee, explore)).toContain(id)
+		expect(await roomIds(eve, ofDee)).toContain(id)
+		expect(await answers(eve)).toEqual(['pineapple secrets'])
+		// A CM outside it finds it in none.
+		expect(await roomIds(cm, explore)).not.toContain(id)
+		expect(await roomIds(cm, ofDee)).not.toContain(id)
+		expect(await answers(cm)).toEqual([])
+	})
+
 	test("a CM's DM stays private from other CMs after its page is cached in Redis", async () => {
 		const other = await newUser(community, { role: 'cm', name: 'Otto' })
 		const id = await roomOf(cm, ana)

@@ -87,6 +87,15 @@ describe('DirectMessage', () => {
 		const feed = await chat.getDMFeed({ community_id: community.communityId })
 		const [listed] = feed.data.chatroomsData
 		expect(listed).toMatchObject({ id: room.id, chatRequestState: 1, memberCanMessage: true })
+		// The chat home asked for DM rooms only (chat-js fetchDMFeed: /chatroom/sync, type 10).
+		const synced = await chat.fetchDMFeed({
+			page: 1,
+			pageSize: 10,
+			chatroomTypes: [10],
+			maxTimestamp: Date.now(),
+			minTimestamp: 0,
+		})
+		expect(synced.data.chatroomsData.map((r) => [r.id, r.type])).toEqual([[room.id, 10]])
 
 		const blocked = await chat.blockMember({ chatroomId: Number(room.id), status: 0 })
 		expect(blocked.data).toMatchObject({ isBlocked: true })

@@ -15,10 +15,17 @@ import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { isCm } from '../auth/session'
 import { cohortAccess, cohortAccessByRoom } from './cohort-access'
-import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
+import {
+	type ChatroomRow,
+	DM,
+	findRoomForViewer,
+	type ParticipantRow,
+	type SecretRooms,
+	secretSeats,
+} from './repo'
 
 export const ANNOUNCEMENT = 7
-export const DM = 10
+export { DM }
 
 export interface ChatViewer {
 	userId: number
@@ -153,7 +160,7 @@ export async function postRoom(
  * The secret rooms a viewer may list ('all' for a CM): the list form of canSee —
  * rooms they are seated in, and rooms where an attached cohort gives access >= 1.
  */
-export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<string[] | 'all'> {
+export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<SecretRooms> {
 	if (isCmViewer(viewer)) return 'all'
 	const [seats, cohorts] = await Promise.all([
 		secretSeats(db, viewer.communityId, viewer.userId),

@@ -36,7 +36,7 @@ export interface ParticipantRow {
 	joined_at: number
 }
 
-const roomColumns = (db: Db) => db`
+export const roomColumns = (db: Db) => db`
 	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
 	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
 	topic_conversation_id::text as topic_conversation_id, created_at::float8 as created_at, updated_at::float8 as updated_at`
@@ -203,12 +203,11 @@ export async function listRoomsOfMember(
 	db: Db,
 	communityId: number,
 	memberId: number,
-	secretIds: string[] | 'all',
+	viewer: { userId: number; secret: SecretRooms },
 	limit: number,
 	offset: number,
 ): Promise<{ rows: ChatroomRow[]; total: number }> {
-	const visible =
-		secretIds === 'all' ? db`true` : db`(not is_secret or id = any(${secretIds}::bigint[]))`
+	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId)
 	return paged<ChatroomRow>(db, {
 		columns: roomColumns(db),
 		from: db`from chatrooms where community_id = ${communityId} and not is_deleted and ${visible}
@@ -218,6 +217,26 @@ export async function listRoomsOfMember(
 		limit,
 		offset,
 	})
+}
+
+/** A direct-message room between two members (DESIGN section 19). */
+export const DM = 10
+
+/** The secret rooms a viewer may read (chatrooms/access.ts visibleSecretRooms): ids, or 'all' for a CM. */
+export type SecretRooms = string[] | 'all'
+
+/**
+ * The room (alias `room`) is one the viewer may read: an open room or a secret one of
+ * `secret`. A CM's 'all' still leaves out other members' DMs: a DM is read by its two
+ * seated members only. The one SQL form of the rule for lists of rooms.
+ */
+export const readableRoom = (db: Db, room: string, secret: SecretRooms, viewerId: number) => {
+	const r = db(room)
+	return secret === 'all'
+		? db`(${r}.type <> ${DM} or exists (select 1 from chatroom_participants dm
+			where dm.community_id = ${r}.community_id and dm.chatroom_id = ${r}.id
+				and dm.user_id = ${viewerId}))`
+		: db`(not ${r}.is_secret or ${r}.id = any(${secret}::bigint[]))`
 }
 
 /** The rooms a user is seated in (leaving the community unseats them from each). */

@@ -149,7 +149,7 @@ export async function memberChatrooms(session: Session, filters: MemberChatroomF
 		sql,
 		session.communityId,
 		member.id,
-		secret,
+		{ userId: viewer.userId, secret },
 		pageSize,
 		offset,
 	)

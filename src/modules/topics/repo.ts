@@ -177,6 +177,11 @@ export async function updateTopic(
 	const [row] = await db<TopicRow[]>`
 		update topics set ${db(set)} where community_id = ${communityId} and id = ${id}
 		returning *, created_at::float8 as created_at, updated_at::float8 as updated_at`
+	if (row && c.name !== undefined)
+		await refreshTopicNames(
+			db,
+			db`p.id in (select pt.post_id from post_topics pt where pt.topic_id = ${id})`,
+		)
 	return row ?? null
 }
 
@@ -199,7 +204,20 @@ export async function deleteTopicsTree(
 	const posts = await db<{ post_id: string }[]>`
 		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
 	await db`delete from topics where id = any(${topicIds}::text[])`
-	return { topicIds, postIds: posts.map((p) => p.post_id) }
+	const postIds = posts.map((p) => p.post_id)
+	await refreshTopicNames(db, db`p.id = any(${postIds}::text[])`)
+	return { topicIds, postIds }
+}
+
+/**
+ * Rewrites `topic_names` of the posts `which` selects (alias `p`) from their topics now:
+ * the names a post's search vector holds (migrations/0100) after a rename or a delete.
+ */
+async function refreshTopicNames(db: Db, which: ReturnType<Db>): Promise<void> {
+	await db`
+		update posts p set topic_names = coalesce((select string_agg(t.name, ' ' order by t.id)
+			from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id), '')
+		where ${which}`
 }
 
 /**
