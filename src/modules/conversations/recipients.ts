@@ -38,10 +38,24 @@ export function reasonFor(
 	return null
 }
 
+/** Participants are read this many at a time (a room of 100,000 is 100 reads, never one). */
+export const recipientsPage = 1000
+
 export async function recipientsOf(db: Db, facts: NewConversationFacts): Promise<ChatRecipient[]> {
-	const rows = await unmutedParticipants(db, facts.chatroomId, facts.authorId)
-	return rows.flatMap((row) => {
-		const reason = reasonFor(row.noti_state, facts, row.user_id)
-		return reason ? [{ ...row, reason }] : []
-	})
+	const recipients: ChatRecipient[] = []
+	for (let after = 0; ; ) {
+		const rows = await unmutedParticipants(
+			db,
+			facts.chatroomId,
+			facts.authorId,
+			after,
+			recipientsPage,
+		)
+		for (const row of rows) {
+			const reason = reasonFor(row.noti_state, facts, row.user_id)
+			if (reason) recipients.push({ ...row, reason })
+		}
+		if (rows.length < recipientsPage) return recipients
+		after = (rows[rows.length - 1] as { user_id: number }).user_id
+	}
 }

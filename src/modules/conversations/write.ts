@@ -1,22 +1,24 @@
 // Writing conversations: post (a message, a reply or a poll), edit (the author) and
 // delete (the author or a CM). Each write is one transaction with its tags and chat
-// events; a poll's rules are checked before it and stored inside it.
+// events; a poll's rules are checked before it and stored inside it. A new
+// conversation's recipients are resolved after commit, from its notice (notices.ts).
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { listenedEvents } from '../../webhooks/outbox'
 import type { Session } from '../auth/plugin'
 import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
 import { raiseRoomVersion } from '../chatrooms/room-state'
-import { onConversationCreated } from '../notifications/chat'
 import { POLL_STATE } from '../polls/model'
 import { preparePoll, savePoll } from '../polls/service'
-import { findUserById, type UserRow } from '../users/repo'
-import { tagUsers } from '../users/tags'
+import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
+import { taggedUuids, tagUsers } from '../users/tags'
 import { resolveAttachments } from './attachments'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
-import { recipientsOf } from './recipients'
+import { type NewNotice, noticeCtes } from './notices'
+import type { NewConversationFacts } from './recipients'
 import {
 	addTags,
 	bumpRoomVersion,
@@ -27,6 +29,7 @@ import {
 	MESSAGE,
 	markDeleted,
 	POLL,
+	tagsCte,
 } from './repo'
 
 /** A conversation of the viewer's community in a room they can see; 404 otherwise. */
@@ -56,20 +59,45 @@ export async function postConversation(session: Session, input: PostConversation
 		replied = await visibleConversation(sql, viewer, input.replied_conversation_id)
 		if (replied.chatroom_id !== room.id) throw notFound('Conversation')
 	}
-	const author = (await findUserById(sql, viewer.userId)) as UserRow
+	// Everything but the insert is read or written before the room's turn (the insert
+	// takes it, in the transaction's last statement: chatrooms/log-repo.ts).
+	const [author, tagged, listening] = await Promise.all([
+		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
+		listenedEvents(sql, viewer.communityId),
+	])
+	const facts: Omit<NewConversationFacts, 'chatroomId' | 'authorId'> = {
+		state: isPoll ? POLL : MESSAGE,
+		taggedUserIds: tagged.map((u) => u.id),
+		repliedToUserId: replied?.user_id ?? null,
+	}
+	const notice: NewNotice = {
+		communityId: viewer.communityId,
+		chatroomId: room.id,
+		authorId: viewer.userId,
+		facts,
+		message: { room_title: room.title, author_name: author.name, text },
+	}
 	const row = await sql.begin(async (tx) => {
 		const stored = await resolveAttachments(tx, viewer.communityId, viewer.userId, attachments)
-		const { conversation, roomVersion } = await insertConversation(tx, {
-			chatroom_id: room.id,
-			community_id: viewer.communityId,
-			user_id: viewer.userId,
-			state: isPoll ? POLL : MESSAGE,
-			text,
-			attachments: stored,
-			replied_conversation_id: replied?.id ?? null,
-			temporary_id: input.temporary_id ?? null,
-			now: Date.now(),
-		})
+		const extra =
+			tagged.length > 0
+				? tx`${tagsCte(tx, facts.taggedUserIds)}, ${noticeCtes(tx, notice)}`
+				: noticeCtes(tx, notice)
+		const { conversation, roomVersion } = await insertConversation(
+			tx,
+			{
+				chatroom_id: room.id,
+				community_id: viewer.communityId,
+				user_id: viewer.userId,
+				state: facts.state,
+				text,
+				attachments: stored,
+				replied_conversation_id: replied?.id ?? null,
+				temporary_id: input.temporary_id ?? null,
+			},
+			extra,
+		)
 		await raiseRoomVersion(room.id, roomVersion)
 		if (draft)
 			await savePoll(
@@ -82,27 +110,11 @@ export async function postConversation(session: Session, input: PostConversation
 				},
 				draft,
 			)
-		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) =>
-			addTags(tx, conversation.id, ids),
+		await recordConversationEvents(
+			tx,
+			{ room, conversation, author, replied, tagged, listening },
+			true,
 		)
-		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
-		const facts = {
-			chatroomId: room.id,
-			authorId: viewer.userId,
-			state: conversation.state,
-			taggedUserIds: tagged.map((u) => u.id),
-			repliedToUserId: replied?.user_id ?? null,
-		}
-		await onConversationCreated(tx, {
-			communityId: viewer.communityId,
-			conversationId: conversation.id,
-			chatroomId: room.id,
-			authorId: viewer.userId,
-			recipients: await recipientsOf(tx, facts),
-			roomTitle: room.title,
-			authorName: author.name,
-			text,
-		})
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
@@ -117,12 +129,19 @@ export async function editText(session: Session, conversationId: string | number
 	if (row.state !== MESSAGE && row.state !== POLL)
 		throw badRequest('Only messages and polls can be edited')
 	const room = await seeRoom(sql, viewer, row.chatroom_id)
-	const author = (await findUserById(sql, viewer.userId)) as UserRow
+	const [author, listening] = await Promise.all([
+		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		listenedEvents(sql, viewer.communityId),
+	])
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
 		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) => addTags(tx, row.id, ids))
-		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
+		await recordConversationEvents(
+			tx,
+			{ room, conversation, author, replied: null, tagged, listening },
+			false,
+		)
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])
