@@ -9,6 +9,7 @@
 import { type Db, sql } from '../../lib/db'
 import { log } from '../../lib/log'
 import { addPushSource } from '../../push/sources'
+import { listenedEvents } from '../../webhooks/outbox'
 import { onConversationCreated } from '../notifications/chat'
 import {
 	claimNotices,
@@ -27,21 +28,38 @@ const MAX_ATTEMPTS = 10
 
 export { type NewNotice, noticeCtes }
 
-async function expand(tx: Db, n: NoticeRow) {
+/** The types each community listens for, read once per batch. */
+type Listened = (tx: Db, communityId: number) => Promise<Set<string>>
+function listenedOnce(): Listened {
+	const known = new Map<number, Promise<Set<string>>>()
+	return (tx, communityId) => {
+		let types = known.get(communityId)
+		if (!types) {
+			types = listenedEvents(tx, communityId)
+			known.set(communityId, types)
+		}
+		return types
+	}
+}
+
+async function expand(tx: Db, n: NoticeRow, listened: Listened) {
 	const facts = {
 		...n.facts,
 		chatroomId: n.chatroom_id,
 		authorId: n.author_id,
 	} as unknown as NewConversationFacts
+	const toWebhooks = (await listened(tx, n.community_id)).has('notifications.chat')
 	await onConversationCreated(tx, {
 		communityId: n.community_id,
 		conversationId: n.conversation_id,
 		chatroomId: n.chatroom_id,
 		authorId: n.author_id,
-		recipients: await recipientsOf(tx, facts),
+		// Without a webhook to tell, only participants a push can reach are read.
+		recipients: await recipientsOf(tx, facts, { withDevice: !toWebhooks }),
 		roomTitle: n.message.room_title,
 		authorName: n.message.author_name,
 		text: n.message.text,
+		toWebhooks,
 	})
 }
 
@@ -50,7 +68,8 @@ export async function expandDueNotices(): Promise<boolean> {
 	try {
 		return await sql.begin(async (tx) => {
 			const notices = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
-			for (const notice of notices) await expand(tx, notice)
+			const listened = listenedOnce()
+			for (const notice of notices) await expand(tx, notice, listened)
 			await deleteNotices(tx, notices)
 			return notices.length > 0
 		})
@@ -69,7 +88,7 @@ async function expandOneByOne(): Promise<boolean> {
 			await sql.begin(async (tx) => {
 				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
 				if (!claimed) return
-				await expand(tx, claimed)
+				await expand(tx, claimed, listenedOnce())
 				await deleteNotices(tx, [claimed])
 			})
 		} catch (error) {

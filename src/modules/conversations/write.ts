@@ -135,13 +135,14 @@ export async function editText(session: Session, conversationId: string | number
 	])
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
-		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) => addTags(tx, row.id, ids))
 		await recordConversationEvents(
 			tx,
 			{ room, conversation, author, replied: null, tagged, listening },
 			false,
 		)
+		// Last: the room's writers wait on its row from here to the commit.
+		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])

@@ -1,14 +1,14 @@
 // Chat notifications: a new conversation is pushed to the room's participants that
 // the chat module's seam (conversations/recipients.ts recipientsOf: not muted, by
 // noti_state) names, and told to `notifications.chat` webhooks, recipients' customer
-// ids 1,000 per page (recorded only when the community has such a webhook). Called once
+// ids 1,000 per page (recorded only when the community has such a webhook: `toWebhooks`). Called once
 // per conversation by the worker that expands its notice (conversations/notices.ts),
 // after the message committed, with the recipients it asked the seam for (so this
 // folder never imports the chat ones).
 
 import type { Db } from '../../lib/db'
 import { enqueueConversationPushes } from '../../push/outbox'
-import { listenedEvents, recordEvent } from '../../webhooks/outbox'
+import { recordEvent } from '../../webhooks/outbox'
 import { plainText } from './present'
 
 export const chatRecipientsPerPage = 1000
@@ -33,6 +33,8 @@ export interface NewConversation {
 	roomTitle: string
 	authorName: string
 	text: string
+	/** the community has a `notifications.chat` webhook: record the pages */
+	toWebhooks: boolean
 }
 
 const lines: Record<NotifyReason, (n: NewConversation) => string> = {
@@ -69,7 +71,7 @@ export async function onConversationCreated(tx: Db, n: NewConversation): Promise
 				recipientIds: recipientIds.slice(at, at + chatRecipientsPerPage),
 				payload: payloadFor(n, reason),
 			})
-	if (!(await listenedEvents(tx, n.communityId)).has('notifications.chat')) return
+	if (!n.toWebhooks) return
 	const uuids = recipients.map((r) => r.user_unique_id ?? r.uuid)
 	const totalPages = Math.ceil(uuids.length / chatRecipientsPerPage)
 	const notification_payload = { ...payloadFor(n, 'message'), community_id: String(n.communityId) }
