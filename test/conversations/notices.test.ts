@@ -176,3 +176,43 @@ describe('created_at follows the order of the page', () => {
 		expect(ids).toEqual(messages.map((c) => c.id).slice(0, ids.length))
 	}, 60_000)
 })
+
+describe('writers of a room share a transaction (post-batch.ts)', () => {
+	test('messages posted at once all commit in order; one that fails fails alone', async () => {
+		const community = await newCommunity('notice-batch')
+		const cm = await newUser(community, { role: 'cm' })
+		const writers = await Promise.all(Array.from({ length: 8 }, () => newUser(community)))
+		const room = await newRoom(cm, { title: 'Batch', uuids: writers.map((w) => w.uuid) })
+		const post = (writer: TestUser, body: Record<string, unknown>) =>
+			api('POST', '/conversation', { token: writer.token, body: { chatroom_id: room.id, ...body } })
+		const unknownWidget = [{ attachment_type: 5, attachment_meta: { entity_id: 'f'.repeat(24) } }]
+		for (let round = 0; round < 3; round++) {
+			const replies = await Promise.all(
+				writers.map((w, i) =>
+					post(
+						w,
+						i === 3 ? { text: 'bad', attachments: unknownWidget } : { text: `r${round} w${i}` },
+					),
+				),
+			)
+			expect(replies.map((r) => r.status)).toEqual(writers.map((_, i) => (i === 3 ? 404 : 200)))
+		}
+		const page = await api('GET', `/conversation?chatroom_id=${room.id}&paginate_by=100`, {
+			token: cm.token,
+		})
+		const messages = (page.body.data.conversations as { answer: string; state: number }[]).filter(
+			(c) => c.state === 0,
+		)
+		expect(messages.map((c) => c.answer).sort()).toEqual(
+			[0, 1, 2].flatMap((r) => [0, 1, 2, 4, 5, 6, 7].map((i) => `r${r} w${i}`)).sort(),
+		)
+		// The failing message wrote nothing: no notice, no conversation, exact unread counts.
+		await waitFor(async () => (await noticesOf(community)).length === 0, { what: 'expanded' })
+		const unread = await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: cm.token })
+		expect(unread.body.data.unread_messages).toBe(0)
+		const other = await api('GET', `/chatroom?chatroom_id=${room.id}`, {
+			token: (writers[3] as TestUser).token,
+		})
+		expect(other.body.data.unread_messages).toBe(21)
+	})
+})

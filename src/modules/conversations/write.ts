@@ -1,7 +1,8 @@
 // Writing conversations: post (a message, a reply or a poll), edit (the author) and
 // delete (the author or a CM). Each write is one transaction with its tags and chat
-// events; a poll's rules are checked before it and stored inside it. A new
-// conversation's recipients are resolved after commit, from its notice (notices.ts).
+// events (new conversations of concurrent writers share one: post-batch.ts); a poll's
+// rules are checked before it and stored inside it. A new conversation's recipients
+// are resolved after commit, from its notice (notices.ts).
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { listenedEvents } from '../../webhooks/outbox'
@@ -10,14 +11,14 @@ import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../c
 import { numericId } from '../chatrooms/repo'
 import { raiseRoomVersion } from '../chatrooms/room-state'
 import { POLL_STATE } from '../polls/model'
-import { preparePoll, savePoll } from '../polls/service'
+import { preparePoll } from '../polls/service'
 import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
 import { taggedUuids, tagUsers } from '../users/tags'
-import { resolveAttachments } from './attachments'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
-import { type NewNotice, noticeCtes } from './notices'
+import type { NewNotice } from './notices'
+import { writeConversation } from './post-batch'
 import type { NewConversationFacts } from './recipients'
 import {
 	addTags,
@@ -25,11 +26,9 @@ import {
 	type ConversationRow,
 	editConversation,
 	findConversation,
-	insertConversation,
 	MESSAGE,
 	markDeleted,
 	POLL,
-	tagsCte,
 } from './repo'
 
 /** A conversation of the viewer's community in a room they can see; 404 otherwise. */
@@ -59,8 +58,8 @@ export async function postConversation(session: Session, input: PostConversation
 		replied = await visibleConversation(sql, viewer, input.replied_conversation_id)
 		if (replied.chatroom_id !== room.id) throw notFound('Conversation')
 	}
-	// Everything but the insert is read or written before the room's turn (the insert
-	// takes it, in the transaction's last statement: chatrooms/log-repo.ts).
+	// Everything but the writes is read before the transaction; the room's turn is taken
+	// by the insert (chatrooms/log-repo.ts), shared by a batch of writers (post-batch.ts).
 	const [author, tagged, listening] = await Promise.all([
 		findUserById(sql, viewer.userId) as Promise<UserRow>,
 		findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
@@ -78,44 +77,20 @@ export async function postConversation(session: Session, input: PostConversation
 		facts,
 		message: { room_title: room.title, author_name: author.name, text },
 	}
-	const row = await sql.begin(async (tx) => {
-		const stored = await resolveAttachments(tx, viewer.communityId, viewer.userId, attachments)
-		const extra =
-			tagged.length > 0
-				? tx`${tagsCte(tx, facts.taggedUserIds)}, ${noticeCtes(tx, notice)}`
-				: noticeCtes(tx, notice)
-		const { conversation, roomVersion } = await insertConversation(
-			tx,
-			{
-				chatroom_id: room.id,
-				community_id: viewer.communityId,
-				user_id: viewer.userId,
-				state: facts.state,
-				text,
-				attachments: stored,
-				replied_conversation_id: replied?.id ?? null,
-				temporary_id: input.temporary_id ?? null,
-			},
-			extra,
-		)
-		await raiseRoomVersion(room.id, roomVersion)
-		if (draft)
-			await savePoll(
-				tx,
-				{
-					conversationId: conversation.id,
-					chatroomId: room.id,
-					communityId: viewer.communityId,
-					creatorId: viewer.userId,
-				},
-				draft,
-			)
-		await recordConversationEvents(
-			tx,
-			{ room, conversation, author, replied, tagged, listening },
-			true,
-		)
-		return conversation
+	const row = await writeConversation({
+		communityId: viewer.communityId,
+		userId: viewer.userId,
+		room,
+		state: facts.state,
+		text,
+		attachments,
+		replied,
+		temporaryId: input.temporary_id ?? null,
+		draft,
+		author,
+		tagged,
+		listening,
+		notice,
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
 	return { id: row.id, conversation: conversations[0] }
