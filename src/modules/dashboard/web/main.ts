@@ -7,7 +7,7 @@ import { call } from './api'
 import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
-import { Moderators } from './pages/moderators'
+import { Members } from './pages/members'
 import { Overview } from './pages/overview'
 import { PushCredentials } from './pages/push'
 import { Settings } from './pages/settings'
@@ -21,7 +21,7 @@ const pages = [
 	{ path: 'push', title: 'Push credentials', view: PushCredentials },
 	{ path: 'topics', title: 'Topics', view: Topics },
 	{ path: 'settings', title: 'Settings', view: Settings },
-	{ path: 'moderators', title: 'Moderators', view: Moderators },
+	{ path: 'members', title: 'Members', view: Members },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
 	{ path: 'activity', title: 'Custom activity', view: CustomActivity },
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },
