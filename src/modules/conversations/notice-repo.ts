@@ -81,3 +81,9 @@ export async function failNotice(
 		update chat_notices set attempts = attempts + 1, retry_at = ${retryAt}, last_error = ${error}
 		where community_id = ${notice.community_id} and conversation_id = ${notice.conversation_id}`
 }
+
+/** Notices that failed `attempts` times or more (still waiting, or given up). */
+export async function failingNotices(db: Db, attempts: number): Promise<number> {
+	const [row] = await db`select count(*)::int as n from chat_notices where attempts >= ${attempts}`
+	return row?.n ?? 0
+}

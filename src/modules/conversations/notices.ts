@@ -7,6 +7,7 @@
 // (notifications/chat.ts), and deletes the notices, all in one transaction — a crash
 // leaves the notice to be expanded again, never half of it.
 import { type Db, sql } from '../../lib/db'
+import { FAILING_AFTER, jobFailed, registerFailingJobs } from '../../lib/job-health'
 import { log } from '../../lib/log'
 import { addPushSource } from '../../push/sources'
 import { listenedEvents } from '../../webhooks/outbox'
@@ -14,6 +15,7 @@ import { onConversationCreated } from '../notifications/chat'
 import {
 	claimNotices,
 	deleteNotices,
+	failingNotices,
 	failNotice,
 	type NewNotice,
 	type NoticeRow,
@@ -93,7 +95,7 @@ async function expandOneByOne(): Promise<boolean> {
 			})
 		} catch (error) {
 			const retryAt = Date.now() + Math.min(2 ** notice.attempts, 300) * 1000
-			log.error({ err: error, ...only, attempts: notice.attempts + 1 }, 'chat notice failed')
+			jobFailed('chat_notices', error, { ...only, attempts: notice.attempts + 1 })
 			await failNotice(sql, notice, String(error), retryAt)
 		}
 	}
@@ -101,3 +103,5 @@ async function expandOneByOne(): Promise<boolean> {
 }
 
 addPushSource({ name: 'chat notices', channel: noticeChannel, drain: expandDueNotices })
+// Shown as jobs_failing{kind="chat_notices"} and in GET /ready (lib/job-health.ts).
+registerFailingJobs('chat_notices', () => failingNotices(sql, FAILING_AFTER))
