@@ -31,6 +31,7 @@ import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { linkPreviewsModule } from './modules/link-previews'
+import { liveModule } from './modules/live'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { pollsModule } from './modules/polls'
@@ -161,6 +162,7 @@ export const app = new Elysia()
 	.use(devicesModule)
 	.use(clientLogsModule)
 	.use(linkPreviewsModule)
+	.use(liveModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

@@ -1,0 +1,75 @@
+// The one door into live delivery: `publishLive(scope, event)`, called by a writer AFTER
+// its transaction committed. One Lua script per event, on the scope's hash tag: XADD to
+// the scope's stream (bounded, `MAXLEN ~ 1000`: the resume window) and publish the id and
+// the event on the scope's channel (SPUBLISH on a cluster, so only the shard that owns
+// the slot carries it; PUBLISH standalone). The stream id is the event's id: clients
+// resume after it and de-duplicate by it.
+//
+// A failed publish is logged and counted, never thrown: Postgres has committed and the
+// caller's answer must not fail for a notification. A resuming client then finds a gap
+// only if the stream was trimmed past its cursor, which answers `reset` (never silence);
+// a connected client misses that one event until its next refetch.
+import { Cluster } from 'ioredis'
+import { log } from '../lib/log'
+import { redis } from '../lib/redis'
+import { livePublishFailures } from './metrics'
+import type { LiveScope } from './scopes'
+
+/** What a writer publishes: a type (`conversation.new`, `badge`, …) and its data. */
+export interface LiveEvent {
+	type: string
+	data: Record<string, unknown>
+}
+
+export const STREAM_MAX_LEN = 1000
+
+const sharded = redis instanceof Cluster
+
+/** A scope quiet for a day loses its history: a client resuming after that gets `reset`. */
+export const STREAM_TTL_SECONDS = 86_400
+
+// KEYS[1] stream and channel; ARGV[1] max length, ARGV[2] event JSON, ARGV[3] '1' to
+// SPUBLISH, ARGV[4] the stream's time to live.
+const script = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', KEYS[1], id .. '\\n' .. ARGV[2])
+return id`
+
+type WithLive = {
+	livePublish(key: string, max: number, json: string, sharded: string, ttl: number): Promise<string>
+}
+redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
+const scripted = redis as unknown as WithLive
+
+/** Appends and publishes one event; its stream id, or null when Redis did not take it. */
+export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<string | null> {
+	// `at` is the commit time as the writer saw it: the reader's commit→send lag.
+	const json = JSON.stringify({ type: event.type, at: Date.now(), data: event.data })
+	try {
+		return await scripted.livePublish(
+			scope.key,
+			STREAM_MAX_LEN,
+			json,
+			sharded ? '1' : '0',
+			STREAM_TTL_SECONDS,
+		)
+	} catch (error) {
+		livePublishFailures.inc()
+		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
+		return null
+	}
+}
+
+/**
+ * A control signal on a scope's channel, not kept in its stream: `revoked` on a user's
+ * `me` channel tells every process holding that user's connections to check their tokens.
+ */
+export async function signalLive(scope: LiveScope, signal: 'revoked'): Promise<void> {
+	try {
+		if (sharded) await (redis as Cluster).spublish(scope.key, `!${signal}`)
+		else await redis.publish(scope.key, `!${signal}`)
+	} catch (error) {
+		log.warn({ err: (error as Error).message, scope: scope.name }, 'live signal not published')
+	}
+}

@@ -1,0 +1,249 @@
+// Live updates (issue 41) through a real WebSocket client and an SSE reader against a
+// listening plaza: authentication before the upgrade (header, single-use ticket), each
+// scope's events, the secret-room rule, revocation closing the socket within a second,
+// resume by cursor (nothing missed, nothing twice) and `reset` past the window.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { liveScopes, publishLive } from '../../src/live'
+import { follow, newRoom, say } from '../support/chat'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { block } from '../support/connections'
+import { newPost } from '../support/content'
+import { api } from '../support/http'
+import { liveServer, openEvents, openSocket, subscribe } from '../support/live'
+
+let community: TestCommunity
+let cm: TestUser
+let ana: TestUser
+let bob: TestUser
+
+beforeAll(async () => {
+	liveServer()
+	community = await newCommunity('live')
+	cm = await newUser(community, { role: 'cm', name: 'Cm' })
+	ana = await newUser(community, { name: 'Ana' })
+	bob = await newUser(community, { name: 'Bob' })
+})
+
+/** A WebSocket upgrade request as a browser sends it, its answer read as plain HTTP. */
+const upgrade = (path: string) =>
+	fetch(`${liveServer()}${path}`, {
+		headers: {
+			connection: 'Upgrade',
+			upgrade: 'websocket',
+			'sec-websocket-version': '13',
+			'sec-websocket-key': btoa('0123456789abcdef'),
+		},
+	})
+
+describe('authentication before the upgrade', () => {
+	test('no token: 401 before any upgrade; a ticket opens once, then is spent', async () => {
+		const bare = await upgrade('/live')
+		expect(bare.status).toBe(401)
+		expect(((await bare.json()) as { error_message: string }).error_message).toBe(
+			'Missing access token',
+		)
+		const sse = await fetch(`${liveServer()}/live/events?scopes=me`)
+		expect(sse.status).toBe(401)
+
+		const issued = await api('POST', '/live/ticket', { token: ana.token })
+		expect(issued.status).toBe(200)
+		expect(issued.body.expires_in).toBe(30)
+		const socket = await openSocket({ ticket: issued.body.ticket })
+		expect((await subscribe(socket, 'me')).type).toBe('subscribed')
+		socket.close()
+		const again = await upgrade(`/live?ticket=${issued.body.ticket}`)
+		expect(again.status).toBe(401)
+		expect(((await again.json()) as { error_message: string }).error_message).toBe(
+			'Invalid or expired ticket',
+		)
+	})
+})
+
+describe('chatroom scope', () => {
+	test('new, edited and deleted conversations reach a member subscribed to the room', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		await follow(bob, room.id)
+		const socket = await openSocket({ token: bob.token })
+		expect(await subscribe(socket, `chatroom:${room.id}`)).toMatchObject({ type: 'subscribed' })
+
+		const said = await say(ana, room.id, 'hello live')
+		const created = await socket.next((f) => f.event?.type === 'conversation.new', 'new')
+		expect(created.scope).toBe(`chatroom:${room.id}`)
+		expect(created.event.data.conversation.id).toBe(said.id)
+		expect(created.event.data.conversation.answer).toBe('hello live')
+
+		const edit = await api('PUT', '/conversation', {
+			token: ana.token,
+			body: { conversation_id: said.id, text: 'edited live' },
+		})
+		expect(edit.status).toBe(200)
+		const edited = await socket.next((f) => f.event?.type === 'conversation.edited', 'edited')
+		expect(edited.event.data.conversation.answer).toBe('edited live')
+
+		const gone = await api('DELETE', '/conversation', {
+			token: ana.token,
+			body: { conversation_ids: [said.id] },
+		})
+		expect(gone.status).toBe(200)
+		const deleted = await socket.next((f) => f.event?.type === 'conversation.deleted', 'deleted')
+		expect(deleted.event.data.conversation_id).toBe(String(said.id))
+		socket.close()
+	})
+
+	test('a secret room answers an outsider as a room that does not exist; its member is let in', async () => {
+		const secret = await newRoom(cm, { title: 'Secret', is_secret: true })
+		const outsider = await openSocket({ token: bob.token })
+		const refused = await subscribe(outsider, `chatroom:${secret.id}`)
+		const missing = await subscribe(outsider, 'chatroom:999999999')
+		expect(refused).toMatchObject({ type: 'error', error_message: 'Chatroom not found' })
+		expect(missing.error_message).toBe(refused.error_message)
+		// Positive control: the CM who made it may follow it, and hears its messages.
+		const member = await openSocket({ token: cm.token })
+		expect((await subscribe(member, `chatroom:${secret.id}`)).type).toBe('subscribed')
+		await say(cm, secret.id, 'for insiders')
+		await member.next((f) => f.event?.type === 'conversation.new', 'secret message')
+		expect(outsider.frames.some((f) => f.type === 'event')).toBe(false)
+		outsider.close()
+		member.close()
+	})
+})
+
+describe('me scope', () => {
+	test('new activity and the absolute badge, equal to GET unread_count; a read moves it', async () => {
+		const postId = await newPost(bob, { text: 'like me' })
+		const socket = await openSocket({ token: bob.token })
+		await subscribe(socket, 'me')
+		expect((await api('PUT', `/feed/post/${postId}/like`, { token: ana.token })).status).toBe(200)
+		const activity = await socket.next((f) => f.event?.type === 'activity.new', 'activity')
+		const badge = await socket.next((f) => f.event?.type === 'badge', 'badge')
+		const unread = await api('GET', '/feed/user/activity/unread_count', { token: bob.token })
+		expect(badge.event.data.count).toBe(unread.body.data.count)
+		expect(badge.event.data.count).toBeGreaterThan(0)
+
+		const from = socket.frames.length
+		const read = await api(
+			'POST',
+			`/feed/user/activity/${activity.event.data.activity_id}/mark_read`,
+			{
+				token: bob.token,
+			},
+		)
+		expect(read.status).toBe(200)
+		const after = await socket.next((f) => f.event?.type === 'badge', 'badge after read', from)
+		expect(after.event.data.count).toBe(badge.event.data.count - 1)
+		socket.close()
+	})
+})
+
+describe('feed:universal over SSE', () => {
+	test('new posts available: count and newest id, a blocked author left out', async () => {
+		const carl = await newUser(community, { name: 'Carl' })
+		await block(community, ana, carl)
+		const reader = await openEvents(ana.token, 'scopes=feed:universal')
+		expect(reader.status).toBe(200)
+		await reader.next((f) => f.type === 'subscribed', 'subscribed')
+		const first = await newPost(bob, { text: 'one' })
+		const hidden = await newPost(carl, { text: 'from a blocked author' })
+		const second = await newPost(cm, { text: 'two' })
+		const last = await reader.next((f) => f.event?.data?.newest_id === second, 'second post')
+		expect(last.event).toMatchObject({ type: 'posts.new', data: { count: 2, newest_id: second } })
+		const seen = reader.events.map((e) => e.data.event?.data?.newest_id)
+		expect(seen).toContain(first)
+		expect(seen).not.toContain(hidden)
+		// Each event's id is the whole cursor map, so Last-Event-ID resumes every scope.
+		expect(reader.events.at(-1)?.id).toMatch(/^feed:universal@\d+-\d+$/)
+		reader.stop()
+	})
+
+	test('a scope the caller may not read refuses the stream before it starts', async () => {
+		const secret = await newRoom(cm, { title: 'Secret SSE', is_secret: true })
+		const refused = await openEvents(bob.token, `scopes=chatroom:${secret.id}`)
+		expect(refused.status).toBe(404)
+		const allowed = await openEvents(cm.token, `scopes=chatroom:${secret.id}`)
+		expect(allowed.status).toBe(200)
+		allowed.stop()
+	})
+})
+
+describe('revocation', () => {
+	test('logout closes the live socket within a second', async () => {
+		const login = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: `live-rev-${Date.now()}` },
+		})
+		const { access_token, refresh_token } = login.body.data
+		const socket = await openSocket({ token: access_token })
+		await subscribe(socket, 'me')
+		const started = Date.now()
+		const out = await api('POST', '/user/logout', {
+			token: access_token,
+			body: { refresh_token },
+		})
+		expect(out.status).toBe(200)
+		const closed = await socket.closed
+		expect(closed.code).toBe(4001)
+		expect(closed.at - started).toBeLessThan(1000)
+	})
+
+	test('positive control: a socket of a login still valid stays open', async () => {
+		const socket = await openSocket({ token: ana.token })
+		await subscribe(socket, 'me')
+		await Bun.sleep(1200)
+		const state = await Promise.race([socket.closed, Bun.sleep(50).then(() => 'open')])
+		expect(state).toBe('open')
+		socket.close()
+	})
+})
+
+describe('resume by cursor', () => {
+	test('reconnecting with a cursor: every missed event once, then live ones, no duplicate', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const scope = `chatroom:${room.id}`
+		const first = await openSocket({ token: ana.token })
+		await subscribe(first, scope)
+		await say(cm, room.id, 'm1')
+		const seen = await first.next((f) => f.event?.data?.conversation?.answer === 'm1', 'm1')
+		first.close()
+		await first.closed
+		await say(cm, room.id, 'm2')
+		await say(cm, room.id, 'm3')
+
+		const again = await openSocket({ token: ana.token })
+		expect((await subscribe(again, scope, seen.id)).type).toBe('subscribed')
+		await say(cm, room.id, 'm4')
+		await again.next((f) => f.event?.data?.conversation?.answer === 'm4', 'm4')
+		const texts = again.frames
+			.filter((f) => f.type === 'event')
+			.map((f) => f.event.data.conversation.answer)
+		expect(texts).toEqual(['m2', 'm3', 'm4'])
+		const ids = again.frames.filter((f) => f.type === 'event').map((f) => f.id)
+		expect(new Set(ids).size).toBe(ids.length)
+		again.close()
+	})
+
+	test('a cursor past the window gets reset; a cursor inside it does not', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const scope = liveScopes.chatroom(room.id)
+		const oldest = await publishLive(scope, { type: 'test.filler', data: { n: 0 } })
+		for (let n = 1; n <= 1300; n++) await publishLive(scope, { type: 'test.filler', data: { n } })
+		const recent = await publishLive(scope, { type: 'test.filler', data: { n: 1301 } })
+		await publishLive(scope, { type: 'test.filler', data: { n: 1302 } })
+
+		const socket = await openSocket({ token: ana.token })
+		socket.send({ type: 'subscribe', scope: scope.name, cursor: oldest })
+		const reset = await socket.next((f) => f.type === 'reset', 'reset')
+		expect(reset.scope).toBe(scope.name)
+		expect(socket.frames.some((f) => f.type === 'event')).toBe(false)
+		socket.close()
+
+		const inside = await openSocket({ token: ana.token })
+		expect((await subscribe(inside, scope.name, recent as string)).type).toBe('subscribed')
+		const events = inside.frames.filter((f) => f.type === 'event')
+		expect(events.map((f) => f.event.data.n)).toEqual([1302])
+		expect(inside.frames.some((f) => f.type === 'reset')).toBe(false)
+		inside.close()
+	})
+})
