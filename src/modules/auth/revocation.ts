@@ -14,6 +14,7 @@ import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
+import { liveScopes, signalLive } from '../../live'
 import { findRevokedFamilies, findStoredAuth, type StoredAuth } from './repo'
 import { ROLE_FIELD, refillRole, roleFromCopy } from './roles'
 
@@ -29,6 +30,8 @@ export async function markFamiliesRevoked(userId: number, familyIds: string[]): 
 		.hset(key, ...fields)
 		.expire(key, MARK_TTL_SECONDS)
 		.exec()
+	// Live connections of this user (any api process) re-check their tokens now.
+	await signalLive(liveScopes.me(userId), 'revoked')
 }
 
 /** Every token of the user, also those signed without a family (issued by scripts). */
@@ -40,6 +43,7 @@ export async function markUserRevoked(userId: number, familyIds: string[]): Prom
 		.expire(key, MARK_TTL_SECONDS)
 		.exec()
 	await markFamiliesRevoked(userId, familyIds)
+	if (familyIds.length === 0) await signalLive(liveScopes.me(userId), 'revoked')
 }
 
 /** What the token's checks found: its role stored now (null: user gone) and whether it was revoked. */

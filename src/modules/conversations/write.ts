@@ -3,6 +3,7 @@
 // events; a poll's rules are checked before it and stored inside it.
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { liveScopes, publishLive } from '../../live'
 import type { Session } from '../auth/plugin'
 import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { numericId } from '../chatrooms/repo'
@@ -106,6 +107,10 @@ export async function postConversation(session: Session, input: PostConversation
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
+	await publishLive(liveScopes.chatroom(room.id), {
+		type: 'conversation.new',
+		data: { conversation: conversations[0] },
+	})
 	return { id: row.id, conversation: conversations[0] }
 }
 
@@ -126,6 +131,10 @@ export async function editText(session: Session, conversationId: string | number
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])
+	await publishLive(liveScopes.chatroom(row.chatroom_id), {
+		type: 'conversation.edited',
+		data: { conversation: conversations[0] },
+	})
 	return { conversation: conversations[0] }
 }
 
@@ -144,6 +153,11 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 			await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		}
 	})
+	for (const row of rows)
+		await publishLive(liveScopes.chatroom(row.chatroom_id), {
+			type: 'conversation.deleted',
+			data: { conversation_id: String(row.id), chatroom_id: String(row.chatroom_id) },
+		})
 	const { conversations } = await hydrate(
 		sql,
 		viewer,

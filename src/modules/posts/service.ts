@@ -11,7 +11,8 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import { turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
+import { listedForAll, turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
+import { liveScopes, publishLive } from '../../live'
 import {
 	type CachedPost,
 	type FormerPost,
@@ -142,6 +143,13 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		history: isBackDated(createdAt, now),
 	}
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
+	const { post } = written
+	// "New posts available" for universal feed readers (blocks are applied per reader).
+	if (listedForAll(post) && !request.history)
+		await publishLive(liveScopes.universal(post.community_id), {
+			type: 'post.new',
+			data: { post_id: post.id, author_id: post.user_id },
+		})
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
