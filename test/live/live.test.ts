@@ -3,7 +3,8 @@
 // scope's events, the secret-room rule, revocation closing the socket within a second,
 // resume by cursor (nothing missed, nothing twice) and `reset` past the window.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { liveScopes, publishLive } from '../../src/live'
+import { signAccessToken } from '../../src/lib/tokens'
+import { LIVE_LIMITS, liveScopes, MAX_CONNECTIONS_PER_USER, publishLive } from '../../src/live'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { block } from '../support/connections'
@@ -25,9 +26,10 @@ beforeAll(async () => {
 })
 
 /** A WebSocket upgrade request as a browser sends it, its answer read as plain HTTP. */
-const upgrade = (path: string) =>
+const upgrade = (path: string, token?: string) =>
 	fetch(`${liveServer()}${path}`, {
 		headers: {
+			...(token ? { authorization: `Bearer ${token}` } : {}),
 			connection: 'Upgrade',
 			upgrade: 'websocket',
 			'sec-websocket-version': '13',
@@ -245,5 +247,79 @@ describe('resume by cursor', () => {
 		expect(events.map((f) => f.event.data.n)).toEqual([1302])
 		expect(inside.frames.some((f) => f.type === 'reset')).toBe(false)
 		inside.close()
+	})
+})
+
+describe('expiry, limits and health', () => {
+	test("a socket closes at its token's expiry (4001); a token with time left keeps its socket", async () => {
+		const short = await signAccessToken(
+			{ sub: ana.uuid, uid: ana.id, cid: community.communityId, role: 'member' },
+			0.05,
+		)
+		const [socket, control] = await Promise.all([
+			openSocket({ token: short }),
+			openSocket({ token: ana.token }),
+		])
+		await subscribe(socket, 'me')
+		const closed = await socket.closed
+		expect(closed.code).toBe(4001)
+		expect(closed.reason).toBe('token expired')
+		const state = await Promise.race([control.closed, Bun.sleep(50).then(() => 'open')])
+		expect(state).toBe('open')
+		control.close()
+	})
+
+	test('connections per user: the one past the limit answers 429 at the upgrade', async () => {
+		const carol = await newUser(community, { name: 'Carol' })
+		const sockets = []
+		for (let n = 0; n < MAX_CONNECTIONS_PER_USER; n++)
+			sockets.push(await openSocket({ token: carol.token }))
+		const refused = await upgrade('/live', carol.token)
+		expect(refused.status).toBe(429)
+		sockets.pop()?.close()
+		await Bun.sleep(100)
+		const socket = await openSocket({ token: carol.token })
+		for (const s of [...sockets, socket]) s.close()
+	})
+
+	test('SSE: a ping comment on its interval; Last-Event-ID resumes every scope', async () => {
+		const every = LIVE_LIMITS.ssePingMs
+		LIVE_LIMITS.ssePingMs = 300
+		try {
+			const room = await newRoom(cm)
+			await follow(ana, room.id)
+			const scopes = `scopes=me,chatroom:${room.id}`
+			const reader = await openEvents(ana.token, scopes)
+			await say(cm, room.id, 's1')
+			await reader.next((f) => f.event?.data?.conversation?.answer === 's1', 's1')
+			const lastId = reader.events.at(-1)?.id as string
+			expect(lastId).toContain(`chatroom:${room.id}@`)
+			expect(lastId).toContain('me@')
+			await Bun.sleep(700)
+			expect(reader.comments).toContain('ping')
+			reader.stop()
+
+			await say(cm, room.id, 's2')
+			const resumed = await openEvents(ana.token, scopes, { 'last-event-id': lastId })
+			await resumed.next((f) => f.event?.data?.conversation?.answer === 's2', 's2')
+			const texts = resumed.events
+				.map((e) => e.data.event?.data?.conversation?.answer)
+				.filter((t) => t !== undefined)
+			expect(texts).toEqual(['s2'])
+			resumed.stop()
+		} finally {
+			LIVE_LIMITS.ssePingMs = every
+		}
+	})
+
+	test('/metrics: connections, deliveries and the commit-to-send lag', async () => {
+		const socket = await openSocket({ token: bob.token })
+		await subscribe(socket, 'me')
+		await newPost(ana, { text: 'metrics' })
+		const body = await (await fetch(`${liveServer()}/metrics`)).text()
+		expect(body).toMatch(/live_connections\{transport="ws"\} [1-9]/)
+		expect(body).toMatch(/live_deliveries_total [1-9]/)
+		expect(body).toMatch(/live_commit_to_send_seconds_count [1-9]/)
+		socket.close()
 	})
 })
