@@ -5,12 +5,13 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { signAccessToken } from '../../src/lib/tokens'
 import { LIVE_LIMITS, liveScopes, MAX_CONNECTIONS_PER_USER, publishLive } from '../../src/live'
+import { newPoll, vote } from '../polls/support'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { block } from '../support/connections'
 import { newPost } from '../support/content'
 import { api } from '../support/http'
-import { liveServer, openEvents, openSocket, subscribe } from '../support/live'
+import { liveServer, openEvents, openSocket, stallingSocket, subscribe } from '../support/live'
 
 let community: TestCommunity
 let cm: TestUser
@@ -108,6 +109,45 @@ describe('chatroom scope', () => {
 		expect(outsider.frames.some((f) => f.type === 'event')).toBe(false)
 		outsider.close()
 		member.close()
+	})
+})
+
+describe('chatroom scope: polls and seats', () => {
+	test('a vote sends the totals of an open poll; a deferred poll only says it moved', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		await follow(bob, room.id)
+		const socket = await openSocket({ token: bob.token })
+		await subscribe(socket, `chatroom:${room.id}`)
+		const open = await newPoll(cm, room.id, { poll_type: 2 })
+		const deferred = await newPoll(cm, room.id, { poll_type: 1 })
+		expect((await vote(ana, open.id, [open.polls[1].id])).status).toBe(200)
+		const totals = await socket.next(
+			(f) => f.event?.type === 'poll.votes' && f.event.data.conversation_id === open.id,
+			'open poll totals',
+		)
+		expect(totals.event.data.voters).toBe(1)
+		expect(totals.event.data.options).toEqual([{ id: open.polls[1].id, votes_count: 1 }])
+		expect((await vote(ana, deferred.id, [deferred.polls[0].id])).status).toBe(200)
+		const moved = await socket.next(
+			(f) => f.event?.type === 'poll.votes' && f.event.data.conversation_id === deferred.id,
+			'deferred poll moved',
+		)
+		expect(moved.event.data).toEqual({ conversation_id: deferred.id })
+		socket.close()
+	})
+
+	test('joins and leaves reach the room', async () => {
+		const room = await newRoom(cm)
+		const socket = await openSocket({ token: cm.token })
+		await subscribe(socket, `chatroom:${room.id}`)
+		await follow(ana, room.id)
+		const joined = await socket.next((f) => f.event?.type === 'member.joined', 'joined')
+		expect(joined.event.data).toMatchObject({ member_id: ana.id, method: 'self_joined' })
+		await follow(ana, room.id, false)
+		const left = await socket.next((f) => f.event?.type === 'member.left', 'left')
+		expect(left.event.data).toMatchObject({ member_id: ana.id, method: 'self_left' })
+		socket.close()
 	})
 })
 
@@ -310,6 +350,33 @@ describe('expiry, limits and health', () => {
 		} finally {
 			LIVE_LIMITS.ssePingMs = every
 		}
+	})
+
+	test('a client that stops reading is closed past 1 MB waiting (4008, resumable); a reading one is not', async () => {
+		const room = await newRoom(cm)
+		const scope = liveScopes.chatroom(room.id)
+		const stalled = await stallingSocket(cm.token)
+		const reading = await openSocket({ token: cm.token })
+		await subscribe(reading, scope.name)
+		await Bun.sleep(100)
+		stalled.send({ type: 'subscribe', scope: scope.name })
+		const deadline = Date.now() + 3000
+		while (!stalled.state.received.includes('"subscribed"') && Date.now() < deadline)
+			await Bun.sleep(20)
+		expect(stalled.state.received).toContain('"subscribed"')
+		stalled.pause()
+		const big = 'x'.repeat(60_000)
+		for (let n = 0; n < 400; n++) await publishLive(scope, { type: 'test.big', data: { n, big } })
+		await reading.next((f) => f.event?.data?.n === 399, 'the last big event')
+		await Bun.sleep(600)
+		stalled.resume()
+		await Bun.sleep(300)
+		// A close frame with code 4008 (0x0fa8) and its reason.
+		expect(stalled.state.received).toContain('\x0f\xa8send buffer full; resume with your cursors')
+		expect(reading.frames.filter((f) => f.type === 'event').length).toBe(400)
+		expect(await Promise.race([reading.closed, Bun.sleep(50).then(() => 'open')])).toBe('open')
+		stalled.end()
+		reading.close()
 	})
 
 	test('/metrics: connections, deliveries and the commit-to-send lag', async () => {

@@ -141,3 +141,36 @@ export async function openEvents(
 	})()
 	return reader
 }
+
+/**
+ * A WebSocket client on a raw TCP socket that can stop reading (`pause`), as a stalled
+ * phone does: what the server sent is kept as latin1 text (frames unparsed).
+ */
+export async function stallingSocket(token: string) {
+	const { default: net } = await import('node:net')
+	const port = Number(new URL(liveServer()).port)
+	const socket = net.connect(port, '127.0.0.1')
+	await new Promise((resolve) => socket.once('connect', resolve))
+	const state = { received: '' }
+	socket.on('data', (d: Buffer) => {
+		state.received += d.toString('latin1')
+	})
+	socket.write(
+		`GET /live HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+			`Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${btoa('0123456789abcdef')}\r\n` +
+			`Authorization: Bearer ${token}\r\n\r\n`,
+	)
+	return {
+		state,
+		/** One masked text frame (client frames must be masked), under 126 bytes. */
+		send(message: object) {
+			const payload = Buffer.from(JSON.stringify(message))
+			const mask = Buffer.from([1, 2, 3, 4])
+			const masked = payload.map((b, i) => b ^ (mask[i % 4] as number))
+			socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]))
+		},
+		pause: () => socket.pause(),
+		resume: () => socket.resume(),
+		end: () => socket.destroy(),
+	}
+}
