@@ -37,9 +37,12 @@ export interface LiveSocket {
 	close(): void
 }
 
-/** A WebSocket to /live with the token in the Authorization header (or `?ticket=`). */
-export function openSocket(auth: { token?: string; ticket?: string }): Promise<LiveSocket> {
-	const url = `${liveServer().replace('http', 'ws')}/live${auth.ticket ? `?ticket=${auth.ticket}` : ''}`
+/** A WebSocket to /live with the token in the Authorization header (or `?ticket=`); `base` another plaza. */
+export function openSocket(
+	auth: { token?: string; ticket?: string },
+	base = liveServer(),
+): Promise<LiveSocket> {
+	const url = `${base.replace('http', 'ws')}/live${auth.ticket ? `?ticket=${auth.ticket}` : ''}`
 	const ws = new WebSocket(url, {
 		headers: auth.token ? { authorization: `Bearer ${auth.token}` } : {},
 	} as unknown as string[])
