@@ -13,6 +13,7 @@ import type Redis from 'ioredis'
 import { Cluster } from 'ioredis'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
+import { channelOf, keyOf } from './channel'
 import { liveDeliveries, liveLag } from './metrics'
 
 export interface Delivery {
@@ -48,11 +49,19 @@ export function onSubscriberLost(handler: () => void): void {
 	lostHandlers.push(handler)
 }
 
+/** The client name of this process's subscriber connections. */
+export const subscriberName = (): string => `plaza-live-${process.pid}`
+
 function connect(): Redis | Cluster {
 	if (subscriber) return subscriber
+	// Named, so an operator (and a test) can count them in CLIENT LIST.
+	const connectionName = subscriberName()
 	const s = sharded
-		? (redis as Cluster).duplicate(undefined, { shardedSubscribers: true })
-		: (redis as Redis).duplicate({ enableAutoPipelining: false })
+		? (redis as Cluster).duplicate(undefined, {
+				shardedSubscribers: true,
+				redisOptions: { connectionName },
+			})
+		: (redis as Redis).duplicate({ enableAutoPipelining: false, connectionName })
 	let readyOnce = false
 	s.on('ready', () => {
 		if (readyOnce) for (const handler of lostHandlers) handler()
@@ -60,7 +69,7 @@ function connect(): Redis | Cluster {
 	})
 	s.on('error', (error: Error) => log.warn({ err: error.message }, 'live subscriber error'))
 	s.on(sharded ? 'smessage' : 'message', (channel: string, message: string) =>
-		dispatch(channel, message),
+		dispatch(keyOf(channel), message),
 	)
 	subscriber = s
 	return s
@@ -99,7 +108,10 @@ function channelFor(key: string, name: string): Channel {
 			name,
 			listeners: new Set(),
 			topicMembers: 0,
-			subscribed: (sharded ? (s as Cluster).ssubscribe(key) : s.subscribe(key)).then(() => {}),
+			subscribed: (sharded
+				? (s as Cluster).ssubscribe(channelOf(key))
+				: s.subscribe(channelOf(key))
+			).then(() => {}),
 		}
 		channels.set(key, channel)
 	}
@@ -111,7 +123,8 @@ function release(key: string, channel: Channel): void {
 	channels.delete(key)
 	const s = subscriber
 	if (!s) return
-	const done = sharded ? (s as Cluster).sunsubscribe(key) : s.unsubscribe(key)
+	const name = channelOf(key)
+	const done = sharded ? (s as Cluster).sunsubscribe(name) : s.unsubscribe(name)
 	done.catch((error: Error) => log.warn({ err: error.message, key }, 'live unsubscribe failed'))
 }
 

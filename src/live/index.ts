@@ -9,7 +9,7 @@ export {
 	type Subscription,
 } from './connection'
 export { isStreamId } from './history'
-export { useServer } from './hub'
+export { subscriberName, useServer } from './hub'
 export { type LiveEvent, publishLive, signalLive } from './publish'
 export { closeAll, connectionsOf, MAX_CONNECTIONS_PER_USER, register } from './registry'
 export { type LiveScope, liveScopes, parseScope, type ScopeRequest } from './scopes'

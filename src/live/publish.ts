@@ -2,7 +2,7 @@
 // its transaction committed. One Lua script per event, on the scope's hash tag: XADD to
 // the scope's stream (bounded, `MAXLEN ~ 1000`: the resume window) and publish the id and
 // the event on the scope's channel (SPUBLISH on a cluster, so only the shard that owns
-// the slot carries it; PUBLISH standalone). The stream id is the event's id: clients
+// the slot carries it; PUBLISH standalone; channel.ts names the channel). The stream id is the event's id: clients
 // resume after it and de-duplicate by it.
 //
 // A failed publish is logged and counted, never thrown: Postgres has committed and the
@@ -12,6 +12,7 @@
 import { Cluster } from 'ioredis'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
+import { channelOf } from './channel'
 import { livePublishFailures } from './metrics'
 import type { LiveScope } from './scopes'
 
@@ -28,16 +29,23 @@ const sharded = redis instanceof Cluster
 /** A scope quiet for a day loses its history: a client resuming after that gets `reset`. */
 export const STREAM_TTL_SECONDS = 86_400
 
-// KEYS[1] stream and channel; ARGV[1] max length, ARGV[2] event JSON, ARGV[3] '1' to
-// SPUBLISH, ARGV[4] the stream's time to live.
+// KEYS[1] the stream; ARGV[1] max length, ARGV[2] event JSON, ARGV[3] '1' to SPUBLISH,
+// ARGV[4] the stream's time to live, ARGV[5] the channel (channel.ts: same slot).
 const script = `
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', KEYS[1], id .. '\\n' .. ARGV[2])
+redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[5], id .. '\\n' .. ARGV[2])
 return id`
 
 type WithLive = {
-	livePublish(key: string, max: number, json: string, sharded: string, ttl: number): Promise<string>
+	livePublish(
+		key: string,
+		max: number,
+		json: string,
+		sharded: string,
+		ttl: number,
+		channel: string,
+	): Promise<string>
 }
 redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
 const scripted = redis as unknown as WithLive
@@ -53,6 +61,7 @@ export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<s
 			json,
 			sharded ? '1' : '0',
 			STREAM_TTL_SECONDS,
+			channelOf(scope.key),
 		)
 	} catch (error) {
 		livePublishFailures.inc()
@@ -67,8 +76,9 @@ export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<s
  */
 export async function signalLive(scope: LiveScope, signal: 'revoked'): Promise<void> {
 	try {
-		if (sharded) await (redis as Cluster).spublish(scope.key, `!${signal}`)
-		else await redis.publish(scope.key, `!${signal}`)
+		const channel = channelOf(scope.key)
+		if (sharded) await (redis as Cluster).spublish(channel, `!${signal}`)
+		else await redis.publish(channel, `!${signal}`)
 	} catch (error) {
 		log.warn({ err: (error as Error).message, scope: scope.name }, 'live signal not published')
 	}

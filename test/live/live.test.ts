@@ -3,8 +3,17 @@
 // scope's events, the secret-room rule, revocation closing the socket within a second,
 // resume by cursor (nothing missed, nothing twice) and `reset` past the window.
 import { beforeAll, describe, expect, test } from 'bun:test'
+import type Redis from 'ioredis'
+import { Cluster } from 'ioredis'
+import { redis } from '../../src/lib/redis'
 import { signAccessToken } from '../../src/lib/tokens'
-import { LIVE_LIMITS, liveScopes, MAX_CONNECTIONS_PER_USER, publishLive } from '../../src/live'
+import {
+	LIVE_LIMITS,
+	liveScopes,
+	MAX_CONNECTIONS_PER_USER,
+	publishLive,
+	subscriberName,
+} from '../../src/live'
 import { newPoll, vote } from '../polls/support'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
@@ -377,6 +386,30 @@ describe('expiry, limits and health', () => {
 		expect(await Promise.race([reading.closed, Bun.sleep(50).then(() => 'open')])).toBe('open')
 		stalled.end()
 		reading.close()
+	})
+
+	test('one subscriber connection per Redis master, whatever the number of scopes', async () => {
+		const rooms = await Promise.all([1, 2, 3, 4, 5, 6].map(() => newRoom(cm)))
+		const socket = await openSocket({ token: cm.token })
+		for (const room of rooms)
+			expect((await subscribe(socket, `chatroom:${room.id}`)).type).toBe('subscribed')
+		await subscribe(socket, 'me')
+		await subscribe(socket, 'feed:universal')
+		const nodes: Redis[] = redis instanceof Cluster ? redis.nodes('master') : [redis as Redis]
+		const perNode = await Promise.all(
+			nodes.map(async (node) => {
+				const list = (await node.client('LIST')) as string
+				return list
+					.split('\n')
+					.filter((line) => line.includes(`${subscriberName()} `) && /flags=\S*P/.test(line)).length
+			}),
+		)
+		// ioredis prefixes the name on a cluster (`ioredis-cluster(ssubscriber)-…`).
+		// Positive control: the subscriber exists (one on a standalone Redis) …
+		expect(perNode.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1)
+		// … and never more than one per master.
+		for (const count of perNode) expect(count).toBeLessThanOrEqual(1)
+		socket.close()
 	})
 
 	test('/metrics: connections, deliveries and the commit-to-send lag', async () => {
