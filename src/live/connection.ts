@@ -34,10 +34,14 @@ export interface Sink {
 	leaveTopic?(key: string): void
 }
 
-/** A feed scope's frame is per viewer: authors in a block with the viewer are left out. */
+/**
+ * A feed scope's frame is per viewer: authors in a block with the viewer are left out,
+ * and when `authors` is given only theirs count (the connection feed: whom the viewer follows).
+ */
 export interface Subscription {
 	scope: LiveScope
 	hiddenAuthors?: Set<number>
+	authors?: Set<number>
 }
 
 export interface Holder {
@@ -151,7 +155,8 @@ export class LiveConnection {
 			return
 		}
 		const event = JSON.parse(d.json) as { at: number; data: { post_id: string; author_id: number } }
-		if (hidden.has(event.data.author_id)) return
+		const author = event.data.author_id
+		if (hidden.has(author) || (state.sub.authors && !state.sub.authors.has(author))) return
 		state.count++
 		const summary = JSON.stringify({
 			type: 'posts.new',

@@ -22,6 +22,11 @@ export const liveScopes = {
 		name: 'feed:universal',
 		key: keys.liveStream(`c${communityId}`, 'universal'),
 	}),
+	/** Posts that reach followers (public and connections ones); each reader keeps its authors. */
+	connection: (communityId: number): LiveScope => ({
+		name: 'feed:connection',
+		key: keys.liveStream(`c${communityId}`, 'connection'),
+	}),
 }
 
 /** What a client may ask for, before any access check: `{ kind, id? }`, or null when malformed. */
@@ -29,11 +34,13 @@ export type ScopeRequest =
 	| { kind: 'me' }
 	| { kind: 'chatroom'; id: string }
 	| { kind: 'feed:universal' }
+	| { kind: 'feed:connection' }
 
 export function parseScope(name: unknown): ScopeRequest | null {
 	if (typeof name !== 'string' || name.length > 64) return null
 	if (name === 'me') return { kind: 'me' }
 	if (name === 'feed:universal') return { kind: 'feed:universal' }
+	if (name === 'feed:connection') return { kind: 'feed:connection' }
 	const room = /^chatroom:([0-9]{1,19})$/.exec(name)
 	if (room) return { kind: 'chatroom', id: room[1] as string }
 	return null

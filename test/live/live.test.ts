@@ -17,7 +17,7 @@ import {
 import { newPoll, vote } from '../polls/support'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { block } from '../support/connections'
+import { block, connect, enableConnections } from '../support/connections'
 import { newPost } from '../support/content'
 import { api } from '../support/http'
 import { liveServer, openEvents, openSocket, stallingSocket, subscribe } from '../support/live'
@@ -205,6 +205,22 @@ describe('feed:universal over SSE', () => {
 		// Each event's id is the whole cursor map, so Last-Event-ID resumes every scope.
 		expect(reader.events.at(-1)?.id).toMatch(/^feed:universal@\d+-\d+$/)
 		reader.stop()
+	})
+
+	test('feed:connection over a WebSocket: posts of those the viewer follows, connections-only ones too', async () => {
+		await enableConnections(community)
+		const dan = await newUser(community, { name: 'Dan' })
+		const eve = await newUser(community, { name: 'Eve' })
+		const stranger = await newUser(community, { name: 'Stranger' })
+		await connect(dan, eve)
+		const socket = await openSocket({ token: dan.token })
+		expect((await subscribe(socket, 'feed:connection')).type).toBe('subscribed')
+		const unfollowed = await newPost(stranger, { text: 'not followed' })
+		const inner = await newPost(eve, { text: 'for connections', visibility: 'connections' })
+		const last = await socket.next((f) => f.event?.data?.newest_id === inner, 'followed post')
+		expect(last.event).toMatchObject({ type: 'posts.new', data: { count: 1, newest_id: inner } })
+		expect(socket.frames.some((f) => f.event?.data?.newest_id === unfollowed)).toBe(false)
+		socket.close()
 	})
 
 	test('a scope the caller may not read refuses the stream before it starts', async () => {

@@ -20,6 +20,7 @@ import { viewerBlocks } from '../../timelines'
 import { tokenState } from '../auth/revocation'
 import { type Session, sessionFromHeader } from '../auth/session'
 import { chatViewer, seeRoom } from '../chatrooms/access'
+import { followedIds } from './repo'
 
 export const TICKET_SECONDS = 30
 
@@ -80,7 +81,8 @@ export const holderOf = (caller: LiveCaller): Holder => ({
 /** A scope the caller may follow; 400 for a malformed name, 404 for a room it may not see. */
 export async function resolveScope(session: Session, name: unknown): Promise<Subscription> {
 	const wanted = parseScope(name)
-	if (!wanted) throw badRequest('scope must be me, chatroom:<id> or feed:universal')
+	if (!wanted)
+		throw badRequest('scope must be me, chatroom:<id>, feed:universal or feed:connection')
 	switch (wanted.kind) {
 		case 'me':
 			return { scope: liveScopes.me(session.userId) }
@@ -93,6 +95,17 @@ export async function resolveScope(session: Session, name: unknown): Promise<Sub
 				scope: liveScopes.universal(session.communityId),
 				hiddenAuthors: await viewerBlocks(session.userId),
 			}
+		case 'feed:connection': {
+			const [hiddenAuthors, followed] = await Promise.all([
+				viewerBlocks(session.userId),
+				followedIds(sql, session.communityId, session.userId),
+			])
+			return {
+				scope: liveScopes.connection(session.communityId),
+				hiddenAuthors,
+				authors: new Set(followed),
+			}
+		}
 	}
 }
 

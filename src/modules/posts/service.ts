@@ -11,7 +11,13 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import { listedForAll, turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
+import {
+	listedForAll,
+	reachesFollowers,
+	turnsOnConnection,
+	VISIBILITIES,
+	visibilitiesOf,
+} from '../../lib/visibility'
 import { liveScopes, publishLive } from '../../live'
 import {
 	type CachedPost,
@@ -144,12 +150,13 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	}
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
 	const { post } = written
-	// "New posts available" for universal feed readers (blocks are applied per reader).
+	// "New posts available" for universal and connection feed readers (blocks and whom
+	// each follows are applied per reader).
+	const news = { type: 'post.new', data: { post_id: post.id, author_id: post.user_id } }
 	if (listedForAll(post) && !request.history)
-		await publishLive(liveScopes.universal(post.community_id), {
-			type: 'post.new',
-			data: { post_id: post.id, author_id: post.user_id },
-		})
+		await publishLive(liveScopes.universal(post.community_id), news)
+	if (reachesFollowers(post) && !request.history)
+		await publishLive(liveScopes.connection(post.community_id), news)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
