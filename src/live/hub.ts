@@ -34,6 +34,8 @@ interface Channel {
 
 const channels = new Map<string, Channel>()
 let subscriber: Redis | Cluster | undefined
+/** Resolves at the subscriber's first `ready`: a SUBSCRIBE queued before it could be lost. */
+let subscriberReady: Promise<void> = Promise.resolve()
 let server: Server<unknown> | undefined
 const lostHandlers: (() => void)[] = []
 
@@ -63,10 +65,13 @@ function connect(): Redis | Cluster {
 			})
 		: (redis as Redis).duplicate({ enableAutoPipelining: false, connectionName })
 	let readyOnce = false
-	s.on('ready', () => {
-		if (readyOnce) for (const handler of lostHandlers) handler()
-		readyOnce = true
-	})
+	subscriberReady = new Promise((resolve) =>
+		s.on('ready', () => {
+			if (readyOnce) for (const handler of lostHandlers) handler()
+			readyOnce = true
+			resolve()
+		}),
+	)
 	s.on('error', (error: Error) => log.warn({ err: error.message }, 'live subscriber error'))
 	s.on(sharded ? 'smessage' : 'message', (channel: string, message: string) =>
 		dispatch(keyOf(channel), message),
@@ -78,6 +83,10 @@ function connect(): Redis | Cluster {
 function dispatch(key: string, message: string): void {
 	const channel = channels.get(key)
 	if (!channel) return
+	if (message.startsWith('!probe:')) {
+		probes.get(message)?.()
+		return
+	}
 	if (message.startsWith('!')) {
 		for (const listener of channel.listeners) listener({ signal: message.slice(1) })
 		return
@@ -108,14 +117,45 @@ function channelFor(key: string, name: string): Channel {
 			name,
 			listeners: new Set(),
 			topicMembers: 0,
-			subscribed: (sharded
-				? (s as Cluster).ssubscribe(channelOf(key))
-				: s.subscribe(channelOf(key))
-			).then(() => {}),
+			subscribed: subscriberReady.then(() => subscribeHeard(s, key)),
 		}
 		channels.set(key, channel)
 	}
 	return channel
+}
+
+const probes = new Map<string, () => void>()
+let probeCount = 0
+const PROBE_WAIT_MS = 500
+
+const subscribe = (s: Redis | Cluster, key: string) =>
+	sharded ? (s as Cluster).ssubscribe(channelOf(key)) : s.subscribe(channelOf(key))
+
+/**
+ * Subscribes, then proves it: a probe published on the channel must come back through
+ * this subscriber before the channel counts as subscribed (else SUBSCRIBE again, three
+ * times). A subscription confirmed by Redis that delivers nothing was once seen under
+ * load; a client must never be told `subscribed` over a silent channel.
+ */
+async function subscribeHeard(s: Redis | Cluster, key: string): Promise<void> {
+	for (let attempt = 1; attempt <= 3; attempt++) {
+		await subscribe(s, key)
+		const probe = `!probe:${process.pid}-${++probeCount}`
+		const heard = new Promise<boolean>((resolve) => {
+			const timer = setTimeout(() => resolve(false), PROBE_WAIT_MS)
+			probes.set(probe, () => {
+				clearTimeout(timer)
+				resolve(true)
+			})
+		})
+		const channel = channelOf(key)
+		await (sharded ? (redis as Cluster).spublish(channel, probe) : redis.publish(channel, probe))
+		const ok = await heard
+		probes.delete(probe)
+		if (ok) return
+		log.warn({ key, attempt }, 'live subscription did not hear its probe; subscribing again')
+	}
+	log.error({ key }, 'live subscription unproven after three tries')
 }
 
 function release(key: string, channel: Channel): void {

@@ -3,6 +3,7 @@
 // SIGKILL mid-stream, and the client resumes on the other with its cursor — every
 // message exactly once, in order, within seconds.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { liveScopes, publishLive } from '../../src/live'
 import { follow, newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestUser } from '../support/community'
 import { type Frame, openSocket, subscribe } from '../support/live'
@@ -24,6 +25,19 @@ afterAll(async () => {
 })
 
 const base = (p: Plaza) => `http://127.0.0.1:${p.port}`
+
+test('the first subscriptions of a fresh process, all at once, each hear their room', async () => {
+	const fresh = await spawnPlaza('api')
+	apis.push(fresh)
+	// Ten rooms, ten sockets (the per-user limit), subscribing together as the process starts.
+	const rooms = await Promise.all(Array.from({ length: 10 }, () => newRoom(cm)))
+	const sockets = await Promise.all(rooms.map(() => openSocket({ token: cm.token }, base(fresh))))
+	await Promise.all(sockets.map((s, n) => subscribe(s, `chatroom:${rooms[n]?.id}`)))
+	for (const room of rooms)
+		await publishLive(liveScopes.chatroom(room.id), { type: 'ping', data: {} })
+	await Promise.all(sockets.map((s) => s.next((f) => f.event?.type === 'ping', 'the room event')))
+	for (const s of sockets) s.close()
+})
 
 test('kill -9 of the api holding the socket: the client resumes on the other, 0 missed, 0 duplicates', async () => {
 	const [doomed, survivor] = apis as [Plaza, Plaza]
