@@ -193,13 +193,3 @@ export function leaveTopic(key: string): void {
 	channel.topicMembers--
 	release(key, channel)
 }
-
-/** Channels this process is subscribed to (tests and /metrics-style checks). */
-export const subscribedChannels = (): number => channels.size
-
-/** Closes the subscriber (shutdown). */
-export function stopHub(): void {
-	subscriber?.disconnect()
-	subscriber = undefined
-	channels.clear()
-}

@@ -1,7 +1,6 @@
 // The live engine's door (modules/live is its HTTP face; writers call publishLive after
 // their commit). docs/live.md describes the protocol.
 export {
-	CloseCode,
 	type Holder,
 	LIVE_LIMITS,
 	LiveConnection,
@@ -11,5 +10,5 @@ export {
 export { isStreamId } from './history'
 export { subscriberName, useServer } from './hub'
 export { type LiveEvent, publishLive, signalLive } from './publish'
-export { closeAll, connectionsOf, MAX_CONNECTIONS_PER_USER, register } from './registry'
-export { type LiveScope, liveScopes, parseScope, type ScopeRequest } from './scopes'
+export { connectionsOf, MAX_CONNECTIONS_PER_USER, register } from './registry'
+export { type LiveScope, liveScopes, parseScope } from './scopes'

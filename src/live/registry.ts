@@ -40,9 +40,3 @@ onSubscriberLost(() => {
 	for (const c of [...open])
 		c.close(CloseCode.resume, 'live updates interrupted; resume with your cursors')
 })
-
-/** Closes every connection (shutdown): clients reconnect to another api with their cursors. */
-export function closeAll(): void {
-	for (const c of [...open])
-		c.close(CloseCode.resume, 'server shutting down; resume with your cursors')
-}

@@ -4,7 +4,7 @@
 import type { ServerWebSocket } from 'bun'
 import { Elysia, t } from 'elysia'
 import { AppError } from '../../lib/errors'
-import { CloseCode, isStreamId, LIVE_LIMITS, LiveConnection, register, useServer } from '../../live'
+import { isStreamId, LIVE_LIMITS, LiveConnection, register, useServer } from '../../live'
 import { authPlugin } from '../auth/plugin'
 import {
 	callerOf,
@@ -64,9 +64,9 @@ export const liveModule = new Elysia({ name: 'live' })
 	.use(authPlugin)
 	.post(
 		'/live/ticket',
-		async ({ request }) => ({
+		async ({ session, request }) => ({
 			success: true as const,
-			ticket: await issueTicket(request.headers.get('authorization') ?? undefined),
+			ticket: await issueTicket(session, request.headers.get('authorization') ?? undefined),
 			expires_in: TICKET_SECONDS,
 		}),
 		{
@@ -129,5 +129,3 @@ export const liveModule = new Elysia({ name: 'live' })
 			sockets.get(ws.raw)?.connection.close(1000, 'closed')
 		},
 	})
-
-export { CloseCode }

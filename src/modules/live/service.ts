@@ -10,6 +10,7 @@ import { type AccessClaims, tokenFromHeader, verifyAccessToken } from '../../lib
 import {
 	connectionsOf,
 	type Holder,
+	isStreamId,
 	LIVE_LIMITS,
 	liveScopes,
 	MAX_CONNECTIONS_PER_USER,
@@ -31,8 +32,8 @@ export interface LiveCaller {
 }
 
 /** Issues a single-use ticket standing for the caller's token for 30 s (never the token itself). */
-export async function issueTicket(header: string | undefined): Promise<string> {
-	const caller = await callerFromHeader(header)
+export async function issueTicket(session: Session, header: string | undefined): Promise<string> {
+	const caller: LiveCaller = { session, claims: await claimsOf(header) }
 	const ticket = crypto.randomUUID().replaceAll('-', '') + crypto.randomUUID().replaceAll('-', '')
 	await redis.set(keys.liveTicket(ticket), JSON.stringify(caller), 'EX', TICKET_SECONDS)
 	return ticket
@@ -44,12 +45,16 @@ async function callerFromHeader(header: string | undefined): Promise<LiveCaller>
 
 /** The claims beside a session the auth macro already checked (a cached verification). */
 export async function callerOf(session: Session, header: string | undefined): Promise<LiveCaller> {
-	const claims = (await verifyAccessToken(
-		tokenFromHeader(header) as string,
-	)) as LiveCaller['claims']
-	if (!claims) throw unauthorized('Invalid or expired access token')
+	const claims = await claimsOf(header)
 	if (connectionsOf(session.userId) >= MAX_CONNECTIONS_PER_USER) throw tooManyRequests(5)
 	return { session, claims }
+}
+
+/** The token's claims (its expiry, its login), verified again from the cache. */
+async function claimsOf(header: string | undefined): Promise<LiveCaller['claims']> {
+	const claims = await verifyAccessToken(tokenFromHeader(header) ?? '')
+	if (!claims) throw unauthorized('Invalid or expired access token')
+	return claims as LiveCaller['claims']
 }
 
 /** The caller of an upgrade: the Authorization header, else a ticket (redeemed once); 401 otherwise. */
@@ -117,7 +122,7 @@ export function parseCursors(value: string | null | undefined): Map<string, stri
 	for (const part of value.split(',')) {
 		const at = part.lastIndexOf('@')
 		const id = part.slice(at + 1)
-		if (at <= 0 || !/^[0-9]{1,15}-[0-9]{1,10}$/.test(id)) throw badRequest('cursors is malformed')
+		if (at <= 0 || !isStreamId(id)) throw badRequest('cursors is malformed')
 		cursors.set(part.slice(0, at), id)
 	}
 	return cursors
