@@ -7,7 +7,16 @@
 // moves to the Bun topic in the same tick, so no event falls between the two.
 
 import { compareIds, newestId, readAfter } from './history'
-import { attach, type Delivery, detach, frameOf, joinTopic, type Listener, leaveTopic } from './hub'
+import {
+	attach,
+	type Delivery,
+	detach,
+	frameOf,
+	isReset,
+	joinTopic,
+	type Listener,
+	leaveTopic,
+} from './hub'
 import type { LiveScope } from './scopes'
 
 export const LIVE_LIMITS = {
@@ -150,7 +159,7 @@ export class LiveConnection {
 		state.last = d.id
 		const name = state.sub.scope.name
 		const hidden = state.sub.hiddenAuthors
-		if (!hidden) {
+		if (!hidden || isReset(d)) {
 			this.sink.send(frameOf(name, d), name, d.id)
 			return
 		}

@@ -15,6 +15,7 @@ import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { channelOf, keyOf } from './channel'
 import { liveDeliveries, liveLag } from './metrics'
+import { RESET_EVENT } from './publish'
 
 export interface Delivery {
 	id: string
@@ -105,9 +106,16 @@ function dispatch(key: string, message: string): void {
 	if (at) liveLag.observe(Math.max(0, Date.now() - at) / 1000)
 }
 
-/** The frame of one event of a scope, built by concatenation: the event JSON is sent as published. */
+/**
+ * The frame of one event of a scope, built by concatenation: the event JSON is sent as
+ * published. The marker of a lost event (publish.ts) is a `reset` frame instead.
+ */
 export const frameOf = (name: string, d: Delivery): string =>
-	`{"type":"event","scope":${JSON.stringify(name)},"id":"${d.id}","event":${d.json}}`
+	isReset(d)
+		? `{"type":"reset","scope":${JSON.stringify(name)},"cursor":"${d.id}"}`
+		: `{"type":"event","scope":${JSON.stringify(name)},"id":"${d.id}","event":${d.json}}`
+
+export const isReset = (d: Delivery): boolean => d.json.startsWith(`{"type":"${RESET_EVENT}"`)
 
 function channelFor(key: string, name: string): Channel {
 	let channel = channels.get(key)

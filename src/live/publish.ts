@@ -6,9 +6,10 @@
 // resume after it and de-duplicate by it.
 //
 // A failed publish is logged and counted, never thrown: Postgres has committed and the
-// caller's answer must not fail for a notification. A resuming client then finds a gap
-// only if the stream was trimmed past its cursor, which answers `reset` (never silence);
-// a connected client misses that one event until its next refetch.
+// caller's answer must not fail for a notification. The scope is then owed a `reset`
+// marker: retried every second until Redis takes it, it reaches connected clients as a
+// `reset` frame and stays in the stream for resuming ones — they refetch, never silence.
+// (A process that dies before Redis is back loses what it owed.)
 import { Cluster } from 'ioredis'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
@@ -50,23 +51,54 @@ type WithLive = {
 redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
 const scripted = redis as unknown as WithLive
 
+/** The type of the marker a scope gets after a lost event (hub.ts frames it as `reset`). */
+export const RESET_EVENT = 'reset'
+
+const append = (scope: LiveScope, json: string) =>
+	scripted.livePublish(
+		scope.key,
+		STREAM_MAX_LEN,
+		json,
+		sharded ? '1' : '0',
+		STREAM_TTL_SECONDS,
+		channelOf(scope.key),
+	)
+
 /** Appends and publishes one event; its stream id, or null when Redis did not take it. */
 export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<string | null> {
 	// `at` is the commit time as the writer saw it: the reader's commit→send lag.
 	const json = JSON.stringify({ type: event.type, at: Date.now(), data: event.data })
 	try {
-		return await scripted.livePublish(
-			scope.key,
-			STREAM_MAX_LEN,
-			json,
-			sharded ? '1' : '0',
-			STREAM_TTL_SECONDS,
-			channelOf(scope.key),
-		)
+		return await append(scope, json)
 	} catch (error) {
 		livePublishFailures.inc()
 		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
+		oweReset(scope)
 		return null
+	}
+}
+
+const owed = new Map<string, LiveScope>()
+let retrying: ReturnType<typeof setInterval> | undefined
+
+function oweReset(scope: LiveScope): void {
+	owed.set(scope.key, scope)
+	retrying ??= setInterval(() => void payResets(), 1000)
+	retrying.unref()
+}
+
+async function payResets(): Promise<void> {
+	for (const [key, scope] of owed) {
+		try {
+			await append(scope, JSON.stringify({ type: RESET_EVENT, at: Date.now(), data: {} }))
+			owed.delete(key)
+		} catch {
+			return
+		}
+	}
+	if (owed.size === 0 && retrying) {
+		clearInterval(retrying)
+		retrying = undefined
 	}
 }
 

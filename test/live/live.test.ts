@@ -315,6 +315,31 @@ describe('resume by cursor', () => {
 	})
 })
 
+describe('an event Redis refused after its commit', () => {
+	test('becomes a reset once Redis takes writes again, live and on resume', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const scope = liveScopes.chatroom(room.id)
+		const socket = await openSocket({ token: ana.token })
+		await subscribe(socket, scope.name)
+		// A value of another type under the stream's key: the script fails (WRONGTYPE).
+		await redis.set(scope.key, 'not a stream')
+		expect(await publishLive(scope, { type: 'test.lost', data: {} })).toBeNull()
+		await Bun.sleep(1200)
+		expect(socket.frames.some((f) => f.type === 'reset')).toBe(false)
+		await redis.del(scope.key)
+		const reset = await socket.next((f) => f.type === 'reset', 'reset after the lost event')
+		expect(reset.scope).toBe(scope.name)
+		expect(socket.frames.some((f) => f.type === 'event')).toBe(false)
+		// A client that resumes from before the loss is told too.
+		const resuming = await openSocket({ token: ana.token })
+		await subscribe(resuming, scope.name, '1-0')
+		await resuming.next((f) => f.type === 'reset', 'reset on resume')
+		socket.close()
+		resuming.close()
+	})
+})
+
 describe('expiry, limits and health', () => {
 	test("a socket closes at its token's expiry (4001); a token with time left keeps its socket", async () => {
 		const short = await signAccessToken(
