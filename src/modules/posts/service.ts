@@ -151,12 +151,12 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
 	const { post } = written
 	// "New posts available" for universal and connection feed readers (blocks and whom
-	// each follows are applied per reader).
+	// each follows are applied per reader); sent now, not awaited (publishLive never throws).
 	const news = { type: 'post.new', data: { post_id: post.id, author_id: post.user_id } }
 	if (listedForAll(post) && !request.history)
-		await publishLive(liveScopes.universal(post.community_id), news)
+		void publishLive(liveScopes.universal(post.community_id), news)
 	if (reachesFollowers(post) && !request.history)
-		await publishLive(liveScopes.connection(post.community_id), news)
+		void publishLive(liveScopes.connection(post.community_id), news)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
