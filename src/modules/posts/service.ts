@@ -11,7 +11,14 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import { turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
+import {
+	listedForAll,
+	reachesFollowers,
+	turnsOnConnection,
+	VISIBILITIES,
+	visibilitiesOf,
+} from '../../lib/visibility'
+import { liveScopes, publishLive } from '../../live'
 import {
 	type CachedPost,
 	type FormerPost,
@@ -145,6 +152,14 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		history: isBackDated(createdAt, now),
 	}
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
+	const { post } = written
+	// "New posts available" for universal and connection feed readers (blocks and whom
+	// each follows are applied per reader); sent now, not awaited (publishLive never throws).
+	const news = { type: 'post.new', data: { post_id: post.id, author_id: post.user_id } }
+	if (listedForAll(post) && !request.history)
+		void publishLive(liveScopes.universal(post.community_id), news)
+	if (reachesFollowers(post) && !request.history)
+		void publishLive(liveScopes.connection(post.community_id), news)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 
