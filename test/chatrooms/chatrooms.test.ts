@@ -309,11 +309,14 @@ describe('mute and notification state', () => {
 		})
 		expect(muted.status).toBe(200)
 		expect((await roomAs(ana, room.id)).chatroom.is_muted).toBe(true)
+		// the same fact under chat-js's name (its Chatroom's muteStatus)
+		expect((await roomAs(ana, room.id)).chatroom.mute_status).toBe(true)
 		await api('PUT', '/chatroom/mute', {
 			token: ana.token,
 			body: { chatroom_id: room.id, value: false },
 		})
 		expect((await roomAs(ana, room.id)).chatroom.is_muted).toBe(false)
+		expect((await roomAs(ana, room.id)).chatroom.mute_status).toBe(false)
 		const stranger = await api('PUT', '/chatroom/mute', {
 			token: ben.token,
 			body: { chatroom_id: room.id, value: true },

@@ -51,6 +51,23 @@ describe('posting', () => {
 		expect(conversation.created_epoch).toBe(conversation.created_at)
 	})
 
+	test('a numeric temporary_id (chat-js sends one) comes back as a string; a fraction is refused', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const reply = await api('POST', '/conversation', {
+			token: ana.token,
+			body: { chatroom_id: room.id, text: 'numbered', temporary_id: 222 },
+		})
+		expect(reply.status).toBe(200)
+		expect(reply.body.data.conversation.temporary_id).toBe('222')
+		const fraction = await api('POST', '/conversation', {
+			token: ana.token,
+			body: { chatroom_id: room.id, text: 'numbered', temporary_id: 2.5 },
+		})
+		expect(fraction.status).toBe(400)
+		expect(fraction.body.error_message).toContain('temporary_id')
+	})
+
 	test('a member without a seat, an unknown room and empty text are refused', async () => {
 		const room = await newRoom(cm)
 		const outsider = await api('POST', '/conversation', {

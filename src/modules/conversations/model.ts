@@ -13,7 +13,14 @@ export const PostConversationBody = t.Object({
 	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
 	state: t.Optional(t.Union([t.Literal(0), t.Literal(10)], { error: 'state must be 0 or 10' })),
 	replied_conversation_id: t.Optional(t.Nullable(NumericId)),
-	temporary_id: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+	// chat-js sends its temporary id as a number (postPollConversation) or a string.
+	temporary_id: t.Optional(
+		t.Nullable(
+			t.Union([t.String({ maxLength: 100 }), t.Integer()], {
+				error: 'temporary_id must be a string or an integer',
+			}),
+		),
+	),
 	attachments: t.Optional(t.Array(Attachment, { maxItems: 10 })),
 	...PollCreateFields,
 })

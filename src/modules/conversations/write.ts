@@ -82,7 +82,7 @@ export async function postConversation(
 			text,
 			attachments: stored,
 			replied_conversation_id: replied?.id ?? null,
-			temporary_id: input.temporary_id ?? null,
+			temporary_id: input.temporary_id == null ? null : String(input.temporary_id),
 			now: Date.now(),
 		})
 		await raiseRoomVersion(room.id, roomVersion)
