@@ -198,6 +198,20 @@ describe('pages', () => {
 		expect(byMember.polls.map((o) => o.text)).toEqual(['Tea', 'Coffee'])
 	})
 
+	test('include=true puts the anchor on the page; scroll_direction=undefined (chat-js) reads older', async () => {
+		const room = await newRoom(cm)
+		const ids: string[] = []
+		for (const text of ['a', 'b', 'c']) ids.push((await say(cm, room.id, text)).id)
+		const at = `chatroom_id=${room.id}&conversation_id=${ids[1]}`
+		const answersOf = async (query: string) => (await page(cm, query)).map((c) => c.answer)
+		// positive controls: without include the anchor is left out either way
+		expect(await answersOf(`${at}&scroll_direction=0`)).toEqual(['', 'a'])
+		expect(await answersOf(`${at}&scroll_direction=1`)).toEqual(['c'])
+		expect(await answersOf(`${at}&scroll_direction=0&include=true`)).toEqual(['', 'a', 'b'])
+		expect(await answersOf(`${at}&scroll_direction=1&include=true`)).toEqual(['b', 'c'])
+		expect(await answersOf(`${at}&scroll_direction=undefined&include=true`)).toEqual(['', 'a', 'b'])
+	})
+
 	test('bad paging input is 400 or 404, never 500', async () => {
 		const room = await newRoom(cm)
 		const zero = await api('GET', `/conversation?chatroom_id=${room.id}&paginate_by=0`, {

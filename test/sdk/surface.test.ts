@@ -626,7 +626,7 @@ describe('chat-js LMChatClient', () => {
 		const reply = await chat.getChatroom({ chatroomId: room() })
 		expect(reply.success).toBe(true)
 		expect(reply.data?.chatroom.title).toBe('Surface room')
-		expect((reply.data?.chatroom as Any).followStatus).toBe(true)
+		expect((reply.data?.chatroom as Any)?.followStatus).toBe(true)
 	})
 
 	test('muteChatroom', async () => {
@@ -634,7 +634,7 @@ describe('chat-js LMChatClient', () => {
 		const reply = await chat.muteChatroom({ chatroomId: room(), value: true })
 		expect(reply.success).toBe(true)
 		const read = await chat.getChatroom({ chatroomId: room() })
-		expect((read.data?.chatroom as Any).muteStatus).toBe(true)
+		expect((read.data?.chatroom as Any)?.muteStatus).toBe(true)
 	})
 
 	test('postConversation', async () => {
@@ -670,6 +670,16 @@ describe('chat-js LMChatClient', () => {
 		})
 		expect(reply.success).toBe(true)
 		expect(reply.data?.conversations.map((c) => Number(c.id))).toContain(state.conversationId)
+		// jumping to a conversation: conversation_id with include=true and no direction
+		const jump = await chat.getConversation({
+			chatroomID: room(),
+			conversationID: state.conversationId,
+			paginateBy: 20,
+			topNavigate: false,
+			include: true,
+		})
+		expect(jump.success).toBe(true)
+		expect(Number(jump.data?.conversations.at(-1)?.id)).toBe(state.conversationId)
 	})
 
 	test('getConversations', async () => {

@@ -39,9 +39,11 @@ export const ListQuery = t.Object({
 	chatroom_id: t.String({ maxLength: 24 }),
 	paginate_by: t.Optional(t.Integer({ minimum: 1 })),
 	conversation_id: t.Optional(t.String({ maxLength: 24 })),
-	scroll_direction: t.Optional(
-		t.Integer({ minimum: 0, maximum: 1, error: 'scroll_direction must be 0 or 1' }),
-	),
+	// A string checked in read.ts: chat-js getConversation sends `scroll_direction=undefined`
+	// when it jumps to a conversation, which means "no direction" (older, as when absent).
+	scroll_direction: t.Optional(t.String({ maxLength: 9 })),
+	// chat-js's `include=true`: the anchor conversation itself is on the page.
+	include: t.Optional(t.String({ maxLength: 5 })),
 })
 
 export const SyncQuery = t.Object({

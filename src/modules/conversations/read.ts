@@ -18,14 +18,23 @@ export interface PageQuery {
 	chatroom_id: string
 	paginate_by?: number
 	conversation_id?: string
-	scroll_direction?: number
+	scroll_direction?: string
+	include?: string
+}
+
+/** scroll_direction: '0' older, '1' newer; absent, empty or chat-js's 'undefined': older. */
+function directionOf(value: string | undefined): 'older' | 'newer' {
+	if (value === '1') return 'newer'
+	if (value === undefined || value === '' || value === '0' || value === 'undefined') return 'older'
+	throw badRequest('scroll_direction must be 0 or 1')
 }
 
 function scrollOf(query: PageQuery): Scroll {
+	const direction = directionOf(query.scroll_direction)
 	if (query.conversation_id === undefined || query.conversation_id === '') return { anchor: null }
 	const anchor = numericId(query.conversation_id)
 	if (!anchor) throw notFound('Conversation')
-	return { anchor, direction: query.scroll_direction === 1 ? 'newer' : 'older' }
+	return { anchor, direction, include: query.include === 'true' }
 }
 
 /** A page of a room: raw JSON bytes (the cached newest page) or the data object. */
