@@ -212,6 +212,22 @@ describe('pages', () => {
 		expect(await answersOf(`${at}&scroll_direction=undefined&include=true`)).toEqual(['', 'a', 'b'])
 	})
 
+	test('a conversation named without its room (chat-js conversationsFetch): its page, in this community only', async () => {
+		const room = await newRoom(cm)
+		const said = await say(cm, room.id, 'findable')
+		const found = await page(cm, `conversation_id=${said.id}`)
+		expect(found.at(-1)).toMatchObject({ id: said.id, answer: 'findable' })
+		const elsewhere = await newCommunity('conversations-elsewhere')
+		const stranger = await newUser(elsewhere, { role: 'cm' })
+		const hidden = await api('GET', `/conversation?conversation_id=${said.id}`, {
+			token: stranger.token,
+		})
+		expect(hidden.status).toBe(404)
+		const neither = await api('GET', '/conversation', { token: cm.token })
+		expect(neither.status).toBe(400)
+		expect(neither.body.error_message).toContain('chatroom_id')
+	})
+
 	test('bad paging input is 400 or 404, never 500', async () => {
 		const room = await newRoom(cm)
 		const zero = await api('GET', `/conversation?chatroom_id=${room.id}&paginate_by=0`, {

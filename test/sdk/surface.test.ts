@@ -707,6 +707,9 @@ describe('chat-js LMChatClient', () => {
 		const ids = reply.data.conversations.map((c: Any) => Number(c.id))
 		expect(ids.length).toBeGreaterThan(0)
 		expect(ids.every((id: number) => id < state.conversationId)).toBe(true)
+		// the same without its room: the conversation itself comes back with its page
+		const alone = (await chat.conversationsFetch({ conversationId: state.conversationId })) as Any
+		expect(Number(alone.data.conversations.at(-1).id)).toBe(state.conversationId)
 	})
 
 	test('fetchChatroomHome', async () => {

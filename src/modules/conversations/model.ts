@@ -36,7 +36,8 @@ export const DeleteConversationBody = t.Object({
 })
 
 export const ListQuery = t.Object({
-	chatroom_id: t.String({ maxLength: 24 }),
+	// Optional only beside conversation_id (chat-js conversationsFetch): read.ts finds the room.
+	chatroom_id: t.Optional(t.String({ maxLength: 24 })),
 	paginate_by: t.Optional(t.Integer({ minimum: 1 })),
 	conversation_id: t.Optional(t.String({ maxLength: 24 })),
 	// A string checked in read.ts: chat-js getConversation sends `scroll_direction=undefined`

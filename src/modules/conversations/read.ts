@@ -12,10 +12,10 @@ import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
 import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
 import { type NewestPage, newestFromRedis, newestPage } from './newest'
-import { changedInRoom, moveReadMark, pageOfRoom, type Scroll } from './repo'
+import { changedInRoom, findConversation, moveReadMark, pageOfRoom, type Scroll } from './repo'
 
 export interface PageQuery {
-	chatroom_id: string
+	chatroom_id?: string
 	paginate_by?: number
 	conversation_id?: string
 	scroll_direction?: string
@@ -37,10 +37,28 @@ function scrollOf(query: PageQuery): Scroll {
 	return { anchor, direction, include: query.include === 'true' }
 }
 
+/**
+ * chat-js conversationsFetch may name a conversation without its room: the room is the
+ * conversation's (in the caller's community; seeing it is checked as for any page), and
+ * the conversation itself is on the page, as the caller asked about it.
+ */
+async function withRoom(
+	session: Session,
+	query: PageQuery,
+): Promise<PageQuery & { chatroom_id: string }> {
+	if (query.chatroom_id !== undefined) return { ...query, chatroom_id: query.chatroom_id }
+	if (!query.conversation_id) throw badRequest('chatroom_id is required')
+	const id = numericId(query.conversation_id)
+	const found = id ? await findConversation(sql, session.communityId, id) : null
+	if (!found) throw notFound('Conversation')
+	return { ...query, chatroom_id: String(found.chatroom_id), include: query.include ?? 'true' }
+}
+
 /** A page of a room: raw JSON bytes (the cached newest page) or the data object. */
 export type PageResult = { bytes: Buffer } | { data: SharedPage }
 
-export async function listConversations(session: Session, query: PageQuery): Promise<PageResult> {
+export async function listConversations(session: Session, asked: PageQuery): Promise<PageResult> {
+	const query = await withRoom(session, asked)
 	const scroll = scrollOf(query)
 	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
 	const chatroomId = numericId(query.chatroom_id)
