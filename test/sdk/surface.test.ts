@@ -114,6 +114,8 @@ describe('feed-js LMFeedClient', () => {
 		await as('feed-ann')
 		expect(session['feed-ann'].user.name).toBe('feed-ann')
 		expect(session['feed-ann'].accessToken).toBeString()
+		expect(session['feed-ann']).toMatchObject({ appAccess: true, hasAnswers: true })
+		expect(session['feed-ann'].community.id).toBe(community.communityId)
 	})
 
 	test('validateUser', async () => {
@@ -126,6 +128,7 @@ describe('feed-js LMFeedClient', () => {
 		)
 		expect(reply.success).toBe(true)
 		expect(reply.data?.user.uuid).toBe(session['feed-ann'].user.uuid)
+		expect(reply.data).toMatchObject({ appAccess: true, hasAnswers: true })
 	})
 
 	test('editProfile', async () => {
@@ -582,6 +585,8 @@ describe('chat-js LMChatClient', () => {
 		})
 		expect(reply.success).toBe(true)
 		expect(reply.data?.user.uuid).toBe(users['chat-ana'].uuid)
+		expect(reply.data).toMatchObject({ appAccess: true, hasAnswers: true })
+		expect(Number(reply.data?.community.id)).toBe(community.communityId)
 	})
 
 	test('initiateUserWithUuid', async () => {
