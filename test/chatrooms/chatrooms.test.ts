@@ -216,6 +216,12 @@ describe('follow and leave', () => {
 		expect(next.body.data.participants).toEqual([
 			expect.objectContaining({ id: String(ben.id), uuid: ben.uuid, state: 4, name: 'Ben' }),
 		])
+		// chat-js's can_edit_participant: a member may not, the CM may
+		expect(page.body.data.can_edit_participant).toBe(false)
+		const asCm = await api('GET', `/chatroom/participants?chatroom_id=${room.id}`, {
+			token: cm.token,
+		})
+		expect(asCm.body.data.can_edit_participant).toBe(true)
 	})
 })
 

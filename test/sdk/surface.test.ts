@@ -843,6 +843,8 @@ describe('chat-js LMChatClient', () => {
 		expect((view.data as Any).participants.map((p: Any) => p.uuid)).toContain(
 			users['chat-ana'].uuid,
 		)
+		expect(view.data?.canEditParticipant).toBe(false)
+		expect(view.data?.totalParticipantsCount).toBeGreaterThanOrEqual(3)
 		const get = await chat.getParticipants({
 			chatroomID: room(),
 			isSecret: false,

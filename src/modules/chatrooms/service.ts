@@ -212,6 +212,8 @@ export async function participants(
 			return user ? [presentMember(user)] : []
 		}),
 		total_participants_count: room.participants_count,
+		// chat-js's declared answer: may this viewer add or remove members (a CM's right)
+		can_edit_participant: isCmViewer(viewer),
 	}
 }
 
