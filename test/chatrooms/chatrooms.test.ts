@@ -218,6 +218,12 @@ describe('follow and leave', () => {
 		])
 		// chat-js's can_edit_participant: a member may not, the CM may
 		expect(page.body.data.can_edit_participant).toBe(false)
+		const read = (await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: ana.token })).body
+			.data
+		expect(read.community).toEqual({
+			id: community.communityId,
+			name: read.chatroom.community_name,
+		})
 		const asCm = await api('GET', `/chatroom/participants?chatroom_id=${room.id}`, {
 			token: cm.token,
 		})

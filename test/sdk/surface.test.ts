@@ -631,6 +631,8 @@ describe('chat-js LMChatClient', () => {
 		const reply = await chat.getChatroom({ chatroomId: room() })
 		expect(reply.success).toBe(true)
 		expect(reply.data?.chatroom.title).toBe('Surface room')
+		expect(reply.data?.community).toMatchObject({ id: community.communityId, name: 'sdk-surface' })
+		expect(reply.data?.participantCount).toBe(3)
 		expect((reply.data?.chatroom as Any)?.followStatus).toBe(true)
 	})
 

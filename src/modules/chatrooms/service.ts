@@ -128,6 +128,8 @@ export async function getChatroom(session: Session, chatroomId: string) {
 		...(access === null ? {} : { cohort_access: access }),
 		last_conversation_id: room.last_conversation_id,
 		unread_messages: chatroom?.unread_messages ?? 0,
+		// chat-js's declared GetChatroomResponse carries the community beside the room
+		community: { id: room.community_id, name: chatroom?.community_name ?? '' },
 	}
 }
 
