@@ -347,6 +347,41 @@ describe('edit, delete, sync', () => {
 	})
 })
 
+describe('sync in chat-js’s declared form', () => {
+	test('attachments, reactions and replied-to conversations keyed by id; the room and its community', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const plain = await say(cm, room.id, 'plain')
+		const reacted = await say(cm, room.id, 'react to me')
+		await api('PUT', '/conversation/reaction', {
+			token: ana.token,
+			body: { chatroom_id: room.id, conversation_id: reacted.id, reaction: '👍' },
+		})
+		const reply = await say(ana, room.id, 'answering', { replied_conversation_id: reacted.id })
+		const sync = await api('GET', `/conversation/sync?chatroom_id=${room.id}`, { token: ana.token })
+		expect(sync.status).toBe(200)
+		const data = sync.body.data
+		expect(Object.keys(data.conv_reactions_meta)).toEqual([reacted.id])
+		expect(data.conv_reactions_meta[reacted.id]).toEqual([
+			expect.objectContaining({ reaction: '👍' }),
+		])
+		expect(Object.keys(data.conversation_meta)).toEqual([reacted.id])
+		expect(data.conversation_meta[reacted.id].answer).toBe('react to me')
+		expect(data.conv_attachments_meta).toEqual({})
+		expect(data.chatroom_meta[room.id]).toMatchObject({ id: room.id, follow_status: true })
+		expect(data.community_meta).toEqual({
+			id: community.communityId,
+			name: data.chatroom_meta[room.id].community_name,
+		})
+		expect(data.widgets).toEqual({})
+		expect(data.chatroom_reactions_meta).toEqual([])
+		// positive control: the plain message and the reply are on the page, unkeyed
+		expect(data.conversations_data.map((c: { id: string }) => c.id)).toEqual(
+			expect.arrayContaining([plain.id, reacted.id, reply.id]),
+		)
+	})
+})
+
 describe('unread_messages', () => {
 	test('counts others’ messages after the read mark; reading the newest page or mark_read clears it', async () => {
 		const room = await newRoom(cm)

@@ -701,6 +701,11 @@ describe('chat-js LMChatClient', () => {
 		})
 		expect(reply.success).toBe(true)
 		expect(reply.data?.conversationsData.map((c) => Number(c.id))).toContain(state.conversationId)
+		expect(reply.data?.chatroomMeta[String(room())]?.title).toBe('Surface room')
+		expect(reply.data?.communityMeta).toMatchObject({ id: community.communityId })
+		expect(reply.data?.userMeta[String(users['chat-ana'].id)]?.uuid).toBe(users['chat-ana'].uuid)
+		expect(reply.data?.convReactionsMeta).toEqual({})
+		expect(reply.data?.widgets).toEqual({})
 	})
 
 	test('conversationsFetch', async () => {

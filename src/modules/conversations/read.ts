@@ -9,9 +9,11 @@ import type { Session } from '../auth/plugin'
 import { chatViewer, isCmViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
+import { presentRooms } from '../chatrooms/service'
 import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
 import { type NewestPage, newestFromRedis, newestPage } from './newest'
+import type { presentConversation } from './present'
 import { changedInRoom, findConversation, moveReadMark, pageOfRoom, type Scroll } from './repo'
 
 export interface PageQuery {
@@ -128,12 +130,48 @@ export async function syncConversations(session: Session, query: SyncQuery) {
 	const { pageSize, offset } = paging(query.page, query.page_size, 50)
 	const from = query.cursor ? { after: parseCursor(query.cursor) } : { skip: offset }
 	const rows = await changedInRoom(sql, room.id, bounds, from, pageSize)
-	const { conversations, users, polls } = await hydrate(sql, viewer, rows)
+	const [{ conversations, users, polls }, [chatroom]] = await Promise.all([
+		hydrate(sql, viewer, rows),
+		presentRooms(viewer, [room]),
+	])
 	const last = rows.at(-1)
 	return {
 		conversations_data: conversations,
 		user_meta: users,
 		conv_polls_meta: polls,
+		...syncMeta(conversations, chatroom),
 		next_cursor: last && rows.length === pageSize ? cursorOf(last) : null,
+	}
+}
+
+type Presented = ReturnType<typeof presentConversation>
+type PresentedRoom = Awaited<ReturnType<typeof presentRooms>>[number] | undefined
+
+/**
+ * The rest of chat-js's declared SyncConversationResponse, from the same page: each
+ * conversation's attachments, reactions and replied-to conversation keyed by its id
+ * (they are inside each conversation too), the room and its community. Conversations
+ * carry no widgets and a room no reactions of its own: those two are empty.
+ */
+function syncMeta(conversations: Presented[], chatroom: PresentedRoom) {
+	const byId = <T>(pick: (c: Presented) => [string, T] | null): Record<string, T> =>
+		Object.fromEntries(
+			conversations.flatMap((c) => {
+				const entry = pick(c)
+				return entry ? [entry] : []
+			}),
+		)
+	return {
+		conv_attachments_meta: byId((c) => (c.attachments.length ? [c.id, c.attachments] : null)),
+		conv_reactions_meta: byId((c) => (c.reactions.length ? [c.id, c.reactions] : null)),
+		conversation_meta: byId((c) =>
+			c.reply_conversation_object && c.reply_conversation
+				? [c.reply_conversation, c.reply_conversation_object]
+				: null,
+		),
+		chatroom_meta: chatroom ? { [chatroom.id]: chatroom } : {},
+		community_meta: chatroom ? { id: chatroom.community_id, name: chatroom.community_name } : null,
+		chatroom_reactions_meta: [],
+		widgets: {},
 	}
 }
