@@ -157,6 +157,8 @@ describe('feed-js LMFeedClient', () => {
 		)
 		expect(reply.success).toBe(true)
 		expect(reply.data?.topics.map((t) => t.name)).toContain('Surface topic')
+		expect(reply.data?.childTopics).toEqual({})
+		expect(reply.data?.widgets as unknown).toEqual({})
 	})
 
 	test('addPost', async () => {
