@@ -49,6 +49,7 @@ describe('posting', () => {
 		})
 		expect(conversation.member).toMatchObject({ id: String(ana.id), uuid: ana.uuid, state: 4 })
 		expect(conversation.created_epoch).toBe(conversation.created_at)
+		expect(reply.body.data.widgets).toEqual({}) // chat-js's declared PostConversationResponse
 	})
 
 	test('a numeric temporary_id (chat-js sends one) comes back as a string; a fraction is refused', async () => {

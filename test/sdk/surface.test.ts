@@ -656,6 +656,8 @@ describe('chat-js LMChatClient', () => {
 		})
 		expect(reply.success).toBe(true)
 		expect(reply.data?.conversation.answer).toBe('hello surface penguins')
+		expect(reply.data?.widgets).toEqual({})
+		expect(reply.data?.id).toBeDefined()
 		state.conversationId = Number(reply.data?.conversation.id)
 	})
 
