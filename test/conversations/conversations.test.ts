@@ -224,6 +224,19 @@ describe('pages', () => {
 			token: stranger.token,
 		})
 		expect(hidden.status).toBe(404)
+		// a secret room's conversation, asked for by a member who may not see the room:
+		// the same answer as an id that does not exist (positive control: the CM reads it)
+		const secret = await newRoom(cm, { is_secret: true })
+		const inSecret = await say(cm, secret.id, 'hush')
+		expect((await page(cm, `conversation_id=${inSecret.id}`)).at(-1)?.id).toBe(inSecret.id)
+		const unseen = await api('GET', `/conversation?conversation_id=${inSecret.id}`, {
+			token: ben.token,
+		})
+		const unknown = await api('GET', '/conversation?conversation_id=999999999', {
+			token: ben.token,
+		})
+		expect(unseen.status).toBe(404)
+		expect(unseen.body).toEqual(unknown.body)
 		const neither = await api('GET', '/conversation', { token: cm.token })
 		expect(neither.status).toBe(400)
 		expect(neither.body.error_message).toContain('chatroom_id')

@@ -52,7 +52,15 @@ async function withRoom(
 	if (!query.conversation_id) throw badRequest('chatroom_id is required')
 	const id = numericId(query.conversation_id)
 	const found = id ? await findConversation(sql, session.communityId, id) : null
-	if (!found) throw notFound('Conversation')
+	// a room the caller may not see answers as an unknown conversation would (no hint
+	// that the id exists)
+	const visible =
+		found &&
+		(await seeRoomAs(sql, chatViewer(session), found.chatroom_id).then(
+			() => true,
+			() => false,
+		))
+	if (!found || !visible) throw notFound('Conversation')
 	return { ...query, chatroom_id: String(found.chatroom_id), include: query.include ?? 'true' }
 }
 
