@@ -216,6 +216,18 @@ describe('follow and leave', () => {
 		expect(next.body.data.participants).toEqual([
 			expect.objectContaining({ id: String(ben.id), uuid: ben.uuid, state: 4, name: 'Ben' }),
 		])
+		// chat-js's can_edit_participant: a member may not, the CM may
+		expect(page.body.data.can_edit_participant).toBe(false)
+		const read = (await api('GET', `/chatroom?chatroom_id=${room.id}`, { token: ana.token })).body
+			.data
+		expect(read.community).toEqual({
+			id: community.communityId,
+			name: read.chatroom.community_name,
+		})
+		const asCm = await api('GET', `/chatroom/participants?chatroom_id=${room.id}`, {
+			token: cm.token,
+		})
+		expect(asCm.body.data.can_edit_participant).toBe(true)
 	})
 })
 
@@ -309,11 +321,14 @@ describe('mute and notification state', () => {
 		})
 		expect(muted.status).toBe(200)
 		expect((await roomAs(ana, room.id)).chatroom.is_muted).toBe(true)
+		// the same fact under chat-js's name (its Chatroom's muteStatus)
+		expect((await roomAs(ana, room.id)).chatroom.mute_status).toBe(true)
 		await api('PUT', '/chatroom/mute', {
 			token: ana.token,
 			body: { chatroom_id: room.id, value: false },
 		})
 		expect((await roomAs(ana, room.id)).chatroom.is_muted).toBe(false)
+		expect((await roomAs(ana, room.id)).chatroom.mute_status).toBe(false)
 		const stranger = await api('PUT', '/chatroom/mute', {
 			token: ben.token,
 			body: { chatroom_id: room.id, value: true },

@@ -49,6 +49,24 @@ describe('posting', () => {
 		})
 		expect(conversation.member).toMatchObject({ id: String(ana.id), uuid: ana.uuid, state: 4 })
 		expect(conversation.created_epoch).toBe(conversation.created_at)
+		expect(reply.body.data.widgets).toEqual({}) // chat-js's declared PostConversationResponse
+	})
+
+	test('a numeric temporary_id (chat-js sends one) comes back as a string; a fraction is refused', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const reply = await api('POST', '/conversation', {
+			token: ana.token,
+			body: { chatroom_id: room.id, text: 'numbered', temporary_id: 222 },
+		})
+		expect(reply.status).toBe(200)
+		expect(reply.body.data.conversation.temporary_id).toBe('222')
+		const fraction = await api('POST', '/conversation', {
+			token: ana.token,
+			body: { chatroom_id: room.id, text: 'numbered', temporary_id: 2.5 },
+		})
+		expect(fraction.status).toBe(400)
+		expect(fraction.body.error_message).toContain('temporary_id')
 	})
 
 	test('a member without a seat, an unknown room and empty text are refused', async () => {
@@ -181,6 +199,49 @@ describe('pages', () => {
 		expect(byMember.polls.map((o) => o.text)).toEqual(['Tea', 'Coffee'])
 	})
 
+	test('include=true puts the anchor on the page; scroll_direction=undefined (chat-js) reads older', async () => {
+		const room = await newRoom(cm)
+		const ids: string[] = []
+		for (const text of ['a', 'b', 'c']) ids.push((await say(cm, room.id, text)).id)
+		const at = `chatroom_id=${room.id}&conversation_id=${ids[1]}`
+		const answersOf = async (query: string) => (await page(cm, query)).map((c) => c.answer)
+		// positive controls: without include the anchor is left out either way
+		expect(await answersOf(`${at}&scroll_direction=0`)).toEqual(['', 'a'])
+		expect(await answersOf(`${at}&scroll_direction=1`)).toEqual(['c'])
+		expect(await answersOf(`${at}&scroll_direction=0&include=true`)).toEqual(['', 'a', 'b'])
+		expect(await answersOf(`${at}&scroll_direction=1&include=true`)).toEqual(['b', 'c'])
+		expect(await answersOf(`${at}&scroll_direction=undefined&include=true`)).toEqual(['', 'a', 'b'])
+	})
+
+	test('a conversation named without its room (chat-js conversationsFetch): its page, in this community only', async () => {
+		const room = await newRoom(cm)
+		const said = await say(cm, room.id, 'findable')
+		const found = await page(cm, `conversation_id=${said.id}`)
+		expect(found.at(-1)).toMatchObject({ id: said.id, answer: 'findable' })
+		const elsewhere = await newCommunity('conversations-elsewhere')
+		const stranger = await newUser(elsewhere, { role: 'cm' })
+		const hidden = await api('GET', `/conversation?conversation_id=${said.id}`, {
+			token: stranger.token,
+		})
+		expect(hidden.status).toBe(404)
+		// a secret room's conversation, asked for by a member who may not see the room:
+		// the same answer as an id that does not exist (positive control: the CM reads it)
+		const secret = await newRoom(cm, { is_secret: true })
+		const inSecret = await say(cm, secret.id, 'hush')
+		expect((await page(cm, `conversation_id=${inSecret.id}`)).at(-1)?.id).toBe(inSecret.id)
+		const unseen = await api('GET', `/conversation?conversation_id=${inSecret.id}`, {
+			token: ben.token,
+		})
+		const unknown = await api('GET', '/conversation?conversation_id=999999999', {
+			token: ben.token,
+		})
+		expect(unseen.status).toBe(404)
+		expect(unseen.body).toEqual(unknown.body)
+		const neither = await api('GET', '/conversation', { token: cm.token })
+		expect(neither.status).toBe(400)
+		expect(neither.body.error_message).toContain('chatroom_id')
+	})
+
 	test('bad paging input is 400 or 404, never 500', async () => {
 		const room = await newRoom(cm)
 		const zero = await api('GET', `/conversation?chatroom_id=${room.id}&paginate_by=0`, {
@@ -297,6 +358,41 @@ describe('edit, delete, sync', () => {
 			{ token: cm.token },
 		)
 		expect(backwards.status).toBe(400)
+	})
+})
+
+describe('sync in chat-js’s declared form', () => {
+	test('attachments, reactions and replied-to conversations keyed by id; the room and its community', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const plain = await say(cm, room.id, 'plain')
+		const reacted = await say(cm, room.id, 'react to me')
+		await api('PUT', '/conversation/reaction', {
+			token: ana.token,
+			body: { chatroom_id: room.id, conversation_id: reacted.id, reaction: '👍' },
+		})
+		const reply = await say(ana, room.id, 'answering', { replied_conversation_id: reacted.id })
+		const sync = await api('GET', `/conversation/sync?chatroom_id=${room.id}`, { token: ana.token })
+		expect(sync.status).toBe(200)
+		const data = sync.body.data
+		expect(Object.keys(data.conv_reactions_meta)).toEqual([reacted.id])
+		expect(data.conv_reactions_meta[reacted.id]).toEqual([
+			expect.objectContaining({ reaction: '👍' }),
+		])
+		expect(Object.keys(data.conversation_meta)).toEqual([reacted.id])
+		expect(data.conversation_meta[reacted.id].answer).toBe('react to me')
+		expect(data.conv_attachments_meta).toEqual({})
+		expect(data.chatroom_meta[room.id]).toMatchObject({ id: room.id, follow_status: true })
+		expect(data.community_meta).toEqual({
+			id: community.communityId,
+			name: data.chatroom_meta[room.id].community_name,
+		})
+		expect(data.widgets).toEqual({})
+		expect(data.chatroom_reactions_meta).toEqual([])
+		// positive control: the plain message and the reply are on the page, unkeyed
+		expect(data.conversations_data.map((c: { id: string }) => c.id)).toEqual(
+			expect.arrayContaining([plain.id, reacted.id, reply.id]),
+		)
 	})
 })
 

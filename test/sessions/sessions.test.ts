@@ -24,6 +24,8 @@ describe('POST /sdk/initiate', () => {
 			is_guest: false,
 		})
 		expect(first.body.data.community.id).toBe(community.communityId)
+		// both SDKs' declared session answers read these two
+		expect(first.body.data).toMatchObject({ app_access: true, has_answers: true })
 
 		const second = await api('POST', '/sdk/initiate', { apiKey: community.apiKey, body })
 		expect(second.body.data.user.uuid).toBe(first.body.data.user.uuid)
@@ -129,6 +131,7 @@ describe('access tokens', () => {
 		const bearer = await api('GET', '/sdk/initiate', { token: user.token })
 		expect(bearer.status).toBe(200)
 		expect(bearer.body.data.user.uuid).toBe(user.uuid)
+		expect(bearer.body.data).toMatchObject({ app_access: true, has_answers: true })
 		const bare = await api('GET', '/sdk/initiate', { headers: { authorization: user.token } })
 		expect(bare.status).toBe(200)
 	})

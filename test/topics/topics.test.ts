@@ -68,6 +68,16 @@ describe('POST /feed/topic', () => {
 		const rootAgain = (await create({ topics: [{ name: 'Cricket', parent_id: '' }] })).body
 			.topics[0]
 		expect(rootAgain).toMatchObject({ parent_id: '', level: 0 })
+		// feed-js's child_topics: a page's topics' children by parent id (Cricket under
+		// Sports, its own Cricket under it); a childless topic has no key
+		const page = await list(`parent_ids=${encodeURIComponent(JSON.stringify([root.id]))}`)
+		expect(page.status).toBe(200)
+		expect(page.body.data.topics.map((x: { id: string }) => x.id)).toEqual([child.id])
+		expect(Object.keys(page.body.data.child_topics)).toEqual([child.id])
+		expect(page.body.data.child_topics[child.id].map((x: { id: string }) => x.id)).toEqual([
+			grand.id,
+		])
+		expect(page.body.data.widgets).toEqual({})
 	})
 
 	test('duplicate names (case-insensitive, per parent) are 400 and create nothing', async () => {

@@ -32,6 +32,8 @@ export function presentChatroom(room: ChatroomRow, ctx: ChatroomContext) {
 		is_secret: room.is_secret,
 		follow_status: !!ctx.seat,
 		is_muted: ctx.seat?.is_muted ?? false,
+		// chat-js's declared Chatroom reads the same fact as muteStatus
+		mute_status: ctx.seat?.is_muted ?? false,
 		noti_state: ctx.seat?.noti_state ?? null,
 		participants_count: room.participants_count,
 		member: ctx.creator ? presentMember(ctx.creator) : null,

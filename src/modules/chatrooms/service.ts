@@ -129,6 +129,8 @@ export async function getChatroom(session: Session, chatroomId: string) {
 		...(access === null ? {} : { cohort_access: access }),
 		last_conversation_id: room.last_conversation_id,
 		unread_messages: chatroom?.unread_messages ?? 0,
+		// chat-js's declared GetChatroomResponse carries the community beside the room
+		community: { id: room.community_id, name: chatroom?.community_name ?? '' },
 	}
 }
 
@@ -215,6 +217,8 @@ export async function participants(
 			return user ? [presentMember(user)] : []
 		}),
 		total_participants_count: room.participants_count,
+		// chat-js's declared answer: may this viewer add or remove members (a CM's right)
+		can_edit_participant: isCmViewer(viewer),
 	}
 }
 

@@ -24,11 +24,16 @@ const done = { success: true as const, error_message: null }
 
 export const conversationsModule = new Elysia({ name: 'conversations' })
 	.use(authPlugin)
-	.post('/conversation', async ({ session, body }) => ok(await postConversation(session, body)), {
-		auth: 'member',
-		body: PostConversationBody,
-		detail: { summary: 'Post a message, a reply or (state 10) a poll', tags },
-	})
+	// `widgets` ({}: conversations carry none) completes chat-js's PostConversationResponse
+	.post(
+		'/conversation',
+		async ({ session, body }) => ok({ ...(await postConversation(session, body)), widgets: {} }),
+		{
+			auth: 'member',
+			body: PostConversationBody,
+			detail: { summary: 'Post a message, a reply or (state 10) a poll', tags },
+		},
+	)
 	.get(
 		'/conversation',
 		async ({ session, query }) => {

@@ -13,7 +13,14 @@ export const PostConversationBody = t.Object({
 	text: t.Optional(t.String({ maxLength: MAX_TEXT })),
 	state: t.Optional(t.Union([t.Literal(0), t.Literal(10)], { error: 'state must be 0 or 10' })),
 	replied_conversation_id: t.Optional(t.Nullable(NumericId)),
-	temporary_id: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+	// chat-js sends its temporary id as a number (postPollConversation) or a string.
+	temporary_id: t.Optional(
+		t.Nullable(
+			t.Union([t.String({ maxLength: 100 }), t.Integer()], {
+				error: 'temporary_id must be a string or an integer',
+			}),
+		),
+	),
 	attachments: t.Optional(t.Array(Attachment, { maxItems: 10 })),
 	...PollCreateFields,
 })
@@ -29,12 +36,15 @@ export const DeleteConversationBody = t.Object({
 })
 
 export const ListQuery = t.Object({
-	chatroom_id: t.String({ maxLength: 24 }),
+	// Optional only beside conversation_id (chat-js conversationsFetch): read.ts finds the room.
+	chatroom_id: t.Optional(t.String({ maxLength: 24 })),
 	paginate_by: t.Optional(t.Integer({ minimum: 1 })),
 	conversation_id: t.Optional(t.String({ maxLength: 24 })),
-	scroll_direction: t.Optional(
-		t.Integer({ minimum: 0, maximum: 1, error: 'scroll_direction must be 0 or 1' }),
-	),
+	// A string checked in read.ts: chat-js getConversation sends `scroll_direction=undefined`
+	// when it jumps to a conversation, which means "no direction" (older, as when absent).
+	scroll_direction: t.Optional(t.String({ maxLength: 9 })),
+	// chat-js's `include=true`: the anchor conversation itself is on the page.
+	include: t.Optional(t.String({ maxLength: 5 })),
 })
 
 export const SyncQuery = t.Object({

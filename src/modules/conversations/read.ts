@@ -9,29 +9,66 @@ import type { Session } from '../auth/plugin'
 import { chatViewer, isCmViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
+import { presentRooms } from '../chatrooms/service'
 import { hydrate, type SharedPage } from './hydrate'
 import { MAX_PAGE } from './model'
 import { type NewestPage, newestFromRedis, newestPage } from './newest'
-import { changedInRoom, moveReadMark, pageOfRoom, type Scroll } from './repo'
+import type { presentConversation } from './present'
+import { changedInRoom, findConversation, moveReadMark, pageOfRoom, type Scroll } from './repo'
 
 export interface PageQuery {
-	chatroom_id: string
+	chatroom_id?: string
 	paginate_by?: number
 	conversation_id?: string
-	scroll_direction?: number
+	scroll_direction?: string
+	include?: string
+}
+
+/** scroll_direction: '0' older, '1' newer; absent, empty or chat-js's 'undefined': older. */
+function directionOf(value: string | undefined): 'older' | 'newer' {
+	if (value === '1') return 'newer'
+	if (value === undefined || value === '' || value === '0' || value === 'undefined') return 'older'
+	throw badRequest('scroll_direction must be 0 or 1')
 }
 
 function scrollOf(query: PageQuery): Scroll {
+	const direction = directionOf(query.scroll_direction)
 	if (query.conversation_id === undefined || query.conversation_id === '') return { anchor: null }
 	const anchor = numericId(query.conversation_id)
 	if (!anchor) throw notFound('Conversation')
-	return { anchor, direction: query.scroll_direction === 1 ? 'newer' : 'older' }
+	return { anchor, direction, include: query.include === 'true' }
+}
+
+/**
+ * chat-js conversationsFetch may name a conversation without its room: the room is the
+ * conversation's (in the caller's community; seeing it is checked as for any page), and
+ * the conversation itself is on the page, as the caller asked about it.
+ */
+async function withRoom(
+	session: Session,
+	query: PageQuery,
+): Promise<PageQuery & { chatroom_id: string }> {
+	if (query.chatroom_id !== undefined) return { ...query, chatroom_id: query.chatroom_id }
+	if (!query.conversation_id) throw badRequest('chatroom_id is required')
+	const id = numericId(query.conversation_id)
+	const found = id ? await findConversation(sql, session.communityId, id) : null
+	// a room the caller may not see answers as an unknown conversation would (no hint
+	// that the id exists)
+	const visible =
+		found &&
+		(await seeRoomAs(sql, chatViewer(session), found.chatroom_id).then(
+			() => true,
+			() => false,
+		))
+	if (!found || !visible) throw notFound('Conversation')
+	return { ...query, chatroom_id: String(found.chatroom_id), include: query.include ?? 'true' }
 }
 
 /** A page of a room: raw JSON bytes (the cached newest page) or the data object. */
 export type PageResult = { bytes: Buffer } | { data: SharedPage }
 
-export async function listConversations(session: Session, query: PageQuery): Promise<PageResult> {
+export async function listConversations(session: Session, asked: PageQuery): Promise<PageResult> {
+	const query = await withRoom(session, asked)
 	const scroll = scrollOf(query)
 	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
 	const chatroomId = numericId(query.chatroom_id)
@@ -101,12 +138,48 @@ export async function syncConversations(session: Session, query: SyncQuery) {
 	const { pageSize, offset } = paging(query.page, query.page_size, 50)
 	const from = query.cursor ? { after: parseCursor(query.cursor) } : { skip: offset }
 	const rows = await changedInRoom(sql, room.id, bounds, from, pageSize)
-	const { conversations, users, polls } = await hydrate(sql, viewer, rows)
+	const [{ conversations, users, polls }, [chatroom]] = await Promise.all([
+		hydrate(sql, viewer, rows),
+		presentRooms(viewer, [room]),
+	])
 	const last = rows.at(-1)
 	return {
 		conversations_data: conversations,
 		user_meta: users,
 		conv_polls_meta: polls,
+		...syncMeta(conversations, chatroom),
 		next_cursor: last && rows.length === pageSize ? cursorOf(last) : null,
+	}
+}
+
+type Presented = ReturnType<typeof presentConversation>
+type PresentedRoom = Awaited<ReturnType<typeof presentRooms>>[number] | undefined
+
+/**
+ * The rest of chat-js's declared SyncConversationResponse, from the same page: each
+ * conversation's attachments, reactions and replied-to conversation keyed by its id
+ * (they are inside each conversation too), the room and its community. Conversations
+ * carry no widgets and a room no reactions of its own: those two are empty.
+ */
+function syncMeta(conversations: Presented[], chatroom: PresentedRoom) {
+	const byId = <T>(pick: (c: Presented) => [string, T] | null): Record<string, T> =>
+		Object.fromEntries(
+			conversations.flatMap((c) => {
+				const entry = pick(c)
+				return entry ? [entry] : []
+			}),
+		)
+	return {
+		conv_attachments_meta: byId((c) => (c.attachments.length ? [c.id, c.attachments] : null)),
+		conv_reactions_meta: byId((c) => (c.reactions.length ? [c.id, c.reactions] : null)),
+		conversation_meta: byId((c) =>
+			c.reply_conversation_object && c.reply_conversation
+				? [c.reply_conversation, c.reply_conversation_object]
+				: null,
+		),
+		chatroom_meta: chatroom ? { [chatroom.id]: chatroom } : {},
+		community_meta: chatroom ? { id: chatroom.community_id, name: chatroom.community_name } : null,
+		chatroom_reactions_meta: [],
+		widgets: {},
 	}
 }

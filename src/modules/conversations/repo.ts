@@ -29,7 +29,9 @@ export async function findConversations(db: Db, ids: string[]): Promise<Conversa
 		select ${columns(db)} from conversations where id = any(${ids}::bigint[])`
 }
 
-export type Scroll = { anchor: null } | { anchor: string; direction: 'older' | 'newer' }
+export type Scroll =
+	| { anchor: null }
+	| { anchor: string; direction: 'older' | 'newer'; include?: boolean }
 
 /** One page of a room, oldest first: the newest, or older/newer than an anchor (keyset). */
 export async function pageOfRoom(
@@ -38,12 +40,19 @@ export async function pageOfRoom(
 	scroll: Scroll,
 	limit: number,
 ): Promise<ConversationRow[]> {
+	// `include` (chat-js jumping to a conversation) puts the anchor itself on the page.
 	if (scroll.anchor !== null && scroll.direction === 'newer')
 		return db<ConversationRow[]>`
 			select ${columns(db)} from conversations
-			where chatroom_id = ${chatroomId} and id > ${scroll.anchor}
+			where chatroom_id = ${chatroomId}
+				and ${scroll.include ? db`id >= ${scroll.anchor}` : db`id > ${scroll.anchor}`}
 			order by id limit ${limit}`
-	const before = scroll.anchor === null ? db`` : db`and id < ${scroll.anchor}`
+	const before =
+		scroll.anchor === null
+			? db``
+			: scroll.include
+				? db`and id <= ${scroll.anchor}`
+				: db`and id < ${scroll.anchor}`
 	const rows = await db<ConversationRow[]>`
 		select ${columns(db)} from conversations
 		where chatroom_id = ${chatroomId} ${before}

@@ -102,7 +102,7 @@ export async function postConversation(
 		text,
 		attachments,
 		replied,
-		temporaryId: input.temporary_id ?? null,
+		temporaryId: input.temporary_id == null ? null : String(input.temporary_id),
 		draft,
 		author,
 		tagged,

@@ -120,7 +120,15 @@ export const LikeReply = Ok(Shape({ is_liked: t.Boolean(), likes_count: Int() })
 
 export const LikeListReply = Ok(
 	Shape({
-		likes: t.Array(Shape({ _id: t.String(), user_id: t.String(), created_at: Int() })),
+		likes: t.Array(
+			Shape({
+				_id: t.String(),
+				user_id: t.String(),
+				uuid: t.String(),
+				created_at: Int(),
+				updated_at: Int(),
+			}),
+		),
 		users: UsersMap,
 		total_count: Int(),
 	}),

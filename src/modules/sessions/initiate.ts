@@ -60,6 +60,8 @@ export async function initiateSession(input: InitiateInput) {
 		refresh_token,
 		user: presentUser(user),
 		community: presentCommunity(community),
+		app_access: true,
+		has_answers: true,
 	}
 }
 

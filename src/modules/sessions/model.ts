@@ -28,16 +28,24 @@ export const RefreshBody = t.Optional(t.Object({ refresh_token: t.Optional(t.Str
 
 const Community = Shape({ id: Int(), name: t.String() })
 
+/**
+ * Both SDKs' declared session answers carry `app_access` (the member may use the app: a
+ * banned member gets no session at all) and `has_answers` (the onboarding questions are
+ * answered: plaza's communities ask none, so there is nothing left to answer).
+ */
+const Access = { app_access: t.Boolean(), has_answers: t.Boolean() }
+
 export const InitiateReply = Ok(
 	t.Object({
 		access_token: t.String(),
 		refresh_token: t.String(),
 		user: UserShape,
 		community: Community,
+		...Access,
 	}),
 )
 export const SessionReply = Ok(
-	t.Object({ user: UserShape, community: t.Union([Community, t.Null()]) }),
+	t.Object({ user: UserShape, community: t.Union([Community, t.Null()]), ...Access }),
 )
 export const TokensReply = Ok(t.Object({ access_token: t.String(), refresh_token: t.String() }))
 export const LogoutReply = t.Object({ success: t.Literal(true), error_message: t.Null() })

@@ -45,7 +45,12 @@ export async function describeSession(userId: number) {
 	const user = await findUserById(sql, userId)
 	if (!user || user.is_deleted) throw unauthorized('User no longer exists')
 	const community = await findCommunity(sql, user.community_id)
-	return { user: presentUser(user), community: community ? presentCommunity(community) : null }
+	return {
+		user: presentUser(user),
+		community: community ? presentCommunity(community) : null,
+		app_access: true,
+		has_answers: true,
+	}
 }
 
 type RefreshOutcome =

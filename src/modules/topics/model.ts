@@ -95,6 +95,8 @@ export const TopicListReply = OkTwice({
 	page_size: Int(),
 	total: Int(),
 	topics: t.Array(Topic),
+	child_topics: t.Record(t.String(), t.Array(Topic)),
+	widgets: t.Record(t.String(), t.Unknown()),
 })
 export const TopicReply = OkTwice({ topic: Topic })
 export const DeletedTopicsReply = OkTwice({

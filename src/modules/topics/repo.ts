@@ -156,6 +156,23 @@ export async function listTopics(
 	})
 }
 
+/** The children of these topics (feed-js's child_topics), by priority as a page orders them. */
+export async function childTopics(
+	db: Db,
+	communityId: number,
+	parentIds: string[],
+	isEnabled: boolean | undefined,
+): Promise<TopicRow[]> {
+	if (parentIds.length === 0) return []
+	const enabled = isEnabled === undefined ? db`` : db`and is_enabled = ${isEnabled}`
+	return db<TopicRow[]>`
+		select *, created_at::float8 as created_at, updated_at::float8 as updated_at
+		from ${countedTopics(db)} topics
+		where community_id = ${communityId} and parent_id = any(${parentIds}::text[]) ${enabled}
+		order by ${db.unsafe(orderBy.priority)}
+		limit 1000`
+}
+
 export interface TopicChanges {
 	name?: string
 	is_enabled?: boolean

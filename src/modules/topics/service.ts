@@ -10,6 +10,7 @@ import type { Session } from '../auth/session'
 import type { EditTopicInput, LenientBoolean, TopicInput, TopicListQuery } from './model'
 import { presentTopic } from './present'
 import {
+	childTopics,
 	deleteTopicsTree,
 	findTopic,
 	findTopicsByIds,
@@ -127,7 +128,27 @@ export async function listCommunityTopics(session: Session, q: TopicListQuery) {
 		limit: pageSize,
 		offset,
 	})
-	return { page, page_size: pageSize, total, topics: rows.map(presentTopic) }
+	const children = await childTopics(
+		sql,
+		session.communityId,
+		rows.map((r) => r.id),
+		q.is_enabled,
+	)
+	// feed-js's declared GetTopics: the page's topics' children by parent id, and widgets
+	// (topics carry none)
+	const child_topics: Record<string, ReturnType<typeof presentTopic>[]> = {}
+	for (const child of children) {
+		const parent = child.parent_id as string
+		child_topics[parent] = [...(child_topics[parent] ?? []), presentTopic(child)]
+	}
+	return {
+		page,
+		page_size: pageSize,
+		total,
+		topics: rows.map(presentTopic),
+		child_topics,
+		widgets: {},
+	}
 }
 
 export async function editTopic(session: Session, topicId: string, input: EditTopicInput) {

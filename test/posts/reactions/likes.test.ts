@@ -289,6 +289,9 @@ describe('GET /feed/post/:post_id/like', () => {
 		expect(all.body.data.likes.map((l: any) => l.user_id)).toEqual([c.uuid, b.uuid, a.uuid])
 		expect(all.body.data.likes[0]._id).toMatch(/^[0-9a-f]{24}$/)
 		expect(all.body.data.likes[0].created_at).toBeNumber()
+		// feed-js's declared Like reads `uuid` and `updated_at` too.
+		expect(all.body.data.likes[0].uuid).toBe(c.uuid)
+		expect(all.body.data.likes[0].updated_at).toBe(all.body.data.likes[0].created_at)
 		expect(all.body.data.users[a.uuid]).toMatchObject({ name: 'A', uuid: a.uuid })
 
 		const page2 = await api('GET', `/feed/post/${postId}/like?page=2&page_size=2`, {

@@ -86,7 +86,12 @@ export async function listPostLikes(
 	return likesList(session, postLikeTarget, post.id, page, pageSize)
 }
 
-/** `data` of a like list (post or comment): a page of likes (`_id`, `user_id` as the liker's uuid, `created_at`), users, total_count. */
+/**
+ * `data` of a like list (post or comment): a page of likes (`_id`, `user_id` as the
+ * liker's uuid, `created_at`), users, total_count. Each like also carries `uuid` (the
+ * same uuid) and `updated_at` (a like is never edited: its creation time), the fields
+ * feed-js's declared `Like` reads.
+ */
 export async function likesList(
 	session: Session,
 	target: LikeTarget,
@@ -106,11 +111,16 @@ export async function likesList(
 	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
-		likes: rows.map((r) => ({
-			_id: r.id,
-			user_id: uuidOf.get(r.user_id) ?? '',
-			created_at: r.created_at,
-		})),
+		likes: rows.map((r) => {
+			const uuid = uuidOf.get(r.user_id) ?? ''
+			return {
+				_id: r.id,
+				user_id: uuid,
+				uuid,
+				created_at: r.created_at,
+				updated_at: r.created_at,
+			}
+		}),
 		users: usersMap(users),
 		total_count: total,
 	}
