@@ -39,6 +39,7 @@ import { commentsModule } from './modules/posts/comments'
 import { feedPollsModule } from './modules/posts/polls'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
+import { reportsModule } from './modules/reports'
 import { sessionsModule } from './modules/sessions'
 import { otpModule } from './modules/sessions/otp'
 import { settingsModule } from './modules/settings'
@@ -142,6 +143,7 @@ export const app = new Elysia()
 	.use(connectionsModule)
 	.use(blocksModule)
 	.use(moderationModule)
+	.use(reportsModule)
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)
