@@ -7,6 +7,7 @@ import { call } from './api'
 import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
+import { Moderation } from './pages/moderation'
 import { Moderators } from './pages/moderators'
 import { Overview } from './pages/overview'
 import { PushCredentials } from './pages/push'
@@ -22,6 +23,7 @@ const pages = [
 	{ path: 'topics', title: 'Topics', view: Topics },
 	{ path: 'settings', title: 'Settings', view: Settings },
 	{ path: 'moderators', title: 'Moderators', view: Moderators },
+	{ path: 'moderation', title: 'Moderation', view: Moderation },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
 	{ path: 'activity', title: 'Custom activity', view: CustomActivity },
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },
