@@ -19,6 +19,7 @@ import { isRedisUnavailable } from './lib/redis-errors'
 import { validationMessage } from './lib/validation-message'
 import { notificationsModule } from './modules/activity-feed'
 import { authorizeEarly, authTransforms, type Needed } from './modules/auth/plugin'
+import { chatHomeModule } from './modules/chat-home'
 import { chatroomsModule } from './modules/chatrooms'
 import { clientLogsModule } from './modules/client-logs'
 import { cohortsModule } from './modules/cohorts'
@@ -27,10 +28,12 @@ import { blocksModule } from './modules/connections/blocks'
 import { conversationsModule } from './modules/conversations'
 import { dashboardModule } from './modules/dashboard'
 import { devicesModule } from './modules/devices'
+import { dmsModule } from './modules/dms'
 import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { linkPreviewsModule } from './modules/link-previews'
+import { membersModule } from './modules/members'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
 import { pollsModule } from './modules/polls'
@@ -40,6 +43,7 @@ import { feedPollsModule } from './modules/posts/polls'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
 import { reportsModule } from './modules/reports'
+import { searchModule } from './modules/search'
 import { sessionsModule } from './modules/sessions'
 import { otpModule } from './modules/sessions/otp'
 import { settingsModule } from './modules/settings'
@@ -143,6 +147,7 @@ export const app = new Elysia()
 	.use(connectionsModule)
 	.use(blocksModule)
 	.use(moderationModule)
+	.use(membersModule)
 	.use(reportsModule)
 	.use(projectsModule)
 	.use(widgetsModule)
@@ -163,6 +168,9 @@ export const app = new Elysia()
 	.use(devicesModule)
 	.use(clientLogsModule)
 	.use(linkPreviewsModule)
+	.use(dmsModule)
+	.use(searchModule)
+	.use(chatHomeModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

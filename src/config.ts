@@ -61,7 +61,7 @@ const Schema = T.Object({
 	// what the posts of one feed page may weigh together: a page stops before the post
 	// that would pass it (at least one post). 6 MiB holds 20 posts of the heaviest kind a
 	// 256 KB body can create, so a page of the default size is never cut (docs/security.md)
-	FEED_PAGE_MAX_BYTES: T.Integer({ minimum: 64 * 1024, default: 6 * 1024 * 1024 }),
+	FEED_PAGE_MAX_BYTES: T.Integer({ minimum: 64 * 1024, default: 8 * 1024 * 1024 }),
 	// largest NDJSON body POST /migration/import takes (streamed to Postgres, never held)
 	IMPORT_MAX_BYTES: T.Integer({
 		minimum: 1024,

@@ -137,11 +137,15 @@ export async function importPosts(
 	const [row] = await db`
 		with ins as (
 			insert into posts (id, community_id, user_id, heading, text, attachments, visibility,
-				created_at, updated_at, external_id, likes_count, comments_count)
+				created_at, updated_at, external_id, likes_count, comments_count, topic_names)
 			select ${timeOrderedId(db)},
 				${c}, u.id, coalesce(s.heading, ''), s.text, coalesce(s.attachments, '[]'),
 				coalesce(s.visibility, 'public'), s.created_at, s.created_at, s.external_id,
-				coalesce(lk.n, 0), coalesce(cm.n, 0)
+				coalesce(lk.n, 0), coalesce(cm.n, 0),
+				-- the names its search vector holds (migrations/0100), as the links below make them
+				coalesce((select string_agg(t.name, ' ' order by t.id)
+					from jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
+					join topics t on t.community_id = ${c} and t.external_id = e.x), '')
 			from stage_posts s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			left join (select post_external_id as x, count(*)::int as n from stage_likes

@@ -4,6 +4,7 @@ import { feedsReconcileJob } from './feeds-reconcile'
 import { idempotencyCleanupJob } from './idempotency-cleanup'
 import { recomputeJob } from './recompute'
 import { refreshTokenCleanupJob } from './refresh-token-cleanup'
+import { topicCountsJob } from './topic-counts'
 import { webhookLogJob } from './webhook-log'
 export interface Job {
 	name: string
@@ -18,4 +19,5 @@ export const jobs: Job[] = [
 	idempotencyCleanupJob,
 	fanOutPruneJob,
 	refreshTokenCleanupJob,
+	topicCountsJob,
 ]

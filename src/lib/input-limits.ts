@@ -205,8 +205,11 @@ export async function parseBody(request: Request, contentType: string): Promise<
 	const text = new TextDecoder().decode(bytes)
 	if (text.trim() === '') return {}
 	let body: unknown
-	if (/x-www-form-urlencoded/i.test(contentType)) body = parseForm(text)
-	else if (!contentType || /json|text\/plain/i.test(contentType))
+	// chat-js labels its mark_read body a form but axios sends it as JSON: a form body
+	// never starts with "{", so that one is read as the JSON it is.
+	if (/x-www-form-urlencoded/i.test(contentType) && !text.trimStart().startsWith('{'))
+		body = parseForm(text)
+	else if (!contentType || /json|text\/plain|x-www-form-urlencoded/i.test(contentType))
 		body = parseJson(text, contentType || 'no content-type')
 	else throw notJson(contentType)
 	assertCleanValue(body, 'body')

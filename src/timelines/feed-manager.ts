@@ -15,6 +15,7 @@ import { followAuthor, unfollowAuthor } from './connection-feed'
 import { enqueueFanOut, enqueueFanOutRemoval, enqueueFanOuts, fanOutCtes } from './fanout'
 import { confirmFeedMark, type FeedMark, markForFeeds, markNewForFeeds } from './feed-marks'
 import { newFeedMarksCte } from './feed-marks-repo'
+import { forgetPersonalised } from './personalised'
 import { placeCreated, placePosts, topicsChanged } from './placement'
 import { forgetPosts, type SeenCounts, setSeenCounts } from './post-cache'
 import type { CachedPost, Visibility } from './repo'
@@ -146,11 +147,13 @@ export const feedManager = {
 		setViewerFlags('saved', [{ userId, postId, on: saved }]),
 
 	/** `followerId` now sees `authorId`'s connection posts. */
-	onFollow: (followerId: number, authorId: number) => followAuthor(followerId, authorId),
+	async onFollow(followerId: number, authorId: number) {
+		await Promise.all([followAuthor(followerId, authorId), forgetPersonalised([followerId])])
+	},
 
 	/** The connection between a and b ended (both directions). */
 	async onDisconnect(a: number, b: number) {
-		await Promise.all([unfollowAuthor(a, b), unfollowAuthor(b, a)])
+		await Promise.all([unfollowAuthor(a, b), unfollowAuthor(b, a), forgetPersonalised([a, b])])
 	},
 
 	/** A block between a and b was added: each disappears from the other's feeds. */

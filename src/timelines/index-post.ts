@@ -23,7 +23,7 @@ type Placed = Pick<
 
 // The placement stream keeps about this many entries (a personalised read folds in at
 // most FRESH_LIMIT of them; older ones are in the viewer's stored ranking or beyond it).
-const PLACEMENTS_KEPT = 5000
+export const PLACEMENTS_KEPT = 5000
 
 type Placement = Pick<CachedPost, 'id' | 'user_id' | 'is_pinned' | 'created_at' | 'topic_ids'>
 

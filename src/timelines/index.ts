@@ -15,6 +15,7 @@ export { viewsUnderVersion } from './kept-views'
 export { bumpFeedVersion, feedVersion, type Kept, KeptPages, Renderings } from './page-cache'
 export {
 	type PersonalisedFirstRead,
+	queueRecompute as queuePersonalisedRecompute,
 	readPersonalisedJson,
 	startPersonalisedRead,
 } from './personalised'

@@ -15,6 +15,13 @@ export interface Candidate {
 	topic_ids: string[]
 }
 
+/** The authors the viewer follows (their posts get the connection boost). */
+export async function followedAuthors(db: Db, userId: number): Promise<number[]> {
+	const rows = await db<{ id: number }[]>`
+		select connection_id as id from connections where user_id = ${userId}`
+	return rows.map((r) => r.id)
+}
+
 /** Weight per author of the viewer's likes (1) and comments (2) since `since`. */
 export async function authorAffinity(
 	db: Db,
@@ -32,20 +39,35 @@ export async function authorAffinity(
 	return Object.fromEntries(rows.map((r) => [String(r.author), r.weight]))
 }
 
-/** Weight per topic of the viewer's likes (1), comments (2) and own posts (2) since `since`. */
+/**
+ * What choosing a topic (user_topics) weighs: as much as this many recent likes in it,
+ * so a chosen topic ranks up without burying what the viewer actually engages with.
+ */
+export const CHOSEN_TOPIC_WEIGHT = 3
+
+/**
+ * Weight per topic of the viewer's likes (1), comments (2) and own posts (2) since
+ * `since`, plus CHOSEN_TOPIC_WEIGHT for each topic they chose.
+ */
 export async function topicAffinity(
 	db: Db,
 	userId: number,
+	communityId: number,
 	since: number,
 ): Promise<Record<string, number>> {
 	const rows = await db<{ topic_id: string; weight: number }[]>`
-		select pt.topic_id, sum(w)::float8 as weight from (
-			select l.post_id, 1 as w from post_likes l where l.user_id = ${userId} and l.created_at > ${since}
+		select topic_id, sum(w)::float8 as weight from (
+			select pt.topic_id, x.w from (
+				select l.post_id, 1 as w from post_likes l where l.user_id = ${userId} and l.created_at > ${since}
+				union all
+				select c.post_id, 2 from comments c where c.user_id = ${userId} and c.created_at > ${since}
+				union all
+				select p.id, 2 from posts p where p.user_id = ${userId} and p.created_at > ${since} and not p.is_deleted
+			) x join post_topics pt on pt.post_id = x.post_id
 			union all
-			select c.post_id, 2 from comments c where c.user_id = ${userId} and c.created_at > ${since}
-			union all
-			select p.id, 2 from posts p where p.user_id = ${userId} and p.created_at > ${since} and not p.is_deleted
-		) x join post_topics pt on pt.post_id = x.post_id group by pt.topic_id`
+			select ut.topic_id, ${CHOSEN_TOPIC_WEIGHT} from user_topics ut
+			where ut.community_id = ${communityId} and ut.user_id = ${userId}
+		) y group by topic_id`
 	return Object.fromEntries(rows.map((r) => [r.topic_id, r.weight]))
 }
 

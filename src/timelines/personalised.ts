@@ -7,16 +7,24 @@
 // placements past the viewer's position it folds them into the stored ranking and
 // moves the position on: a read's work stays about one page window however many posts
 // were written since the recompute (issue 17).
+//
+// What keeps it exact under concurrency (issue 40): the position only ever moves past
+// placements that were read and folded (a read that finds more than FRESH_LIMIT catches
+// up oldest first, or recomputes when the stream no longer reaches back to it); a post's
+// score depends only on the post and the stored meta (the followed authors are part of
+// the meta, never the connection feed, which fan-out fills later); the stored ranking is
+// read together with its meta; and equal scores are ordered by id as Redis orders them.
 import { sql } from '../lib/db'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { connectionFeedVersion } from './connection-feed'
 import type { VisibilityRules } from './hydrate'
-import { parsePlacement } from './index-post'
+import { PLACEMENTS_KEPT, parsePlacement } from './index-post'
 import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
 import {
 	authorAffinity,
 	enabledTopicIdsByNames,
+	followedAuthors,
 	personalisedCandidates,
 	postIdsInAnyTopic,
 	recordRecompute,
@@ -35,6 +43,10 @@ const CANDIDATE_LIMIT = 1000
 const FRESH_LIMIT = 500
 const CONN_FRESH_LIMIT = 100
 const FOLD_AT = 20
+// A read far behind folds the backlog this many placements at a time, oldest first.
+const CATCH_UP_CHUNK = 1000
+// Catch-ups a read tries before it serves what it has (writes outrunning it).
+const CATCH_UP_TRIES = 3
 // Folded posts join the stored ranking; it keeps at most this many (lowest first out).
 const STORED_MAX = PERS_SIZE + FRESH_LIMIT
 const WINDOW_MS = 30 * 86_400_000
@@ -51,7 +63,13 @@ interface Meta {
 interface Affinities {
 	authors: Record<string, number>
 	topics: Record<string, number>
+	/** The authors the viewer followed at the recompute: the connection boost's only source. */
+	connections: Set<number>
 }
+
+/** Best first; equal scores by id, descending, as ZREVRANGE orders them. */
+export const byRank = (a: Scored, b: Scored) =>
+	b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
 // Folds scored placements into the stored ranking unless a recompute replaced it
 // meanwhile; the stream position only moves forward. Keys of one user ({u<id>}).
@@ -88,10 +106,12 @@ export async function recomputePersonalised(
 	communityId: number,
 	now = Date.now(),
 ): Promise<number> {
-	const [authors, topics] = await Promise.all([
+	const [authors, topics, followed] = await Promise.all([
 		authorAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
-		topicAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
+		topicAffinity(sql, userId, communityId, now - AFFINITY_WINDOW_MS),
+		followedAuthors(sql, userId),
 	])
+	const affinities = { authors, topics, connections: new Set(followed) }
 	// Read before the candidates: a post placed meanwhile is then in both (merged by id), never in neither.
 	const streamId = await lastPlacement(communityId)
 	const favourites = Object.entries(topics)
@@ -107,8 +127,11 @@ export async function recomputePersonalised(
 		CANDIDATE_LIMIT,
 	)
 	const scored = candidates
-		.map((c) => ({ id: c.id, score: scoreOf(c, c.is_connection, { authors, topics }, now) }))
-		.sort((a, b) => b.score - a.score)
+		.map((c) => ({
+			id: c.id,
+			score: scoreOf(c, affinities.connections.has(c.user_id), affinities, now),
+		}))
+		.sort(byRank)
 		.slice(0, PERS_SIZE)
 	const feed = keys.persFeed(userId)
 	const meta = keys.persMeta(userId)
@@ -123,12 +146,22 @@ export async function recomputePersonalised(
 		JSON.stringify(authors),
 		'topics',
 		JSON.stringify(topics),
+		'connections',
+		JSON.stringify(followed),
 		'stream_id',
 		streamId,
 	).expire(meta, KEEP_SECONDS)
 	await tx.exec()
 	await recordRecompute(sql, userId, communityId, now)
 	return scored.length
+}
+
+/**
+ * Drops the users' stored rankings after their follows changed: the connection boost
+ * comes from the followed authors stored with the ranking, so the next read recomputes.
+ */
+export async function forgetPersonalised(userIds: number[]): Promise<void> {
+	await Promise.all(userIds.map((id) => redis.del(keys.persFeed(id), keys.persMeta(id))))
 }
 
 /** Asks a worker to recompute the user soon (the response does not wait). */
@@ -144,12 +177,11 @@ async function lastPlacement(communityId: number): Promise<string> {
 
 /** When the stored ranking was computed and how far it reaches (null: never, or expired). */
 async function metaOf(userId: number): Promise<Meta | null> {
-	const [computedAt, streamId] = await redis.hmget(
-		keys.persMeta(userId),
-		'computed_at',
-		'stream_id',
-	)
-	if (computedAt === null) return null
+	return parseMeta(await redis.hmget(keys.persMeta(userId), 'computed_at', 'stream_id'))
+}
+
+function parseMeta([computedAt, streamId]: (string | null)[]): Meta | null {
+	if (computedAt == null) return null
 	return { computedAtRaw: computedAt, computedAt: Number(computedAt), streamId: streamId ?? '0-0' }
 }
 
@@ -161,11 +193,25 @@ async function affinitiesOf(userId: number, meta: Meta): Promise<Affinities> {
 	const cacheKey = `${userId}:${meta.computedAtRaw}`
 	const cached = affinityCache.get(cacheKey)
 	if (cached) return cached
-	const [authors, topics] = await redis.hmget(keys.persMeta(userId), 'authors', 'topics')
-	const parsed = { authors: JSON.parse(authors ?? '{}'), topics: JSON.parse(topics ?? '{}') }
+	const [authors, topics, connections] = await redis.hmget(
+		keys.persMeta(userId),
+		'authors',
+		'topics',
+		'connections',
+	)
+	const parsed = {
+		authors: JSON.parse(authors ?? '{}'),
+		topics: JSON.parse(topics ?? '{}'),
+		connections: new Set<number>(JSON.parse(connections ?? '[]')),
+	}
 	if (affinityCache.size >= AFFINITY_CACHE_MAX) affinityCache.clear()
 	affinityCache.set(cacheKey, parsed)
 	return parsed
+}
+
+interface Scored {
+	id: string
+	score: number
 }
 
 function pairs(raw: string[]): { id: string; score: number }[] {
@@ -173,11 +219,6 @@ function pairs(raw: string[]): { id: string; score: number }[] {
 	for (let i = 0; i < raw.length; i += 2)
 		out.push({ id: raw[i] as string, score: Number(raw[i + 1]) })
 	return out
-}
-
-interface Scored {
-	id: string
-	score: number
 }
 
 /** What ranking reads of a post: a candidate row, a cached post or a placement entry. */
@@ -213,59 +254,140 @@ const freshConnections = (userId: number, computedAt: number) =>
 		CONN_FRESH_LIMIT,
 	)
 
+type StreamEntry = [id: string, fields: string[]]
+
+/** The placements scored with the stored meta, newest entry of each post kept. */
+function scorePlacements(
+	placed: StreamEntry[],
+	affinities: Affinities,
+	meta: Meta,
+	newestFirst: boolean,
+): Map<string, Scored> {
+	const scored = new Map<string, Scored>()
+	// A post placed again (edited) keeps its newest entry.
+	const inOrder = newestFirst ? placed : [...placed].reverse()
+	for (const [, fields] of inOrder) {
+		const post = parsePlacement(fields[1] ?? '')
+		if (scored.has(post.id)) continue
+		const isConnection = affinities.connections.has(post.user_id)
+		scored.set(post.id, {
+			id: post.id,
+			score: scoreOf(post, isConnection, affinities, meta.computedAt),
+		})
+	}
+	return scored
+}
+
 /**
- * Posts placed since the stored ranking's position (newest FRESH_LIMIT), and fresh
- * connection-feed posts, scored with the stored affinities (`connectionIds`: the
- * connection posts it read, part of a kept page's basis). More than FOLD_AT placements
- * are folded into the stored ranking, so the next read starts past them.
+ * Posts placed since the stored ranking's position (all of them: fewer than
+ * FRESH_LIMIT), and fresh connection-feed posts the stream does not carry, scored with
+ * the stored meta (`connectionIds`: the connection posts it read, part of a kept page's
+ * basis). More than FOLD_AT placements are folded into the stored ranking, so the next
+ * read starts past them. Null when the read was too far behind: it caught up (or
+ * recomputed) instead, and the stored ranking must be read again.
  */
 async function freshEntries(
 	viewer: Viewer,
 	meta: Meta,
 	known: Set<string>,
-): Promise<{ fresh: Scored[]; connectionIds: string[] }> {
+	mayCatchUp: boolean,
+): Promise<{ fresh: Scored[]; connectionIds: string[] } | null> {
 	const u = viewer.userId
-	const [placed, connectionIds] = await Promise.all([
+	// Down to the position's own entry: finding it proves nothing between was trimmed.
+	const [read, connectionIds] = await Promise.all([
 		redis.xrevrange(
 			keys.placements(viewer.communityId),
 			'+',
-			`(${meta.streamId}`,
+			meta.streamId,
 			'COUNT',
-			FRESH_LIMIT,
-		),
+			FRESH_LIMIT + 1,
+		) as Promise<StreamEntry[]>,
 		freshConnections(u, meta.computedAt),
 	])
-	const followed = new Set(connectionIds)
+	const reached = read[read.length - 1]?.[0] === meta.streamId
+	const placed = reached ? read.slice(0, -1) : read
+	// Complete: every placement past the position was read. Otherwise more wait behind
+	// these, or the stream lost the position (trimmed past it).
+	const complete = reached || (meta.streamId === '0-0' && read.length <= FRESH_LIMIT)
+	if (!complete && mayCatchUp) {
+		await catchUp(viewer, meta)
+		return null
+	}
 	if (placed.length === 0 && connectionIds.length === 0) return { fresh: [], connectionIds }
 	const affinities = await affinitiesOf(u, meta)
-	const fromStream = new Map<string, Scored>()
-	// Newest first: a post placed again (edited) keeps its newest entry.
-	for (const [, fields] of placed) {
-		const post = parsePlacement(fields[1] ?? '')
-		if (fromStream.has(post.id)) continue
-		const score = scoreOf(post, followed.has(post.id), affinities, meta.computedAt)
-		fromStream.set(post.id, { id: post.id, score })
-	}
-	if (placed.length > FOLD_AT)
+	const fromStream = scorePlacements(placed, affinities, meta, true)
+	// Only past what was read: a position moved over unread placements loses their posts.
+	if (complete && placed.length > FOLD_AT)
 		await fold(u, meta, placed[0]?.[0] as string, [...fromStream.values()])
 	const fresh = [...fromStream.values()].filter((e) => !known.has(e.id))
-	// Connection posts the stream does not carry (connections-only visibility, or older than its window).
+	// Connection posts the stream does not carry (connections-only visibility).
 	const others = connectionIds.filter((id) => !fromStream.has(id) && !known.has(id))
 	if (others.length === 0) return { fresh, connectionIds }
 	const posts = await getPosts(viewer.communityId, others)
 	for (const p of posts.values())
-		fresh.push({ id: p.id, score: scoreOf(p, true, affinities, meta.computedAt) })
+		fresh.push({
+			id: p.id,
+			score: scoreOf(p, affinities.connections.has(p.user_id), affinities, meta.computedAt),
+		})
 	return { fresh, connectionIds }
 }
 
+/** Ids of the stream compared as Redis orders them (`<ms>-<seq>`). */
+function compareIds(a: string, b: string): number {
+	const [am = 0, as = 0] = a.split('-').map(Number)
+	const [bm = 0, bs = 0] = b.split('-').map(Number)
+	return am - bm || as - bs
+}
+
+/**
+ * Folds every placement past the position into the stored ranking, oldest first,
+ * CATCH_UP_CHUNK at a time, each chunk moving the position to its last entry. When the
+ * stream no longer holds what came after the position (trimmed past it), the ranking
+ * is recomputed from Postgres instead. Each chunk is read with the stream's first entry
+ * and length in one MULTI, so a trim between chunks is seen, never skipped.
+ */
+async function catchUp(viewer: Viewer, meta: Meta): Promise<void> {
+	const stream = keys.placements(viewer.communityId)
+	let position = meta.streamId
+	// The stream holds at most about PLACEMENTS_KEPT: this many chunks reach its end.
+	for (let i = 0; i <= PLACEMENTS_KEPT / CATCH_UP_CHUNK + 1; i++) {
+		const answers = await redis
+			.multi()
+			.xrange(stream, '-', '+', 'COUNT', 1)
+			.xlen(stream)
+			.xrange(stream, `(${position}`, '+', 'COUNT', CATCH_UP_CHUNK)
+			.exec()
+		const [[, firstEntry], [, length], [, chunk]] = answers as [
+			[unknown, StreamEntry[]],
+			[unknown, number],
+			[unknown, StreamEntry[]],
+		]
+		const oldest = firstEntry[0]?.[0]
+		// Trimming takes the oldest entries first: the position's own entry (or an older
+		// one) still there means nothing after it went. A stream that was empty at the
+		// recompute ('0-0') is intact while it has never been trimmed (shorter than kept).
+		const reaches =
+			oldest === undefined ||
+			compareIds(oldest, position) <= 0 ||
+			(position === '0-0' && length < PLACEMENTS_KEPT)
+		if (!reaches) {
+			await recomputePersonalised(viewer.userId, viewer.communityId)
+			return
+		}
+		if (chunk.length === 0) return
+		const affinities = await affinitiesOf(viewer.userId, meta)
+		const entries = [...scorePlacements(chunk, affinities, meta, false).values()]
+		const last = chunk[chunk.length - 1]?.[0] as string
+		// 0: a recompute replaced the ranking meanwhile; it reaches further than this.
+		if ((await fold(viewer.userId, meta, last, entries)) === 0) return
+		position = last
+		if (chunk.length < CATCH_UP_CHUNK) return
+	}
+}
+
 /** Adds scored placements to the stored ranking and moves its stream position to `streamId`. */
-async function fold(
-	userId: number,
-	meta: Meta,
-	streamId: string,
-	entries: Scored[],
-): Promise<void> {
-	await (redis as unknown as { persFold: FoldCommand }).persFold(
+function fold(userId: number, meta: Meta, streamId: string, entries: Scored[]): Promise<number> {
+	return (redis as unknown as { persFold: FoldCommand }).persFold(
 		keys.persFeed(userId),
 		keys.persMeta(userId),
 		meta.computedAtRaw,
@@ -306,17 +428,32 @@ export interface PersonalisedFirstRead {
 }
 
 interface Ranking {
+	/** The meta the ranking was stored with (read in the same MULTI). */
+	meta: Meta | null
 	stored: Scored[]
 	storedCount: number
 }
 
-/** The stored ranking's first n (all of it for n = 0), best first, and its size. */
+/**
+ * The meta, the stored ranking's first n (all of it for n = 0), best first, and its
+ * size, in one MULTI: a recompute landing between separate reads would pair scores of
+ * one recompute time with the fresh posts scored at another.
+ */
 const rankingOf = async (userId: number, n: number): Promise<Ranking> => {
-	const [stored, storedCount] = await Promise.all([
-		topOf(userId, n),
-		redis.zcard(keys.persFeed(userId)),
-	])
-	return { stored, storedCount }
+	const feed = keys.persFeed(userId)
+	const answers = (await redis
+		.multi()
+		.hmget(keys.persMeta(userId), 'computed_at', 'stream_id')
+		.zrevrange(feed, 0, n - 1, 'WITHSCORES')
+		.zcard(feed)
+		.exec()) as [Error | null, unknown][]
+	for (const [error] of answers) if (error) throw error
+	const [[, meta], [, top], [, count]] = answers as [
+		[null, (string | null)[]],
+		[null, string[]],
+		[null, number],
+	]
+	return { meta: parseMeta(meta), stored: pairs(top), storedCount: count }
 }
 
 /**
@@ -337,9 +474,9 @@ export async function startPersonalisedRead(
 	const key = `pers|${u}|${page}|${pageSize}`
 	const kept = viewerPages.get(key)
 	const since = kept?.byFeedVersion ? undefined : kept?.rankedAt
-	const [meta, ranking, { blocked, flags }, version, connectionFeed, keptConnections] =
+	const [keptMeta, ranking, { blocked, flags }, version, connectionFeed, keptConnections] =
 		await Promise.all([
-			metaOf(u),
+			kept ? metaOf(u) : null,
 			kept ? null : rankingOf(u, page * pageSize),
 			viewerState(u, kept),
 			feedVersion(viewer.communityId),
@@ -351,7 +488,7 @@ export async function startPersonalisedRead(
 	return {
 		key,
 		kept,
-		meta,
+		meta: ranking ? ranking.meta : keptMeta,
 		ranking,
 		blocked,
 		version,
@@ -404,24 +541,32 @@ export async function readPersonalisedJson(
 		kept.basis === basis(first.keptConnections)
 	)
 		return keptPageBytes(viewer, kept, keptFlags, { embedUser: true, tail: kept.tail as string })
-	let { stored, storedCount } = first.ranking ?? (await rankingOf(u, offset + query.pageSize))
-	if (filtered) stored = await topOf(u, 0)
-	if (meta === null) {
-		await recomputePersonalised(u, viewer.communityId)
-		;[meta, stored, storedCount] = await Promise.all([
-			metaOf(u),
-			topOf(u, filtered ? 0 : offset + query.pageSize),
-			redis.zcard(keys.persFeed(u)),
-		])
+	const depth = filtered ? 0 : offset + query.pageSize
+	let ranking = first.ranking && !filtered ? first.ranking : await rankingOf(u, depth)
+	let fresh: Scored[] = []
+	let connectionIds: string[] = []
+	for (let tries = 0; ; tries++) {
+		if (ranking.meta === null) {
+			await recomputePersonalised(u, viewer.communityId)
+			ranking = await rankingOf(u, depth)
+		}
+		meta = ranking.meta
+		if (meta === null) break
+		const known = new Set(ranking.stored.map((e) => e.id))
+		const got = await freshEntries(viewer, meta, known, tries < CATCH_UP_TRIES)
+		if (got) {
+			;({ fresh, connectionIds } = got)
+			break
+		}
+		// It caught up (or recomputed): the stored ranking now holds the backlog.
+		ranking = await rankingOf(u, depth)
 	}
-	const { fresh, connectionIds } = meta
-		? await freshEntries(viewer, meta, new Set(stored.map((e) => e.id)))
-		: { fresh: [], connectionIds: [] }
-	const merge = (entries: { id: string; score: number }[]) => {
+	const { stored, storedCount } = ranking
+	const merge = (entries: Scored[]) => {
 		if (fresh.length === 0) return entries
 		// A post dated ahead (created_at may be up to 5 min in the future) can be in both.
 		const listed = new Set(entries.map((e) => e.id))
-		return [...entries, ...fresh.filter((e) => !listed.has(e.id))].sort((a, b) => b.score - a.score)
+		return [...entries, ...fresh.filter((e) => !listed.has(e.id))].sort(byRank)
 	}
 	let entries = merge(stored)
 	let total = storedCount + fresh.length

@@ -6,6 +6,8 @@ export const webhookTypes = [
 	'chatroom.left',
 	'chatroom.user.tagged',
 	'chatroom.conversation.replied',
+	'chatroom.conversation.reacted',
+	'chatroom.conversation.reaction.removed',
 	'conversation.create',
 	'chatroom.message.sent',
 	'chatroom.poll.created',

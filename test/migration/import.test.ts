@@ -6,10 +6,11 @@ import { createReadStream, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runImport } from '../../src/import/run'
-import { sql } from '../../src/lib/db'
+import { sql, transaction } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { importFromStream } from '../../src/modules/migration/service'
+import { flushTopicCounts } from '../../src/modules/topics/repo'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
 import { generateCommunity, writeNdjson } from '../support/ndjson'
@@ -40,6 +41,8 @@ export async function snapshot(communityId: number) {
 			(select array_agg(t.external_id order by t.external_id) from post_topics pt
 				join topics t on t.id = pt.topic_id where pt.post_id = p.id) as topics
 		from posts p where p.community_id = ${communityId} order by p.external_id`
+	// The stored counts, once the deltas of posts deleted through the API are folded in.
+	await transaction((tx) => flushTopicCounts(tx))
 	const topics = await sql`
 		select external_id, name, level, post_count from topics where community_id = ${communityId} order by external_id`
 	const comments = await sql`

@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { createPost } from '../../src/modules/posts/service'
+import { findTopic } from '../../src/modules/topics/repo'
 import { flushFeedConfirmations } from '../../src/timelines/feed-marks'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, enableConnections } from '../support/connections'
@@ -130,8 +131,7 @@ describe('posts sent together (one group commit)', () => {
 		expect(texts).not.toContain('disabled topic')
 		expect(texts).not.toContain('unknown topic')
 
-		const [{ post_count }] = (await sql`select post_count from topics where id = ${topic}`) as any
-		expect(post_count).toBe(2)
+		expect((await findTopic(sql, community.communityId, topic))?.post_count).toBe(2)
 		const tags =
 			await sql`select post_id, user_id from post_tags where post_id = any(${okIds}::text[])`
 		expect(tags.map((t) => ({ ...t }))).toEqual([

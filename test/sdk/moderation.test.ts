@@ -58,7 +58,7 @@ beforeAll(async () => {
 	author = await newUser(community)
 	bystander = await newUser(community)
 	await feedAs('sdk-cm')
-	await changeRole(await userOf('sdk-cm'), 'cm')
+	await changeRole(await userOf('sdk-cm'), 'cm', [])
 })
 
 describe('feed-js ModerationClient, unchanged', () => {

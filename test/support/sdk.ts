@@ -24,6 +24,9 @@ export function sdkServer(): string {
 		const local = `http://127.0.0.1:${server.port}`
 		axios.interceptors.request.use((config) => {
 			if (config.url?.startsWith(SDK_BASE)) config.url = local + config.url.slice(SDK_BASE.length)
+			// chat-js's leaveCommunity asks for a path alone, which a browser resolves against
+			// the page's origin: here the page is taken to be served beside plaza.
+			else if (config.url?.startsWith('/')) config.url = local + config.url
 			return config
 		})
 		installWebStorage()

@@ -9,23 +9,36 @@ const revokedWithin = (db: Db, minutes: number) =>
 export interface StoredAuth {
 	/** The role stored now (null: the user no longer exists). */
 	role: Role | null
+	/** Rights a CM removed from the user (auth/rights.ts). */
+	deniedRights: number[]
 	/** The user's logins (refresh-token families) revoked in the last `withinMinutes`. */
 	revokedFamilies: string[]
 }
 
-/** The role as stored now (granting or removing CM takes effect without a new token) and the recent revocations. */
+/**
+ * The role and rights as stored now (a change takes effect without a new token) and the
+ * recent revocations. A member who left, was removed or banned has no role: their
+ * tokens were revoked, and this holds even should Redis have lost the marks.
+ */
 export async function findStoredAuth(
 	db: Db,
 	userId: number,
 	withinMinutes: number,
 ): Promise<StoredAuth> {
-	const [row] = await db<{ role: Role; revoked_families: string[] }[]>`
+	const [row] = await db<{ role: Role; denied_rights: number[]; revoked_families: string[] }[]>`
 		select u.role, array(
+			select d.right_state from member_right_denials d
+			where d.community_id = u.community_id and d.user_id = u.id order by d.right_state
+		) as denied_rights, array(
 			select distinct r.family_id from refresh_tokens r
 			where r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
 		) as revoked_families
-		from users u where u.id = ${userId} and not u.is_deleted`
-	return { role: row?.role ?? null, revokedFamilies: row?.revoked_families ?? [] }
+		from users u where u.id = ${userId} and not u.is_deleted and u.departed_at is null`
+	return {
+		role: row?.role ?? null,
+		deniedRights: row?.denied_rights ?? [],
+		revokedFamilies: row?.revoked_families ?? [],
+	}
 }
 
 /** Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis loss). */

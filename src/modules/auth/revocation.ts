@@ -8,6 +8,13 @@
 // user's recent revocations with the role and writes the marks back before the copy, so
 // a lost hash never lets a revoked login in. Marks live as long as the longest access
 // token.
+//
+// A token's passing answer (its role, not revoked) is kept in the process for
+// STATE_TTL_MS, so a client's requests within that second ask Redis nothing (issue 40:
+// the token's checks were half of an authenticated request's cost). A revocation or a
+// role change drops the user's answers in the process that makes it, and reaches every
+// other process when their copy expires: within a second, on one Redis or a Cluster,
+// with no message that could be lost.
 import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
@@ -15,13 +22,14 @@ import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
 import { findRevokedFamilies, findStoredAuth, type StoredAuth } from './repo'
-import { ROLE_FIELD, refillRole, roleFromCopy } from './roles'
+import { authFromCopy, ROLE_FIELD, refillRole } from './roles'
+import { forgetTokenStates, keepState, keptState } from './token-states'
 
 const MARK_TTL_SECONDS = MAX_ACCESS_TOKEN_MINUTES * 60 + 300
 const ALL = 'all'
-
 export async function markFamiliesRevoked(userId: number, familyIds: string[]): Promise<void> {
 	if (familyIds.length === 0) return
+	forgetTokenStates(userId)
 	const key = keys.revocations(userId)
 	const fields = familyIds.flatMap((id) => [`f:${id}`, '1'])
 	await redis
@@ -33,6 +41,7 @@ export async function markFamiliesRevoked(userId: number, familyIds: string[]): 
 
 /** Every token of the user, also those signed without a family (issued by scripts). */
 export async function markUserRevoked(userId: number, familyIds: string[]): Promise<void> {
+	forgetTokenStates(userId)
 	const key = keys.revocations(userId)
 	await redis
 		.multi()
@@ -42,9 +51,10 @@ export async function markUserRevoked(userId: number, familyIds: string[]): Prom
 	await markFamiliesRevoked(userId, familyIds)
 }
 
-/** What the token's checks found: its role stored now (null: user gone) and whether it was revoked. */
+/** What the token's checks found: its role stored now (null: user gone), removed rights, whether it was revoked. */
 export interface TokenState {
 	role: Role | null
+	deniedRights: readonly number[]
 	revoked: boolean
 }
 
@@ -57,6 +67,17 @@ const storedAuth = (userId: number): Promise<StoredAuth> =>
  * hash gets the marks, then the copy. A Redis error falls back to Postgres for both.
  */
 export async function tokenState(claims: AccessClaims): Promise<TokenState> {
+	const kept = keptState(claims)
+	if (kept) return { role: kept.role, deniedRights: kept.deniedRights, revoked: false }
+	const sent = Date.now()
+	const state = await checkToken(claims)
+	if (state.role && !state.revoked)
+		keepState(claims, { role: state.role, deniedRights: state.deniedRights }, sent)
+	return state
+}
+
+/** The token's checks in Redis (Postgres when Redis fails or lost the copy). */
+async function checkToken(claims: AccessClaims): Promise<TokenState> {
 	const fid = claims.fid
 	let answers: (string | null)[]
 	try {
@@ -64,16 +85,21 @@ export async function tokenState(claims: AccessClaims): Promise<TokenState> {
 	} catch (error) {
 		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
 		const stored = await storedAuth(claims.uid)
-		return { role: stored.role, revoked: revokedIn(stored, fid) }
+		return { ...storedState(stored), revoked: revokedIn(stored, fid) }
 	}
 	const [family, all, copy] = answers as [string | null, string | null, string | null]
 	const marked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
-	const role = roleFromCopy(copy)
-	if (role) return { role, revoked: marked }
+	const fresh = authFromCopy(copy)
+	if (fresh) return { ...fresh, revoked: marked }
 	const stored = await storedAuth(claims.uid)
 	await restoreHash(claims.uid, copy, stored)
-	return { role: stored.role, revoked: marked || revokedIn(stored, fid) }
+	return { ...storedState(stored), revoked: marked || revokedIn(stored, fid) }
 }
+
+const storedState = (stored: StoredAuth) => ({
+	role: stored.role,
+	deniedRights: stored.deniedRights,
+})
 
 const revokedIn = (stored: StoredAuth, fid: string | undefined) =>
 	fid !== undefined && stored.revokedFamilies.includes(fid)
@@ -92,7 +118,7 @@ async function restoreHash(userId: number, seen: string | null, stored: StoredAu
 		log.warn({ err: (error as Error).message, userId }, 'revocation marks not restored')
 		return
 	}
-	await refillRole(userId, seen, stored.role)
+	await refillRole(userId, seen, stored.role, stored.deniedRights)
 }
 
 /** After a Redis loss: the marks of families revoked within an access token's lifetime. */

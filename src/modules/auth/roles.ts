@@ -1,17 +1,19 @@
-// The stored role of a user, read once per request. Postgres holds it; Redis keeps a
-// copy in the user's auth hash (keys.revocations, field `role`, value `<role>|<expiry
-// ms>`), read by the same HMGET as the token's revocation marks (revocation.ts): the
-// hot path pays one command for both. The copy expires by the time in its value (5
-// minutes: the hash lives as long as its marks). A change writes the new role over the
-// copy after its commit; a reader refills an absent or expired copy only while it is
-// still the one it saw (a script, on this rare path), so a reader that loaded the old
-// role just before the change cannot overwrite the new one.
+// The stored role and rights of a user, read once per request. Postgres holds them;
+// Redis keeps a copy in the user's auth hash (keys.revocations, field `role`, value
+// `<role>|<expiry ms>`, followed by `|<states>` when a CM removed rights: rights.ts),
+// read by the same HMGET as the token's revocation marks (revocation.ts): the hot path
+// pays one command for all. The
+// copy expires by the time in its value (5 minutes: the hash lives as long as its
+// marks). A change writes the new copy after its commit; a reader refills an absent or
+// expired copy only while it is still the one it saw (a script, on this rare path), so
+// a reader that loaded the old role just before the change cannot overwrite the new one.
 import { sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import type { Role } from '../../lib/tokens'
 import { setRole } from '../users/repo'
+import { forgetTokenStates } from './token-states'
 
 const ROLE_TTL_MS = 300_000
 /** The hash's own life when the role copy created it (marks extend it: revocation.ts). */
@@ -34,34 +36,66 @@ const commands = redis as unknown as {
 	roleRefill(key: string, seen: string, copy: string, hashTtl: number): Promise<number>
 }
 
-const copyOf = (role: Role) => `${role}|${Date.now() + ROLE_TTL_MS}`
-
-/** The role a copy holds while it is fresh; undefined for none, expired or unreadable. */
-export function roleFromCopy(copy: string | null): Role | undefined {
-	if (!copy) return undefined
-	const at = copy.indexOf('|')
-	const role = copy.slice(0, at)
-	return roles.has(role) && Number(copy.slice(at + 1)) > Date.now() ? (role as Role) : undefined
+const copyOf = (role: Role, denied: readonly number[]) => {
+	const copy = `${role}|${Date.now() + ROLE_TTL_MS}`
+	return denied.length > 0 ? `${copy}|${denied.join(',')}` : copy
 }
 
-/** Writes the copy of `role`, read from Postgres, over the copy `seen` was (if it still is). */
-export async function refillRole(userId: number, seen: string | null, role: Role): Promise<void> {
+/** What a fresh copy holds: the role and the rights a CM removed. */
+export interface AuthCopy {
+	role: Role
+	deniedRights: number[]
+}
+
+/** The role and removed rights a copy holds while it is fresh; undefined for none, expired or unreadable. */
+export function authFromCopy(copy: string | null): AuthCopy | undefined {
+	if (!copy) return undefined
+	const [role = '', expiry, denied = ''] = copy.split('|')
+	if (!roles.has(role) || !(Number(expiry) > Date.now())) return undefined
+	return { role: role as Role, deniedRights: denied ? denied.split(',').map(Number) : [] }
+}
+
+/** The role a copy holds while it is fresh; undefined for none, expired or unreadable. */
+export const roleFromCopy = (copy: string | null): Role | undefined => authFromCopy(copy)?.role
+
+/** Writes the copy of `role` and `denied`, read from Postgres, over the copy `seen` was (if it still is). */
+export async function refillRole(
+	userId: number,
+	seen: string | null,
+	role: Role,
+	denied: readonly number[] = [],
+): Promise<void> {
 	await commands
-		.roleRefill(keys.revocations(userId), seen ?? '', copyOf(role), HASH_TTL_SECONDS)
+		.roleRefill(keys.revocations(userId), seen ?? '', copyOf(role, denied), HASH_TTL_SECONDS)
 		.catch((error: Error) => log.warn({ err: error.message }, 'role cache fill failed'))
 }
 
-/**
- * Grants or removes a role; live tokens see it on their next request. (Should Redis
- * miss the new copy, the old one expires within ROLE_TTL_MS.)
- */
-export async function changeRole(userId: number, role: Role): Promise<void> {
-	await setRole(sql, userId, role)
+/** Writes the copy of what Postgres now holds for the user after a change committed. */
+export async function writeAuthCopy(
+	userId: number,
+	role: Role,
+	denied: readonly number[],
+): Promise<void> {
+	forgetTokenStates(userId)
 	const key = keys.revocations(userId)
 	await redis
 		.multi()
-		.hset(key, ROLE_FIELD, copyOf(role))
+		.hset(key, ROLE_FIELD, copyOf(role, denied))
 		.expire(key, HASH_TTL_SECONDS, 'NX')
 		.exec()
 		.catch((error: Error) => log.error({ err: error.message, userId }, 'role cache update failed'))
+}
+
+/**
+ * Grants or removes a role (the member's removed rights, `denied`, go into the copy
+ * with it); live tokens see it on their next request. (Should Redis miss the new
+ * copy, the old one expires within ROLE_TTL_MS.)
+ */
+export async function changeRole(
+	userId: number,
+	role: Role,
+	denied: readonly number[],
+): Promise<void> {
+	await setRole(sql, userId, role)
+	await writeAuthCopy(userId, role, denied)
 }

@@ -15,6 +15,8 @@ export interface Session {
 	communityId: number
 	/** The role as stored when the request began (not the token's claim). */
 	role: Role
+	/** Rights a CM removed from this member (auth/rights.ts), as stored when the request began. */
+	deniedRights?: readonly number[]
 	/** The login (refresh-token family) of the access token; logout revokes it. */
 	familyId?: string
 }
@@ -43,7 +45,7 @@ export async function sessionFromHeader(
 	// Redis ~10 µs more per call (measured, docs/feeds.md), more than the command it saves.
 	const checked = Promise.all([limitUser(claims.uid), tokenState(claims)])
 	early?.({ userId: claims.uid, communityId: claims.cid })
-	const [, { role, revoked }] = await checked
+	const [, { role, deniedRights, revoked }] = await checked
 	if (revoked) throw unauthorized('Access token revoked')
 	if (!role) throw unauthorized('User no longer exists')
 	return {
@@ -51,6 +53,7 @@ export async function sessionFromHeader(
 		uuid: claims.sub,
 		communityId: claims.cid,
 		role,
+		deniedRights,
 		familyId: claims.fid,
 	}
 }

@@ -7,15 +7,25 @@
 // none); otherwise 2 in an open room and none in a secret one. Secret rooms are seen
 // by their participants and with level >= 1 (anyone else gets 404) and joined with
 // level 2; posting needs a seat (or CM) and level 2, and in an announcement room the
-// CM role.
+// CM role. A DM room (type 10) is seen and posted in by its two seated members only —
+// CMs included: it is private between them (whether they may message each other now,
+// blocks and requests, is modules/dms' rule, checked when posting).
 import type { Db } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
 import { isCm } from '../auth/session'
 import { cohortAccess, cohortAccessByRoom } from './cohort-access'
-import { type ChatroomRow, findRoomForViewer, type ParticipantRow, secretSeats } from './repo'
+import {
+	type ChatroomRow,
+	DM,
+	findRoomForViewer,
+	type ParticipantRow,
+	type SecretRooms,
+	secretSeats,
+} from './repo'
 
 export const ANNOUNCEMENT = 7
+export { DM }
 
 export interface ChatViewer {
 	userId: number
@@ -60,6 +70,17 @@ export function decide(
 	participant: ParticipantRow | null,
 	cohort: number | null,
 ): RoomAccess {
+	if (room.type === DM) {
+		const seated = participant !== null
+		return {
+			room,
+			participant,
+			cohortAccess: null,
+			canSee: seated,
+			canJoin: false,
+			canPost: seated,
+		}
+	}
 	const level = levelOf(room, viewer, participant, cohort)
 	const cm = isCmViewer(viewer)
 	return {
@@ -91,8 +112,9 @@ export async function roomAccess(
 
 async function loadRoom(db: Db, viewer: ChatViewer, chatroomId: string | number | undefined) {
 	const found = await findRoomForViewer(db, viewer.communityId, chatroomId ?? '', viewer.userId)
-	if (!found) throw notFound('Chatroom')
-	const settled = isCmViewer(viewer) || found.seat?.join_method === 'cm_added'
+	if (!found || (found.room.type === DM && !found.seat)) throw notFound('Chatroom')
+	const settled =
+		found.room.type === DM || isCmViewer(viewer) || found.seat?.join_method === 'cm_added'
 	return { room: found.room, seat: found.seat, fresh: viewer, settled }
 }
 
@@ -138,7 +160,7 @@ export async function postRoom(
  * The secret rooms a viewer may list ('all' for a CM): the list form of canSee —
  * rooms they are seated in, and rooms where an attached cohort gives access >= 1.
  */
-export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<string[] | 'all'> {
+export async function visibleSecretRooms(db: Db, viewer: ChatViewer): Promise<SecretRooms> {
 	if (isCmViewer(viewer)) return 'all'
 	const [seats, cohorts] = await Promise.all([
 		secretSeats(db, viewer.communityId, viewer.userId),

@@ -5,6 +5,7 @@ import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
+import { chatViewer, roomAccess } from './access'
 import type { CohortAccess } from './cohort-access'
 import {
 	attach,
@@ -139,8 +140,16 @@ export async function shareLink(session: Session, chatroomId: string, cohortId: 
 	}
 }
 
-/** Opening a share link: a member of that cohort, attached with access 2, joins the room. */
-export async function openCollabcard(session: Session, chatroomId: string, cohortId: string) {
+/**
+ * Opening a share link: a member of that cohort, attached with access 2, joins the room.
+ * The link without a cohort (share.ts) joins whoever the room rule lets join.
+ */
+export async function openCollabcard(
+	session: Session,
+	chatroomId: string,
+	cohortId: string | undefined,
+) {
+	if (cohortId === undefined || cohortId === '') return openRoomLink(session, chatroomId)
 	const room = await roomOf(sql, session, chatroomId)
 	const id = cohortIdOf(cohortId)
 	const attachment = await findAttachment(sql, room.id, id)
@@ -155,4 +164,18 @@ export async function openCollabcard(session: Session, chatroomId: string, cohor
 		}),
 	)
 	return { chatroom_id: room.id, cohort_id: id, follow_status: true, joined }
+}
+
+async function openRoomLink(session: Session, chatroomId: string) {
+	const access = await roomAccess(sql, chatViewer(session), chatroomId)
+	if (!access.canJoin) throw forbidden('You do not have access to join this chatroom')
+	const joined = await sql.begin((tx) =>
+		joinChatroom(tx, {
+			communityId: session.communityId,
+			chatroomId: access.room.id,
+			userId: session.userId,
+			method: 'self_joined',
+		}),
+	)
+	return { chatroom_id: access.room.id, cohort_id: null, follow_status: true, joined }
 }

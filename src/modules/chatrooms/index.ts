@@ -1,19 +1,29 @@
 // Chatroom routes (DESIGN section 8): POST|PUT|DELETE|GET /chatroom, follow and leave,
-// participants, mute, per-room notification state and the read mark.
-import { Elysia } from 'elysia'
+// participants, mute, per-room notification state, the read mark and seen, invites to
+// secret rooms, and the (empty) chatbot list.
+import { Elysia, t } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
+import { chatbots } from './chatbots'
+import { answer, invite, listInvites } from './invites'
 import {
+	ChatbotQuery,
 	ChatroomBody,
 	ChatroomParams,
 	ChatroomQuery,
 	CreateChatroomBody,
 	EditChatroomBody,
 	FollowBody,
+	InviteAnswerBody,
+	InviteBody,
+	InvitesQuery,
 	MuteBody,
 	NotiStateBody,
 	ParticipantsQuery,
 	RemoveParticipantBody,
+	SeenBody,
+	type SeenInput,
+	SeenQuery,
 } from './model'
 import {
 	changeNotiState,
@@ -27,10 +37,19 @@ import {
 	mute,
 	participants,
 	removeParticipant,
+	seen,
 } from './service'
 
 const tags = ['chatrooms']
 const done = { success: true as const, error_message: null }
+
+/** chat-js puts the text "undefined" where it has no value. */
+const given = (input: SeenInput): SeenInput =>
+	Object.fromEntries(
+		Object.entries(input).filter(
+			([, v]) => v !== undefined && v !== 'undefined' && v !== 'null' && v !== '',
+		),
+	)
 
 export const chatroomsModule = new Elysia({ name: 'chatrooms' })
 	.use(authPlugin)
@@ -120,3 +139,47 @@ export const chatroomsModule = new Elysia({ name: 'chatrooms' })
 			detail: { summary: 'Everything in the room counts as read', tags },
 		},
 	)
+	.post(
+		'/chatroom/mark_read',
+		async ({ session, body }) => ok(await markRead(session, body.chatroom_id)),
+		{
+			auth: 'member',
+			body: ChatroomBody,
+			detail: { summary: 'Everything in the room counts as read (chat-js body form)', tags },
+		},
+	)
+	.put(
+		'/chatroom/seen',
+		async ({ session, body, query }) =>
+			ok(await seen(session, { ...given(query), ...given(body ?? {}) })),
+		{
+			auth: 'member',
+			body: t.Optional(SeenBody),
+			query: SeenQuery,
+			detail: { summary: 'The caller opened the room: marks it read when seated', tags },
+		},
+	)
+	.post('/chatroom/participants', async ({ session, body }) => ok(await invite(session, body)), {
+		auth: 'member',
+		body: InviteBody,
+		detail: { summary: 'Invite members to a room (CM); they accept or reject', tags },
+	})
+	.get(
+		'/channel/invites',
+		async ({ session, query }) => ok(await listInvites(session, query.page, query.page_size)),
+		{
+			auth: 'member',
+			query: InvitesQuery,
+			detail: { summary: "The caller's pending invites", tags },
+		},
+	)
+	.put('/channel/invite', async ({ session, body }) => ok(await answer(session, body)), {
+		auth: 'member',
+		body: InviteAnswerBody,
+		detail: { summary: 'Accept (1, joins the room) or reject (2) an invite', tags },
+	})
+	.get('/community/chatbot', ({ query }) => ok(chatbots(query.page)), {
+		auth: 'member',
+		query: ChatbotQuery,
+		detail: { summary: "The community's bot members (none in plaza)", tags },
+	})

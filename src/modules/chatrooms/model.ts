@@ -66,5 +66,44 @@ export const NotiStateBody = t.Object({
 
 export const ChatroomParams = t.Object({ chatroom_id: t.String({ maxLength: 24 }) })
 
+/** PUT /chatroom/seen: chat-js sends these in the body (crSeenFn) or the query. */
+const seenFields = {
+	collabcard_id: t.Optional(NumericId),
+	chatroom_id: t.Optional(NumericId),
+	member_id: t.Optional(NumericId),
+	uuid: t.Optional(t.String({ maxLength: 100 })),
+	collabcard_type: t.Optional(t.Union([t.String({ maxLength: 50 }), t.Integer(), t.Null()])),
+}
+export const SeenBody = t.Object(seenFields)
+export const SeenQuery = t.Object(seenFields)
+export type SeenInput = typeof SeenBody.static
+
 export type JoinMethod = 'self_joined' | 'cm_added' | 'cohort_chatroom_added'
 export type LeftMethod = 'self_left' | 'cm_removed' | 'cohort_chatroom_removed'
+
+/** POST /chatroom/participants (chat-js sendInvites): members by id or uuid. */
+export const InviteBody = t.Object({
+	chatroom_id: NumericId,
+	is_secret: t.Optional(t.Boolean()),
+	chatroom_participants: t.Array(
+		t.Union([t.String({ maxLength: 100 }), t.Integer({ minimum: 0 })]),
+		{
+			minItems: 1,
+			maxItems: 100,
+		},
+	),
+})
+
+export const InvitesQuery = t.Object({
+	channel_type: t.Optional(t.String({ maxLength: 20 })),
+	...pageFields,
+})
+
+export const InviteAnswerBody = t.Object({
+	channel_id: NumericId,
+	invite_status: t.Union([t.Literal(1), t.Literal(2)], {
+		error: 'invite_status must be 1 (accept) or 2 (reject)',
+	}),
+})
+
+export const ChatbotQuery = t.Object(pageFields)

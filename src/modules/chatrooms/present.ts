@@ -40,6 +40,7 @@ export function presentChatroom(room: ChatroomRow, ctx: ChatroomContext) {
 		updated_at: room.updated_at,
 		last_conversation_id: room.last_conversation_id,
 		unread_messages: unreadOf(room, ctx.seat),
+		topic_id: room.topic_conversation_id,
 	}
 }
 

@@ -1,6 +1,7 @@
 // SQL of chatrooms and their participants. bigint ids come back as strings (the wire
 // form); times and counters are cast to float8 so they arrive as numbers.
 import type { Db } from '../../lib/db'
+import { paged } from '../../lib/paged'
 import type { JoinMethod } from './model'
 
 export interface ChatroomRow {
@@ -17,6 +18,8 @@ export interface ChatroomRow {
 	last_conversation_id: string | null
 	/** bumped by every conversation write (the newest-page cache key) */
 	version: string
+	/** the conversation pinned as the room's topic (PUT /conversation/topic) */
+	topic_conversation_id: string | null
 	created_at: number
 	updated_at: number
 }
@@ -33,10 +36,10 @@ export interface ParticipantRow {
 	joined_at: number
 }
 
-const roomColumns = (db: Db) => db`
+export const roomColumns = (db: Db) => db`
 	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
 	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
-	created_at::float8 as created_at, updated_at::float8 as updated_at`
+	topic_conversation_id::text as topic_conversation_id, created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 const participantColumns = (db: Db) => db`
 	chatroom_id, user_id, join_method, noti_state, is_muted, read_conversation_id,
@@ -59,6 +62,18 @@ export async function findChatroom(
 		select ${roomColumns(db)} from chatrooms
 		where id = ${id} and community_id = ${communityId} and not is_deleted`
 	return row ?? null
+}
+
+/** Live rooms of the community among `ids`, in no particular order. */
+export async function findChatrooms(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<ChatroomRow[]> {
+	if (ids.length === 0) return []
+	return db<ChatroomRow[]>`
+		select ${roomColumns(db)} from chatrooms
+		where community_id = ${communityId} and id = any(${ids}::bigint[]) and not is_deleted`
 }
 
 export interface RoomForViewer {
@@ -92,6 +107,8 @@ const asRoom = (r: Record<string, unknown>) =>
 		id: String(r.id),
 		version: String(r.version),
 		last_conversation_id: r.last_conversation_id === null ? null : String(r.last_conversation_id),
+		topic_conversation_id:
+			r.topic_conversation_id === null ? null : String(r.topic_conversation_id),
 	}) as ChatroomRow
 const asSeat = (p: Record<string, unknown>) =>
 	({
@@ -142,11 +159,26 @@ export async function updateChatroom(
 		where id = ${id}`
 }
 
+/** Pins a conversation as the room's topic (null clears it). */
+export async function setRoomTopic(
+	db: Db,
+	chatroomId: string,
+	conversationId: string | null,
+	now: number,
+): Promise<void> {
+	await db`
+		update chatrooms set topic_conversation_id = ${conversationId}, updated_at = ${now}
+		where id = ${chatroomId}`
+}
+
 export async function softDeleteChatroom(db: Db, id: string, now: number): Promise<void> {
 	await db`update chatrooms set is_deleted = true, updated_at = ${now} where id = ${id}`
 }
 
-/** Rooms of the community a viewer may list: open rooms plus the given secret ones, newest first. */
+/**
+ * Rooms of the community a viewer may list: open rooms plus the given secret ones,
+ * newest first. DM rooms (type 10) are listed by the DM feed (modules/dms), never here.
+ */
 export async function listChatrooms(
 	db: Db,
 	communityId: number,
@@ -158,12 +190,65 @@ export async function listChatrooms(
 		secretIds === 'all' ? db`true` : db`(not is_secret or id = any(${secretIds}::bigint[]))`
 	const rows = await db<ChatroomRow[]>`
 		select ${roomColumns(db)} from chatrooms
-		where community_id = ${communityId} and not is_deleted and ${visible}
+		where community_id = ${communityId} and not is_deleted and type <> 10 and ${visible}
 		order by id desc limit ${limit} offset ${offset}`
 	const [count] = await db`
 		select count(*)::int as n from chatrooms
-		where community_id = ${communityId} and not is_deleted and ${visible}`
+		where community_id = ${communityId} and not is_deleted and type <> 10 and ${visible}`
 	return { rows, total: count?.n ?? 0 }
+}
+
+/** Rooms `memberId` is seated in that a viewer may list (open ones plus `secretIds`), newest first. */
+export async function listRoomsOfMember(
+	db: Db,
+	communityId: number,
+	memberId: number,
+	viewer: { userId: number; secret: SecretRooms },
+	limit: number,
+	offset: number,
+): Promise<{ rows: ChatroomRow[]; total: number }> {
+	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId)
+	return paged<ChatroomRow>(db, {
+		columns: roomColumns(db),
+		from: db`from chatrooms where community_id = ${communityId} and not is_deleted and ${visible}
+			and id in (select chatroom_id from chatroom_participants
+				where community_id = ${communityId} and user_id = ${memberId})`,
+		orderBy: db`id desc`,
+		limit,
+		offset,
+	})
+}
+
+/** A direct-message room between two members (DESIGN section 19). */
+export const DM = 10
+
+/** The secret rooms a viewer may read (chatrooms/access.ts visibleSecretRooms): ids, or 'all' for a CM. */
+export type SecretRooms = string[] | 'all'
+
+/**
+ * The room (alias `room`) is one the viewer may read: an open room or a secret one of
+ * `secret`. A CM's 'all' still leaves out other members' DMs: a DM is read by its two
+ * seated members only. The one SQL form of the rule for lists of rooms.
+ */
+export const readableRoom = (db: Db, room: string, secret: SecretRooms, viewerId: number) => {
+	const r = db(room)
+	return secret === 'all'
+		? db`(${r}.type <> ${DM} or exists (select 1 from chatroom_participants dm
+			where dm.community_id = ${r}.community_id and dm.chatroom_id = ${r}.id
+				and dm.user_id = ${viewerId}))`
+		: db`(not ${r}.is_secret or ${r}.id = any(${secret}::bigint[]))`
+}
+
+/** The rooms a user is seated in (leaving the community unseats them from each). */
+export async function seatedRoomIds(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<string[]> {
+	const rows = await db<{ chatroom_id: string }[]>`
+		select chatroom_id from chatroom_participants
+		where community_id = ${communityId} and user_id = ${userId} order by chatroom_id`
+	return rows.map((row) => row.chatroom_id)
 }
 
 export async function findParticipant(

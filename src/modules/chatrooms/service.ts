@@ -45,7 +45,7 @@ import {
 import { forgetDeletedRoom } from './room-state'
 
 /** Chatroom objects for the viewer, with creators, seats and attached cohorts in batches. */
-async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
+export async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
 	const ids = rooms.map((r) => r.id)
 	const creatorIds = [...new Set(rooms.flatMap((r) => (r.created_by ? [r.created_by] : [])))]
 	const [name, seats, creators, cohorts] = await Promise.all([
@@ -237,11 +237,38 @@ export async function changeNotiState(session: Session, chatroomId: NumericId, s
 }
 
 /** Everything in the room so far counts as read. */
-export async function markRead(session: Session, chatroomId: string) {
+export async function markRead(session: Session, chatroomId: NumericId) {
 	const { room } = await ownSeat(session, chatroomId)
+	return readUpToNow(session, room)
+}
+
+async function readUpToNow(session: Session, room: ChatroomRow) {
 	if (room.last_conversation_id)
 		await moveReadMark(sql, room.id, session.userId, room.last_conversation_id)
 	const seat = await findParticipant(sql, room.id, session.userId)
 	const fresh = await findChatroom(sql, session.communityId, room.id)
 	return { unread_messages: fresh ? unreadOf(fresh, seat) : 0 }
+}
+
+/**
+ * PUT /chatroom/seen (chat-js crSeenFn, chatroomSeen, chatroomSeenWithUuid): the caller
+ * opened the room. With a seat it is mark_read; a viewer previewing a room they may see
+ * without a seat has nothing to mark. Naming another member is 403: seen is one's own.
+ */
+export async function seen(
+	session: Session,
+	input: {
+		collabcard_id?: NumericId
+		chatroom_id?: NumericId
+		member_id?: NumericId
+		uuid?: string
+	},
+) {
+	const viewer = chatViewer(session)
+	const chatroomId = input.collabcard_id ?? input.chatroom_id
+	if (chatroomId === undefined || chatroomId === '') throw badRequest('collabcard_id is required')
+	const named = await targetOf(viewer, { member_id: input.member_id, uuid: input.uuid })
+	if (named.byCm) throw forbidden('Only the member may mark a chatroom seen')
+	const room = await seeRoom(sql, viewer, chatroomId)
+	return readUpToNow(session, room)
 }

@@ -10,8 +10,8 @@ import {
 	changeAccess,
 	detachFromRoom,
 	openCollabcard,
-	shareLink,
 } from '../chatrooms/cohort-rooms'
+import { shareChatroom } from '../chatrooms/share'
 import {
 	AccessBody,
 	AccessQuery,
@@ -115,15 +115,14 @@ export const cohortsModule = new Elysia({ name: 'cohorts' })
 			detail: { summary: 'Set a cohort’s access: 2 full, 1 read only, 0 none', tags },
 		},
 	)
-	.get(
-		'/chatroom/share',
-		async ({ session, query }) => ok(await shareLink(session, query.chatroom_id, query.cohort_id)),
-		{
-			auth: 'cm',
-			query: ShareQuery,
-			detail: { summary: 'Share link of a private chatroom', tags },
+	.get('/chatroom/share', async ({ session, query }) => ok(await shareChatroom(session, query)), {
+		auth: 'member',
+		query: ShareQuery,
+		detail: {
+			summary: "Links to a room (members); with cohort_id a CM gets the cohort's link too",
+			tags,
 		},
-	)
+	})
 	.get(
 		'/collabcard/:chatroom_id',
 		async ({ session, params, query }) =>

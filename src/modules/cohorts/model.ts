@@ -54,7 +54,9 @@ export const AccessBody = t.Object({
 
 export const ShareQuery = t.Object({
 	chatroom_id: t.String({ maxLength: 24 }),
-	cohort_id: t.String({ maxLength: 12 }),
+	cohort_id: t.Optional(t.String({ maxLength: 12 })),
+	/** chat-js sends the app's domain; links are built on PUBLIC_BASE_URL */
+	domain: t.Optional(t.String({ maxLength: 200 })),
 })
 export const CollabcardParams = t.Object({ chatroom_id: t.String({ maxLength: 24 }) })
-export const CollabcardQuery = t.Object({ cohort_id: t.String({ maxLength: 12 }) })
+export const CollabcardQuery = t.Object({ cohort_id: t.Optional(t.String({ maxLength: 12 })) })

@@ -124,3 +124,22 @@ export async function isBlockedBetween(db: Db, a: number, b: number): Promise<bo
 	const [row] = await db`select ${blockedBetween(db, a, b)} as blocked`
 	return row?.blocked === true
 }
+
+/**
+ * Ends every connection and connection request of the user (a member leaving the
+ * community); returns the members they were connected with, for the feeds.
+ */
+export async function deleteAllConnectionsOf(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<number[]> {
+	await db`
+		delete from connection_requests
+		where community_id = ${communityId} and (request_by = ${userId} or request_to = ${userId})`
+	const rows = await db<{ peer: number }[]>`
+		delete from connections
+		where community_id = ${communityId} and (user_id = ${userId} or connection_id = ${userId})
+		returning case when user_id = ${userId} then connection_id else user_id end as peer`
+	return [...new Set(rows.map((row) => row.peer))]
+}

@@ -8,6 +8,7 @@ import { pollViews } from '../polls/service'
 import { type Member, presentMember } from '../users/present'
 import { findUsersByIds } from '../users/repo'
 import { type Conversation, presentConversation } from './present'
+import { reactionsOn } from './reactions-repo'
 import { type ConversationRow, findConversations, POLL } from './repo'
 
 export interface SharedPage {
@@ -21,11 +22,19 @@ export interface Hydrated extends SharedPage {
 	polls: Record<string, Record<string, unknown>>
 }
 
-/** The viewer-independent part: members and replied-to conversations. */
+/** The viewer-independent part: members, replied-to conversations and reactions. */
 export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<SharedPage> {
 	const replyIds = [...new Set(rows.flatMap((r) => r.replied_conversation_id ?? []))]
-	const replied = await findConversations(db, replyIds)
-	const userIds = [...new Set([...rows, ...replied].map((r) => r.user_id))]
+	const communityId = rows[0]?.community_id ?? 0
+	const [replied, reactions] = await Promise.all([
+		findConversations(db, replyIds),
+		reactionsOn(
+			db,
+			communityId,
+			rows.map((r) => r.id),
+		),
+	])
+	const userIds = [...new Set([...rows, ...replied, ...reactions].map((r) => r.user_id))]
 	const users: Record<string, Member> = {}
 	for (const user of await findUsersByIds(db, userIds)) users[String(user.id)] = presentMember(user)
 	const memberOf = (row: ConversationRow) => users[String(row.user_id)] ?? null
@@ -35,9 +44,16 @@ export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<Sh
 			presentConversation(r, { member: memberOf(r), replied: null, poll: null }),
 		]),
 	)
+	const reactionsOf = new Map<string, { member: Member | null; reaction: string }[]>()
+	for (const r of reactions)
+		reactionsOf.set(r.conversation_id, [
+			...(reactionsOf.get(r.conversation_id) ?? []),
+			{ member: users[String(r.user_id)] ?? null, reaction: r.reaction },
+		])
 	const conversations = rows.map((row) =>
 		presentConversation(row, {
 			member: memberOf(row),
+			reactions: reactionsOf.get(row.id) ?? [],
 			replied: row.replied_conversation_id
 				? (repliedById.get(row.replied_conversation_id) ?? null)
 				: null,

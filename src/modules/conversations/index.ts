@@ -1,5 +1,5 @@
 // Conversation routes (DESIGN section 8): post (messages, replies, polls), keyset
-// pages, sync by updated_at, edit and delete.
+// pages, sync by updated_at, edit and delete, reactions, the room's topic.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { okJson } from '../../lib/raw-json'
@@ -9,12 +9,18 @@ import {
 	EditConversationBody,
 	ListQuery,
 	PostConversationBody,
+	ReactionBody,
 	SyncQuery,
+	TopicBody,
+	UnreactBody,
 } from './model'
+import { react, unreact } from './reactions'
 import { listConversations, syncConversations } from './read'
+import { setTopic } from './topic'
 import { deleteConversations, editText, postConversation } from './write'
 
 const tags = ['conversations']
+const done = { success: true as const, error_message: null }
 
 export const conversationsModule = new Elysia({ name: 'conversations' })
 	.use(authPlugin)
@@ -61,3 +67,28 @@ export const conversationsModule = new Elysia({ name: 'conversations' })
 			detail: { summary: 'Delete (author or CM); stays listed with deleted_by', tags },
 		},
 	)
+	.put(
+		'/conversation/reaction',
+		async ({ session, body }) => {
+			await react(session, { ...body, reaction: body.reaction })
+			return done
+		},
+		{
+			auth: 'member',
+			body: ReactionBody,
+			detail: { summary: 'React (one emoji per member; reacting again changes it)', tags },
+		},
+	)
+	.delete(
+		'/conversation/reaction',
+		async ({ session, body }) => {
+			await unreact(session, { ...body, reaction: body.reaction ?? undefined })
+			return done
+		},
+		{ auth: 'member', body: UnreactBody, detail: { summary: 'Remove own reaction', tags } },
+	)
+	.put('/conversation/topic', async ({ session, body }) => ok(await setTopic(session, body)), {
+		auth: 'member',
+		body: TopicBody,
+		detail: { summary: "Pin a conversation as the room's topic (CM); null clears it", tags },
+	})

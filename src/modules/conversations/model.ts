@@ -44,3 +44,20 @@ export const SyncQuery = t.Object({
 	cursor: t.Optional(t.String({ maxLength: 64 })),
 	...pageFields,
 })
+
+export const ReactionBody = t.Object({
+	conversation_id: NumericId,
+	chatroom_id: t.Optional(t.Nullable(NumericId)),
+	reaction: t.String({ minLength: 1, maxLength: 32, error: 'reaction must be 1 to 32 characters' }),
+})
+
+export const UnreactBody = t.Object({
+	conversation_id: NumericId,
+	chatroom_id: t.Optional(t.Nullable(NumericId)),
+	reaction: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
+})
+
+export const TopicBody = t.Object({
+	chatroom_id: NumericId,
+	conversation_id: t.Optional(t.Nullable(NumericId)),
+})

@@ -19,7 +19,7 @@
 import type { Db } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { redis } from '../../lib/redis'
-import { type ChatViewer, isCmViewer } from '../chatrooms/access'
+import { type ChatViewer, DM, isCmViewer } from '../chatrooms/access'
 import type { ChatroomRow } from '../chatrooms/repo'
 import { rememberReadMark, roomState } from '../chatrooms/room-state'
 import { hydrateShared, livePollIds, type SharedPage, withPolls } from './hydrate'
@@ -75,7 +75,8 @@ export async function newestFromRedis(
 	if (!known) return null
 	const { state } = known
 	if (state.communityId !== viewer.communityId) return null
-	if (state.isSecret && !isCmViewer(viewer)) return null
+	// a DM is seen by its seated members only, which Redis does not hold
+	if ((state.isSecret && !isCmViewer(viewer)) || state.type === DM) return null
 	const entry = parseEntry(known.entry)
 	if (!entry || entry.version < BigInt(state.version)) return null
 	// Marks only move forward: one already at the newest conversation needs no write.

@@ -10,6 +10,8 @@ export interface ConversationContext {
 	/** the conversation replied to, already presented */
 	replied: object | null
 	poll: Record<string, unknown> | null
+	/** `{member, reaction}` per member who reacted (DESIGN section 8) */
+	reactions?: { member: Member | null; reaction: string }[]
 }
 
 export function presentConversation(c: ConversationRow, ctx: ConversationContext) {
@@ -31,7 +33,7 @@ export function presentConversation(c: ConversationRow, ctx: ConversationContext
 		reply_conversation: c.replied_conversation_id,
 		reply_conversation_object: ctx.replied,
 		temporary_id: c.temporary_id,
-		reactions: [] as unknown[],
+		reactions: deleted ? [] : (ctx.reactions ?? []),
 		...(ctx.poll && !deleted ? ctx.poll : {}),
 		...(c.state === 10 && deleted ? { polls: [] } : {}),
 	}

@@ -1,12 +1,12 @@
 // Who is notified of a new conversation (DESIGN section 9): the seam for chat
 // notifications and pushes. Participants other than the author who have not muted
 // the room, filtered by their room `noti_state`: 1 every message; 2 only when tagged
-// or replied to; 3 when tagged, replied to, or for polls (there are no direct rooms
-// yet, so "direct messages" adds nobody).
+// or replied to; 3 when tagged, replied to, for polls and for direct messages (DM
+// rooms, type 10).
 import type { Db } from '../../lib/db'
 import { POLL, unmutedParticipants } from './repo'
 
-export type NotifyReason = 'message' | 'tagged' | 'replied' | 'poll'
+export type NotifyReason = 'message' | 'tagged' | 'replied' | 'poll' | 'direct'
 
 export interface ChatRecipient {
 	user_id: number
@@ -23,6 +23,8 @@ export interface NewConversationFacts {
 	taggedUserIds: number[]
 	/** author of the conversation replied to, if any */
 	repliedToUserId: number | null
+	/** a DM room's conversation */
+	direct?: boolean
 }
 
 /** Why a participant in `notiState` hears of it, or null when they do not. */
@@ -34,7 +36,8 @@ export function reasonFor(
 	if (facts.taggedUserIds.includes(userId)) return 'tagged'
 	if (facts.repliedToUserId === userId) return 'replied'
 	if (notiState === 3 && facts.state === POLL) return 'poll'
-	if (notiState === 1) return facts.state === POLL ? 'poll' : 'message'
+	if (notiState === 3 && facts.direct) return 'direct'
+	if (notiState === 1) return facts.state === POLL ? 'poll' : facts.direct ? 'direct' : 'message'
 	return null
 }
 

@@ -4,7 +4,9 @@
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
 import type { Session } from '../auth/plugin'
-import { type ChatViewer, chatViewer, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
+import { Rights, requireRight } from '../auth/rights'
+import { type ChatViewer, chatViewer, DM, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
+import { assertCanMessage } from '../chatrooms/dm-rule'
 import { numericId } from '../chatrooms/repo'
 import { raiseRoomVersion } from '../chatrooms/room-state'
 import { onConversationCreated } from '../notifications/chat'
@@ -42,9 +44,22 @@ async function visibleConversation(
 	return row
 }
 
-export async function postConversation(session: Session, input: PostConversationInput) {
+/**
+ * Posts a conversation. In a DM room (type 10) the DM rule (chatrooms/dm-rule.ts) must
+ * let the author message the other member; `dmRequest` is the request's own message,
+ * which the DM module sends once it recorded the request.
+ */
+export async function postConversation(
+	session: Session,
+	input: PostConversationInput,
+	options: { dmRequest?: boolean } = {},
+) {
+	requireRight(session, Rights.respondInChatrooms)
+	if (input.state === POLL_STATE) requireRight(session, Rights.createPolls)
 	const viewer = chatViewer(session)
 	const { room } = await postRoom(sql, viewer, input.chatroom_id)
+	if (room.type === DM && !options.dmRequest)
+		await assertCanMessage(sql, viewer.communityId, room.id, viewer.userId)
 	const text = input.text ?? ''
 	const attachments = input.attachments ?? []
 	const isPoll = input.state === POLL_STATE
@@ -92,6 +107,7 @@ export async function postConversation(session: Session, input: PostConversation
 			state: conversation.state,
 			taggedUserIds: tagged.map((u) => u.id),
 			repliedToUserId: replied?.user_id ?? null,
+			direct: room.type === DM,
 		}
 		await onConversationCreated(tx, {
 			communityId: viewer.communityId,

@@ -34,3 +34,8 @@ export function listDevices(db: Db, communityId: number, userId: number) {
 		where community_id = ${communityId} and user_id = ${userId}
 		order by updated_at desc, device_id limit 100`
 }
+
+/** Removes every device token of the user (a member who left or was removed gets no pushes). */
+export async function deleteDevicesOfUser(db: Db, communityId: number, userId: number) {
+	await db`delete from devices where community_id = ${communityId} and user_id = ${userId}`
+}

@@ -1,10 +1,10 @@
-// Member roles: PATCH /moderation/rights (owner or CM), GET /community/member/role, and
-// GET /community/members to find whom to grant.
+// Member roles and rights: GET|PATCH /moderation/rights (changes: owner or CM),
+// GET /community/member/role, and GET /community/members to find whom to grant.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
-import { MembersQuery, RightsBody } from './model'
-import { changeRights, currentRole, findMembers } from './service'
+import { MembersQuery, RightsBody, RightsQuery, RightsReply } from './model'
+import { changeRights, currentRole, findMembers, readRights } from './service'
 
 export const moderationModule = new Elysia({ name: 'moderation' })
 	.use(authPlugin)
@@ -19,7 +19,21 @@ export const moderationModule = new Elysia({ name: 'moderation' })
 			auth: 'cm-or-owner',
 			body: RightsBody,
 			detail: {
-				summary: 'Grant (is_cm true) or remove CM rights of a member; owner or CM only',
+				summary:
+					"Grant (is_cm or is_c_m true) or remove CM, set a member's rights and custom title; owner or CM only",
+				tags: ['members'],
+			},
+		},
+	)
+	.get(
+		'/moderation/rights',
+		async ({ session, query }) => ok(await readRights(session, query.uuid)),
+		{
+			auth: 'member',
+			query: RightsQuery,
+			response: { 200: RightsReply },
+			detail: {
+				summary: "A member's rights and role (another member's: owner or CM only)",
 				tags: ['members'],
 			},
 		},

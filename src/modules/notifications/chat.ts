@@ -12,7 +12,7 @@ import { plainText } from './present'
 export const chatRecipientsPerPage = 1000
 const SUB_TITLE_MAX = 200
 
-type NotifyReason = 'message' | 'tagged' | 'replied' | 'poll'
+type NotifyReason = 'message' | 'tagged' | 'replied' | 'poll' | 'direct'
 
 /** One recipient as the chat seam names it (conversations/recipients.ts ChatRecipient). */
 export interface ChatRecipient {
@@ -38,6 +38,7 @@ const lines: Record<NotifyReason, (n: NewConversation) => string> = {
 	poll: (n) => `${n.authorName} created a poll: ${plainText(n.text)}`,
 	tagged: (n) => `${n.authorName} tagged you: ${plainText(n.text)}`,
 	replied: (n) => `${n.authorName} replied to you: ${plainText(n.text)}`,
+	direct: (n) => `${n.authorName}: ${plainText(n.text)}`,
 }
 
 function payloadFor(n: NewConversation, reason: NotifyReason) {

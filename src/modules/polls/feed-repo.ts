@@ -97,7 +97,7 @@ export async function findFeedPolls(
 export function findFeedOptions(db: Db, communityId: number, pollId: string) {
 	return db<FeedOptionRow[]>`
 		select id::text, text, member_id from feed_poll_options
-		where community_id = ${communityId} and poll_id = ${pollId} order by id`
+		where community_id = ${communityId} and poll_id = ${pollId} order by feed_poll_options.id`
 }
 
 /** Inserts an option; null when an equal one (case-insensitive) is already there. */

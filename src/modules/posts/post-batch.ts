@@ -188,6 +188,7 @@ function rowOf(r: NewPostRequest, resolved: ResolvedAttachments): NewPost {
 		visibility: r.visibility,
 		created_at: r.createdAt,
 		updated_at: r.createdAt,
+		topic_ids: r.topicIds,
 	}
 }
 

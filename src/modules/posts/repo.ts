@@ -38,7 +38,10 @@ export type NewPost = Pick<
 	| 'visibility'
 	| 'created_at'
 	| 'updated_at'
->
+> & {
+	/** its topics, whose names its search vector holds (migrations/0100) */
+	topic_ids?: string[]
+}
 
 /** Many new posts in one statement (a batch of POST /feed/post). */
 export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
@@ -70,15 +73,26 @@ type Fragment = PendingQuery<Row[]>
 function newPostsCte(db: Db, posts: NewPost[]) {
 	return db`
 		new_post as (
-			insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
-			select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at
+			insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at,
+				topic_names)
+			select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at,
+				${topicNamesOf(db, db`string_to_array(p.topic_ids, ',')`, db`p.community_id`)}
 			from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[],
 				${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
 				${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
 				${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
-				${posts.map((p) => p.updated_at)}::bigint[])
-				as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at)
+				${posts.map((p) => p.updated_at)}::bigint[], ${posts.map((p) => (p.topic_ids ?? []).join(','))}::text[])
+				as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at, topic_ids)
 			returning 1)`
+}
+
+/**
+ * The names of these topics of the community, as a post's `topic_names` holds them (its
+ * search vector is generated from them, migrations/0100); '' for none.
+ */
+export function topicNamesOf(db: Db, topicIds: Fragment, communityId: Fragment) {
+	return db`coalesce((select string_agg(t.name, ' ' order by t.id) from topics t
+		where t.community_id = ${communityId} and t.id = any(${topicIds})), '')`
 }
 
 export async function findPost(
@@ -202,6 +216,7 @@ export async function updatePost(
 			text = coalesce(${changes.text ?? null}, text),
 			attachments = coalesce(${changes.attachments ? db.json(changes.attachments as never) : null}, attachments),
 			visibility = coalesce(${changes.visibility ?? null}, visibility),
+			topic_names = ${topicNamesOf(db, db`array(select pt.topic_id from post_topics pt where pt.post_id = posts.id)`, db`posts.community_id`)},
 			is_edited = true,
 			updated_at = ${now}
 		where id = ${id}`

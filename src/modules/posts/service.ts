@@ -26,6 +26,7 @@ import {
 	viewerBlocks,
 } from '../../timelines'
 import { recordEvent } from '../../webhooks/outbox'
+import { Rights, requireRight } from '../auth/rights'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
@@ -37,7 +38,7 @@ import { findUserByUuid, type UserRow } from '../users/repo'
 import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { attachmentInputs, checkedMeta, resolveAttachments } from './attachments'
+import { attachmentInputs, checkedMeta, POLL, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
 import {
@@ -123,10 +124,12 @@ const plainPosts = coalesce<NewPostRequest, WrittenPost>({
  * built from what was written, never read back (issue 17).
  */
 export async function createPost(session: Session, input: CreatePostInput) {
+	requireRight(session, Rights.createPosts)
 	const now = Date.now()
 	const text = input.text ?? ''
 	const heading = input.heading ?? ''
 	const attachments = attachmentInputs(input.attachments ?? [])
+	if (attachments.some((a) => a.attachment_type === POLL)) requireRight(session, Rights.createPolls)
 	assertNotEmpty(text, attachments)
 	for (const [i, a] of attachments.entries()) checkedMeta(a.attachment_meta, i)
 	const createdAt = writtenAt(input.created_at, now)

@@ -14,7 +14,7 @@ import { communityForApiKey, presentCommunity } from '../projects/service'
 import { presentUser } from '../users/present'
 import { type UserRow, updateProfile } from '../users/repo'
 import { firstLaunches } from './first-launch'
-import { findUsersAndStoreTokens, type Launch } from './repo'
+import { findUsersAndStoreTokens, type Launch, type LaunchedUser } from './repo'
 import { newRefreshToken, signAccessTokenFor } from './service'
 
 export interface InitiateInput {
@@ -26,8 +26,11 @@ export interface InitiateInput {
 	tokenExpiryMinutes?: number
 }
 
+/** A banned member's customer id (members/departure.ts) starts no session. */
+export const BANNED = 'This member is banned from the community'
+
 /** Launches of existing users, found and given their refresh token together. */
-const returning = coalesce<Launch, UserRow | null>({
+const returning = coalesce<Launch, LaunchedUser | null>({
 	async together(launches) {
 		const found = await findUsersAndStoreTokens(sql, launches)
 		return launches.map((launch) => found.get(launch.token_hash) ?? null)
@@ -45,6 +48,7 @@ export async function initiateSession(input: InitiateInput) {
 		expires_at,
 	}
 	const found = await returning.run(launch)
+	if (found?.banned) throw forbidden(BANNED)
 	const user = found ? await keepProfileCurrent(found, input) : await firstLaunch(launch, input)
 	// Every client app holds the API key: it reaches members and CMs, never the owner
 	// (who has no user_unique_id, so this is the second of two locks; no refresh token
@@ -83,5 +87,6 @@ async function firstLaunch(launch: Launch, input: InitiateInput): Promise<UserRo
 	// before, the winner's name and image stand).
 	const found = await returning.run(launch)
 	if (!found) throw new Error(`user ${launch.userUniqueId} neither created nor found`)
+	if (found.banned) throw forbidden(BANNED)
 	return found
 }

@@ -27,17 +27,20 @@ export interface Launch {
 	expires_at: Date
 }
 
+/** A returning user found by a launch; `banned`: refused, no token was stored. */
+export type LaunchedUser = UserRow & { banned: boolean }
+
 /**
  * Launches of returning users in ONE statement: finds each launch's user by its
- * customer id and stores the refresh token of every one found (never for an owner).
- * Answers by token hash; a launch whose customer id is no user yet gets no row and
- * stores nothing.
+ * customer id and stores the refresh token of every one found (never for an owner or a
+ * banned member); a member who left or was removed is a member again. Answers by token
+ * hash; a launch whose customer id is no user yet gets no row and stores nothing.
  */
 export async function findUsersAndStoreTokens(
 	db: Db,
 	launches: Launch[],
-): Promise<Map<string, UserRow>> {
-	const rows = await db<(UserRow & { launch_token: string })[]>`
+): Promise<Map<string, LaunchedUser>> {
+	const rows = await db<(LaunchedUser & { launch_token: string })[]>`
 		with found as (
 			select l.launch_token, l.launch_family, l.launch_expires, u.*
 			from unnest(${launches.map((l) => l.communityId)}::int[], ${launches.map((l) => l.userUniqueId)}::text[],
@@ -47,10 +50,15 @@ export async function findUsersAndStoreTokens(
 			join users u on u.community_id = l.launch_community and u.user_unique_id = l.launch_unique_id
 		), stored as (
 			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
-			select launch_token, launch_family, id, launch_expires from found where role <> 'owner'
+			select launch_token, launch_family, id, launch_expires from found
+			where role <> 'owner' and departure is distinct from 'banned'
+		), rejoined as (
+			update users set departed_at = null, departure = null, departed_by = null
+			where id in (select id from found where departure in ('left', 'removed'))
 		)
-		select launch_token, ${db(userColumns as string[])} from found`
-	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
+		select launch_token, departure is not distinct from 'banned' as banned,
+			${db`${db(userColumns as string[])}`} from found`
+	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as LaunchedUser]))
 }
 
 /** A first launch with its new user's profile and uuid (the insert gives its id) and that user's event. */

@@ -1,10 +1,16 @@
-// Topic routes: POST|GET /feed/topic, PUT /feed/topic/:topic_id, DELETE /feed/topic.
+// Topic routes: POST|GET /feed/topic, PUT /feed/topic/:topic_id, DELETE /feed/topic; a
+// member's chosen topics: PATCH /feed/user/:uuid/topics, GET /feed/user/topics.
 // Topic responses carry the payload at the top level and the same payload under `data`.
 
 import { Elysia } from 'elysia'
+import { ok } from '../../lib/envelope'
 import { parseIdList } from '../../lib/id-list'
 import { authPlugin } from '../auth/plugin'
+import { chooseTopics, chosenTopics } from './chosen'
 import {
+	ChosenTopicsBody,
+	ChosenTopicsParams,
+	ChosenTopicsQuery,
 	CreateTopicsBody,
 	DeletedTopicsReply,
 	DeleteTopicsBody,
@@ -68,5 +74,30 @@ export const topicsModule = new Elysia({ name: 'topics' })
 			response: { 200: DeletedTopicsReply },
 			body: DeleteTopicsBody,
 			detail: { summary: 'Delete topics (and their children)', tags: ['topics'] },
+		},
+	)
+	.patch(
+		'/feed/user/:uuid/topics',
+		async ({ session, params, body }) => {
+			await chooseTopics(session, params.uuid, body.topic_ids)
+			return { success: true as const, error_message: null }
+		},
+		{
+			auth: 'member',
+			params: ChosenTopicsParams,
+			body: ChosenTopicsBody,
+			detail: {
+				summary: 'Choose (true) or drop (false) topics for a member (themself, or a CM)',
+				tags: ['topics'],
+			},
+		},
+	)
+	.get(
+		'/feed/user/topics',
+		async ({ session, query }) => ok(await chosenTopics(session, query.uuids)),
+		{
+			auth: 'member',
+			query: ChosenTopicsQuery,
+			detail: { summary: "Members' chosen topics (the caller's without uuids)", tags: ['topics'] },
 		},
 	)

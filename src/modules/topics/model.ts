@@ -101,3 +101,19 @@ export const DeletedTopicsReply = OkTwice({
 	deleted: t.Array(Shape({ topic_id: t.String(), status: t.String() })),
 	failed: t.Array(Shape({ topic_id: t.String(), status: t.String(), reason: t.String() })),
 })
+
+/** feed-js updateUserTopics sends `{topic_ids: {id: chosen}}`; a list of ids is read as all chosen. */
+export const ChosenTopicsBody = t.Object({
+	topic_ids: t.Union([
+		t.Record(t.String({ maxLength: 100 }), t.Boolean()),
+		t.Array(t.String({ maxLength: 100 }), { maxItems: 100 }),
+	]),
+})
+
+export const ChosenTopicsParams = t.Object({ uuid: t.String({ maxLength: 100 }) })
+
+export const ChosenTopicsQuery = t.Object({
+	uuids: t.Optional(
+		t.String({ maxLength: 4000, description: 'a JSON array or comma list of uuids' }),
+	),
+})

@@ -1,6 +1,8 @@
 // Topics: SQL only. NOTE for every writer of post_topics / posts.is_deleted:
-// topics.post_count is kept exact by triggers (migrations/0005_engagement.sql);
-// application code never updates it.
+// topics.post_count is kept exact by triggers (migrations/0005, 0105): they write
+// deltas, never the topic's row, so posts into one topic do not queue on it; every
+// read here adds the deltas not yet flushed (countedTopics); application code never
+// updates the count but through flushTopicCounts.
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 
@@ -52,14 +54,26 @@ export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow
 export async function findTopic(db: Db, communityId: number, id: string): Promise<TopicRow | null> {
 	const [row] = await db<TopicRow[]>`
 		select *, created_at::float8 as created_at, updated_at::float8 as updated_at
-		from topics where community_id = ${communityId} and id = ${id}`
+		from ${countedTopics(db)} topics where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
+
+/**
+ * The topics table with the exact post_count: the stored count plus the deltas the
+ * triggers wrote since the last flush (one statement's snapshot sees a flush whole or
+ * not at all, so nothing is counted twice or missed).
+ */
+const countedTopics = (db: Db) => db`(
+	select t.id, t.community_id, t.name, t.priority, t.is_searchable, t.parent_id, t.level,
+		t.is_enabled, t.metadata, t.created_at, t.updated_at,
+		greatest(t.post_count + coalesce((select sum(d.delta) from topic_post_deltas d
+			where d.community_id = t.community_id and d.topic_id = t.id), 0), 0)::int as post_count
+	from topics t)`
 
 /** Topics (`t`) as TopicRow, with their parent's name: the caller adds the where clause. */
 const topicsWithParent = (db: Db) => db`
 	select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
-	from topics t left join topics p on p.id = t.parent_id`
+	from ${countedTopics(db)} t left join topics p on p.id = t.parent_id`
 
 /** Topics of the community among `ids` (any state), with their parent's name. */
 export async function findTopicsByIds(
@@ -135,7 +149,7 @@ export async function listTopics(
 	const where = conditions.reduce((acc, c) => db`${acc} and ${c}`)
 	return paged<TopicRow>(db, {
 		columns: db`*, created_at::float8 as created_at, updated_at::float8 as updated_at`,
-		from: db`from topics where ${where}`,
+		from: db`from ${countedTopics(db)} topics where ${where}`,
 		orderBy: db.unsafe(orderBy[f.order]),
 		limit: f.limit,
 		offset: f.offset,
@@ -163,6 +177,11 @@ export async function updateTopic(
 	const [row] = await db<TopicRow[]>`
 		update topics set ${db(set)} where community_id = ${communityId} and id = ${id}
 		returning *, created_at::float8 as created_at, updated_at::float8 as updated_at`
+	if (row && c.name !== undefined)
+		await refreshTopicNames(
+			db,
+			db`p.id in (select pt.post_id from post_topics pt where pt.topic_id = ${id})`,
+		)
 	return row ?? null
 }
 
@@ -185,5 +204,39 @@ export async function deleteTopicsTree(
 	const posts = await db<{ post_id: string }[]>`
 		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
 	await db`delete from topics where id = any(${topicIds}::text[])`
-	return { topicIds, postIds: posts.map((p) => p.post_id) }
+	const postIds = posts.map((p) => p.post_id)
+	await refreshTopicNames(db, db`p.id = any(${postIds}::text[])`)
+	return { topicIds, postIds }
+}
+
+/**
+ * Rewrites `topic_names` of the posts `which` selects (alias `p`) from their topics now:
+ * the names a post's search vector holds (migrations/0100) after a rename or a delete.
+ */
+async function refreshTopicNames(db: Db, which: ReturnType<Db>): Promise<void> {
+	await db`
+		update posts p set topic_names = coalesce((select string_agg(t.name, ' ' order by t.id)
+			from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id), '')
+		where ${which}`
+}
+
+/**
+ * Folds the deltas the triggers wrote into topics.post_count, in one statement (the
+ * topics' rows are locked only until `tx` ends, right after; a post's link takes a key
+ * share lock, which that update does not wait for); drops the deltas of deleted topics.
+ * One flusher at a time (two deleting each other's rows could deadlock): `tx` must be a
+ * transaction, whose end releases the lock. Returns the deltas folded, or null when
+ * another flusher held the lock.
+ */
+export async function flushTopicCounts(tx: Db): Promise<number | null> {
+	const [lock] = await tx<{ ok: boolean }[]>`
+		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`
+	if (!lock?.ok) return null
+	const [row] = await tx<{ n: number }[]>`
+		with gone as (delete from topic_post_deltas returning topic_id, delta),
+		sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),
+		applied as (update topics t set post_count = greatest(t.post_count + s.n, 0)
+			from sums s where t.id = s.topic_id returning 1)
+		select (select count(*)::int from gone) as n`
+	return row?.n ?? 0
 }

@@ -20,3 +20,13 @@ export const UserShape = Shape(
 
 /** `{<uuid>: user}` */
 export const UsersMap = t.Record(t.String(), UserShape)
+
+/** A member as the SDKs' member routes show it (users/present.ts presentSdkMember). */
+export const SdkMember = Shape(
+	{
+		...UserShape.properties,
+		state: Int(),
+		is_owner: t.Boolean(),
+	},
+	'a member (feed-js User, chat-js Member)',
+)

@@ -37,3 +37,15 @@ export function presentMember(user: UserLike & { role: string }) {
 }
 
 export type Member = ReturnType<typeof presentMember>
+
+/**
+ * A member as the SDKs' member routes show it (feed-js `User`, chat-js `Member`): the
+ * feed form with `state` (1 a CM or the owner, 4 a member) and `is_owner`.
+ */
+export function presentSdkMember(user: UserLike & { role: string }) {
+	return {
+		...presentUser(user),
+		state: user.role === 'member' ? 4 : 1,
+		is_owner: user.role === 'owner',
+	}
+}

@@ -5,6 +5,9 @@ import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
 import type { CachedUser } from '../../timelines'
 
+/** How a member left the community (users.departure; null while a member). */
+export type Departure = 'left' | 'removed' | 'banned'
+
 /** A user row: the fields the feed engine caches (CachedUser) plus the rest. */
 export interface UserRow extends CachedUser {
 	role: Role
@@ -130,17 +133,20 @@ export async function findOwnerByMobile(
 	return row ?? null
 }
 
-/** Members whose name or user_unique_id contains `search` (any case), by name, with the total. */
+/**
+ * Members whose name or user_unique_id contains `search` (any case), by name, with the
+ * total; also those who left, were removed or banned, with their `departure`.
+ */
 export async function searchUsers(
 	db: Db,
 	communityId: number,
 	search: string,
 	limit: number,
 	offset: number,
-): Promise<{ rows: UserRow[]; total: number }> {
+): Promise<{ rows: (UserRow & { departure: Departure | null })[]; total: number }> {
 	const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
-	return paged<UserRow>(db, {
-		columns: db`${db(columns)}`,
+	return paged<UserRow & { departure: Departure | null }>(db, {
+		columns: db`departure, ${db(columns)}`,
 		from: db`from users where community_id = ${communityId} and not is_deleted
 			and (name ilike ${pattern} or user_unique_id ilike ${pattern})`,
 		orderBy: db`lower(name), id`,
@@ -159,4 +165,8 @@ export async function findUsersByRefs(
 	return db<UserRow[]>`
 		select ${db(columns)} from users where community_id = ${communityId} and not is_deleted
 			and (uuid = any(${refs.filter(isUuid)}::uuid[]) or user_unique_id = any(${refs}::text[]))`
+}
+
+export async function setCustomTitle(db: Db, id: number, title: string): Promise<void> {
+	await db`update users set custom_title = ${title} where id = ${id}`
 }

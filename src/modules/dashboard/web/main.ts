@@ -7,8 +7,8 @@ import { call } from './api'
 import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
+import { Members } from './pages/members'
 import { Moderation } from './pages/moderation'
-import { Moderators } from './pages/moderators'
 import { Overview } from './pages/overview'
 import { PushCredentials } from './pages/push'
 import { Settings } from './pages/settings'
@@ -22,7 +22,7 @@ const pages = [
 	{ path: 'push', title: 'Push credentials', view: PushCredentials },
 	{ path: 'topics', title: 'Topics', view: Topics },
 	{ path: 'settings', title: 'Settings', view: Settings },
-	{ path: 'moderators', title: 'Moderators', view: Moderators },
+	{ path: 'members', title: 'Members', view: Members },
 	{ path: 'moderation', title: 'Moderation', view: Moderation },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
 	{ path: 'activity', title: 'Custom activity', view: CustomActivity },

@@ -5,6 +5,7 @@ import { badRequest, forbidden, notFound } from '../../../lib/errors'
 import { newId } from '../../../lib/ids'
 import { paging } from '../../../lib/paging'
 import { feedManager } from '../../../timelines'
+import { Rights, requireRight } from '../../auth/rights'
 import { isCm, type Session } from '../../auth/session'
 import { isBlockedBetween } from '../../connections/repo'
 import {
@@ -93,6 +94,7 @@ export async function addComment(
 	parentId: string | null,
 	input: CommentInput,
 ) {
+	requireRight(session, Rights.comment)
 	const text = commentText(input.text)
 	const now = Date.now()
 	const createdAt = writtenAt(input.created_at, now)

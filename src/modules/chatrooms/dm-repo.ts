@@ -1,0 +1,47 @@
+// The DM pair row as the room rule reads it (chatrooms/dm-rule.ts): which two members a
+// DM room is between, its request state, and whether a block stands between them. Here,
+// under chatrooms, because posting in a room asks it; modules/dms has every other DM
+// query (and re-exports these).
+import type { Db } from '../../lib/db'
+
+export interface DmRow {
+	community_id: number
+	low_user_id: number
+	high_user_id: number
+	chatroom_id: string | null
+	created_by: number
+	request_needed: boolean
+	/** null: no request needed; 0 pending; 1 accepted; 2 rejected */
+	chat_request_state: number | null
+	requested_by: number | null
+	request_created_at: number | null
+	rejected_at: number | null
+	created_at: number
+}
+
+/** The row's columns, optionally qualified by a table alias (`d.`). */
+export const dmColumns = (db: Db, t = db``) => db`
+	${t}community_id, ${t}low_user_id, ${t}high_user_id, ${t}chatroom_id::text as chatroom_id,
+	${t}created_by, ${t}request_needed, ${t}chat_request_state, ${t}requested_by,
+	${t}request_created_at::float8 as request_created_at, ${t}rejected_at::float8 as rejected_at,
+	${t}created_at::float8 as created_at`
+
+export async function findDmByRoom(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+): Promise<DmRow | null> {
+	const [row] = await db<DmRow[]>`
+		select ${dmColumns(db)} from dm_rooms
+		where community_id = ${communityId} and chatroom_id = ${chatroomId}`
+	return row ?? null
+}
+
+/** True when either of the two blocked the other. */
+export async function blockedBetween(db: Db, a: number, b: number): Promise<boolean> {
+	const rows = await db`
+		select 1 from blocks
+		where (blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a})
+		limit 1`
+	return rows.length > 0
+}

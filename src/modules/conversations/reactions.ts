@@ -1,0 +1,122 @@
+// Reactions on conversations (DESIGN section 19): one emoji per member and conversation,
+// changed by reacting again, removed with DELETE. A reaction is a change of the
+// conversation: it bumps the room's version (so the cached newest page follows), moves
+// the conversation's updated_at (so sync clients see it) and records
+// `chatroom.conversation.reacted` / `chatroom.conversation.reaction.removed` in the same
+// transaction. Reacting needs a seat in the room (or the CM role), like voting; in a DM
+// the DM rule applies as for posting.
+
+import { type Db, sql } from '../../lib/db'
+import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { recordEvent } from '../../webhooks/outbox'
+import type { Session } from '../auth/plugin'
+import { chatViewer, DM, isCmViewer, seeRoomAs } from '../chatrooms/access'
+import { assertCanMessage } from '../chatrooms/dm-rule'
+import { presentChatroomForWebhook } from '../chatrooms/present'
+import { communityName, numericId } from '../chatrooms/repo'
+import { raiseRoomVersion } from '../chatrooms/room-state'
+import { presentUserForWebhook } from '../users/present'
+import { findUserById, findUsersByIds, type UserRow } from '../users/repo'
+import { presentConversationForWebhook } from './present'
+import { deleteReaction, putReaction, touchConversation } from './reactions-repo'
+import { bumpRoomVersion, type ConversationRow, findConversation, participantUuids } from './repo'
+
+export interface ReactionInput {
+	conversation_id: string | number
+	chatroom_id?: string | number | null
+	reaction?: string
+}
+
+async function reactable(session: Session, input: ReactionInput) {
+	const viewer = chatViewer(session)
+	const id = numericId(input.conversation_id)
+	const conversation = id ? await findConversation(sql, viewer.communityId, id) : null
+	if (!conversation) throw notFound('Conversation')
+	const { room, seat } = await seeRoomAs(sql, viewer, conversation.chatroom_id)
+	if (
+		input.chatroom_id !== undefined &&
+		input.chatroom_id !== null &&
+		numericId(input.chatroom_id) !== room.id
+	)
+		throw notFound('Conversation')
+	if (!seat && !isCmViewer(viewer)) throw forbidden('Join the chatroom to react in it')
+	if (room.type === DM) await assertCanMessage(sql, viewer.communityId, room.id, viewer.userId)
+	if (conversation.deleted_by !== null)
+		throw badRequest('A deleted conversation cannot be reacted to')
+	return { room, conversation }
+}
+
+export async function react(session: Session, input: ReactionInput & { reaction: string }) {
+	const reaction = input.reaction.trim()
+	if (reaction === '') throw badRequest('reaction must not be empty')
+	const { room, conversation } = await reactable(session, input)
+	await sql.begin(async (tx) => {
+		const now = Date.now()
+		const changed = await putReaction(tx, {
+			community_id: session.communityId,
+			conversation_id: conversation.id,
+			user_id: session.userId,
+			reaction,
+			chatroom_id: room.id,
+			now,
+		})
+		if (!changed) return
+		await changedConversation(tx, room.id, conversation.id, now)
+		await recordReactionEvent(
+			tx,
+			session,
+			room,
+			conversation,
+			'chatroom.conversation.reacted',
+			reaction,
+		)
+	})
+}
+
+export async function unreact(session: Session, input: ReactionInput) {
+	const { room, conversation } = await reactable(session, input)
+	await sql.begin(async (tx) => {
+		if (!(await deleteReaction(tx, session.communityId, conversation.id, session.userId))) return
+		await changedConversation(tx, room.id, conversation.id, Date.now())
+		await recordReactionEvent(
+			tx,
+			session,
+			room,
+			conversation,
+			'chatroom.conversation.reaction.removed',
+			input.reaction ?? null,
+		)
+	})
+}
+
+async function changedConversation(tx: Db, chatroomId: string, id: string, now: number) {
+	await touchConversation(tx, id, now)
+	await raiseRoomVersion(chatroomId, await bumpRoomVersion(tx, chatroomId))
+}
+
+async function recordReactionEvent(
+	tx: Db,
+	session: Session,
+	room: Parameters<typeof presentChatroomForWebhook>[0],
+	conversation: ConversationRow,
+	event: string,
+	reaction: string | null,
+) {
+	const [name, user, [author], members] = await Promise.all([
+		communityName(tx, session.communityId),
+		findUserById(tx, session.userId),
+		findUsersByIds(tx, [conversation.user_id]),
+		participantUuids(tx, room.id),
+	])
+	await recordEvent(tx, {
+		communityId: session.communityId,
+		event,
+		source: 'chat',
+		data: {
+			chatroom: presentChatroomForWebhook(room, name),
+			conversation: presentConversationForWebhook(conversation, author?.uuid ?? '', members),
+			user: presentUserForWebhook(user as UserRow),
+			reaction,
+		},
+	})
+}
