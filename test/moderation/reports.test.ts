@@ -302,6 +302,32 @@ describe('the review queue', () => {
 	})
 })
 
+describe('removing the accused', () => {
+	test('REMOVE_FROM_COMMUNITY closes a member report and the member leaves at once', async () => {
+		const troll = await newUser(community)
+		const other = await newUser(community)
+		const tags = await api('GET', '/community/report/tag?entity_type=member', {
+			token: reporter.token,
+		})
+		const filed = await report(reporter, {
+			entity_type: 'member',
+			entity_id: troll.uuid,
+			tag_id: tags.body.data.report_tags[0].id,
+		})
+		expect(filed.status).toBe(200)
+		// Positive control: the member reads feeds before the decision.
+		expect((await api('GET', '/feed/universal', { token: troll.token })).status).toBe(200)
+		const closed = await api('PATCH', '/community/report', {
+			token: cm.token,
+			body: { report_ids: [filed.body.data.report.id], action_taken: 'REMOVE_FROM_COMMUNITY' },
+		})
+		expect(closed.status).toBe(200)
+		expect(closed.body.data.reports[0].action_taken).toBe(1) // the SDK's ActionTaken.REMOVE_FROM_COMMUNITY
+		expect((await api('GET', '/feed/universal', { token: troll.token })).status).toBe(401)
+		expect((await api('GET', '/feed/universal', { token: other.token })).status).toBe(200)
+	})
+})
+
 describe('hide', () => {
 	test('PUT /feed/post/:id/hide hides the post for the viewer alone', async () => {
 		const postId = await newPost(author)

@@ -33,9 +33,13 @@ export const ACTIONS_TAKEN = [
 	'COMMENT_REJECTED',
 ] as const
 
-/** The closing actions PATCH /community/report takes (LMFeedReportStatus, less the pending-post ones). */
+/**
+ * The closing actions PATCH /community/report takes: LMFeedReportStatus, less the
+ * pending-post ones, and ActionTaken's REMOVE_FROM_COMMUNITY (remove the accused).
+ */
 export const CLOSING_ACTIONS = [
 	'EDIT_MEMBER_PERMISSION',
+	'REMOVE_FROM_COMMUNITY',
 	'POST_APPROVED',
 	'POST_REJECTED',
 	'COMMENT_APPROVED',

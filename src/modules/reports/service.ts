@@ -11,6 +11,7 @@ import { AppError, badRequest, conflict, Messages, notFound } from '../../lib/er
 import { feedManager, loadPosts, presentFeedPost, presentFeedUser } from '../../timelines'
 import { recordEvent } from '../../webhooks/outbox'
 import { requireRole, type Session, viewerOf } from '../auth/session'
+import { leaveOrRemove } from '../members/departure'
 import { Action, EntityType } from '../notifications/model'
 import { recordActivities } from '../notifications/service'
 import { visiblePost } from '../posts/access'
@@ -263,6 +264,14 @@ async function reject(session: Session, action: ClosingAction, entities: Entity[
 	}
 }
 
+/** REMOVE_FROM_COMMUNITY: the accused of every entity leave the community (members/departure.ts). */
+async function removeAccused(session: Session, reports: ReportRow[]) {
+	const accused = await findUsersByIds(sql, [...new Set(reports.map((r) => r.accused_user_id))])
+	const uuids = accused.filter((u) => u.community_id === session.communityId).map((u) => u.uuid)
+	if (uuids.includes(session.uuid)) throw badRequest('report_ids: you cannot remove yourself')
+	await leaveOrRemove(session, uuids)
+}
+
 /**
  * PATCH /community/report: closes every open report of the reported entities with the
  * action, recorded with who and when. EDIT_MEMBER_PERMISSION records the decision; the
@@ -280,6 +289,7 @@ export async function closeReports(session: Session, input: CloseInput) {
 	const entities = uniqueEntities(asked)
 	checkFits(action, entities)
 	await reject(session, action, entities)
+	if (action === 'REMOVE_FROM_COMMUNITY') await removeAccused(session, asked)
 	const { closed, released } = await transaction(async (tx) => {
 		const now = Date.now()
 		const closed = await closeReportsOf(tx, c, entities, action, session.userId, now)

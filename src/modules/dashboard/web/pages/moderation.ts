@@ -16,6 +16,7 @@ const ACTIONS = [
 	{ value: 'COMMENT_APPROVED', label: 'Approve comment' },
 	{ value: 'COMMENT_REJECTED', label: 'Reject comment (delete it)' },
 	{ value: 'EDIT_MEMBER_PERMISSION', label: 'Close: member rights edited' },
+	{ value: 'REMOVE_FROM_COMMUNITY', label: 'Remove the accused member' },
 ]
 
 interface User {
