@@ -107,7 +107,7 @@ const plan = await sql.unsafe(
 	`explain analyze select r.entity_type, r.entity_id from reports r
 	where r.community_id = $1 and r.is_closed = false and r.entity_type = any('{post}'::text[])
 		and not exists (select 1 from reports e where e.community_id = r.community_id
-			and e.entity_type = r.entity_type and e.entity_id = r.entity_id and e.is_closed = r.is_closed and e.id < r.id)
+			and e.entity_type = r.entity_type and e.entity_id = r.entity_id and e.is_closed = r.is_closed and e.id > r.id)
 	order by r.id desc limit 11 offset 0`,
 	[c],
 )

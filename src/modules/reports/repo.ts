@@ -111,10 +111,10 @@ export async function releasePosts(db: Db, communityId: number, postIds: string[
 
 /**
  * A page of the queue: the entities (of `types`, open or closed) in the order of their
- * first report in that state, newest first. An entity's first report is the one with no
- * earlier report of the same state: walking reports_queue newest first, each candidate
- * costs one probe of reports_entity, so the first page reads a few dozen index entries
- * however many reports are open.
+ * latest report in that state, newest first. An entity's latest report is the one with
+ * no later report of the same state: walking reports_queue newest first, the first rows
+ * met are mostly latest reports, and each costs one probe of reports_entity, so the
+ * first page reads a few dozen index entries however many reports are open.
  */
 export async function queueEntities(
 	db: Db,
@@ -130,7 +130,7 @@ export async function queueEntities(
 			and r.entity_type = any(${types}::text[])
 			and not exists (select 1 from reports e
 				where e.community_id = r.community_id and e.entity_type = r.entity_type
-					and e.entity_id = r.entity_id and e.is_closed = r.is_closed and e.id < r.id)
+					and e.entity_id = r.entity_id and e.is_closed = r.is_closed and e.id > r.id)
 		order by r.id desc limit ${limit} offset ${offset}`
 }
 
