@@ -263,6 +263,13 @@ describe('the review queue', () => {
 				})
 			).status,
 		).toBe(200)
+		// The reported comment is gone from the reporter's comment page, not from others'.
+		const commentsOf = async (user: TestUser) =>
+			(await api('GET', `/feed/post/${postId}`, { token: user.token })).body.data.post.replies.map(
+				(r: { _id?: string; id?: string }) => r._id ?? r.id,
+			)
+		expect(await commentsOf(reporter)).not.toContain(commentId)
+		expect(await commentsOf(bystander)).toContain(commentId)
 		const member = { entity_id: author.uuid, entity_type: 'member', tag_id: memberTags[0].id }
 		expect((await report(reporter, member)).status).toBe(200)
 		// One open report per reporter and entity.
