@@ -6,8 +6,9 @@
 // The rule: the post is in the viewer's community, not deleted, no block stands
 // between viewer and author, the viewer did not hide it (their own hide or their own
 // report: hidden_posts), moderation does not hold it back (auto-hidden past the report
-// threshold: until a CM decides, only CMs see it, and only where hidden posts are kept —
-// the post page — so no shared feed page differs for CMs), its topics do not hide it (unless the
+// threshold, or pending approval: until a CM decides, only CMs — and a pending post's
+// author — see it, and only where hidden posts are kept (the post page, the author's own
+// list), so no feed shows it and no page shared between viewers differs), its topics do not hide it (unless the
 // place keeps hidden posts), and it is the viewer's own, public, seen by a CM, or a
 // connections post of someone the viewer follows. A new case is one more input here — a
 // field of PostViewer, Standing or RulePost, a clause in both forms — never a copy
@@ -42,7 +43,10 @@ export interface RulePost {
 	is_deleted: boolean
 	/** Every topic of the post is disabled (cached posts carry it; rows leave it out: not hidden). */
 	hidden?: boolean
-	/** Held back by moderation ('auto_hidden'): CMs only, where hidden posts are kept. Absent or null: not held. */
+	/**
+	 * Held back by moderation: 'auto_hidden' (CMs only) or 'pending' (its author and CMs),
+	 * only where hidden posts are kept. Absent or null: not held.
+	 */
 	held?: string | null
 }
 
@@ -62,7 +66,7 @@ export interface Standing {
 
 /** What the place showing the post changes in the rule. */
 export interface Place {
-	/** Keep posts whose topics are all disabled, and held posts for CMs (the author's own list, the post page). */
+	/** Keep posts whose topics are all disabled, and held posts for CMs and a pending post's author (the author's own list, the post page). */
 	keepHidden?: boolean
 }
 
@@ -74,7 +78,15 @@ export function mayView(
 	place: Place = {},
 ): boolean {
 	if (post.community_id !== viewer.communityId || post.is_deleted || standing.blocked) return false
-	if (standing.hiddenByViewer || (post.held && !(viewer.isCm && place.keepHidden))) return false
+	if (standing.hiddenByViewer) return false
+	if (
+		post.held &&
+		!(
+			place.keepHidden &&
+			(viewer.isCm || (post.held === 'pending' && post.user_id === viewer.userId))
+		)
+	)
+		return false
 	if (post.hidden && !place.keepHidden) return false
 	return (
 		post.user_id === viewer.userId ||
@@ -104,7 +116,8 @@ export const mayViewSql = (
 		and not ${blockedBetween(db, viewer.userId, db`${p}.user_id`)}
 		and not exists (select 1 from hidden_posts hp where hp.community_id = ${p}.community_id
 			and hp.user_id = ${viewer.userId} and hp.post_id = ${p}.id)
-		and (${p}.held is null or ${viewer.isCm && (place.keepHidden ?? false)})
+		and (${p}.held is null or (${place.keepHidden ?? false} and (${viewer.isCm}
+			or (${p}.held = 'pending' and ${p}.user_id = ${viewer.userId}))))
 		and (${place.keepHidden ?? false} or not ${hiddenByTopics(db, post)})
 		and (${p}.user_id = ${viewer.userId} or ${p}.visibility = 'public' or ${viewer.isCm}
 			or (${p}.visibility = 'connections' and exists (select 1 from connections cn

@@ -3,7 +3,8 @@
 // connections-only posts, a follower and a stranger, blocks both ways, a CM, the author,
 // a post hidden by its topics, a post the stranger hid and one the follower reported
 // (gone for them alone), a post held back past the report threshold (CMs only, where
-// hidden posts are kept), a viewer of another community — the SQL fragment and the
+// hidden posts are kept), a post pending approval (its author and CMs, where hidden
+// posts are kept), a viewer of another community — the SQL fragment and the
 // in-memory twin give the same answer, and that answer is the one the rule states.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
@@ -94,6 +95,15 @@ beforeAll(async () => {
 		},
 	})
 	expect(reported.status).toBe(200)
+	// Pending: written while the community holds every new post for approval.
+	const hold = (post_moderation: string) =>
+		api('PUT', '/community/settings/moderation', {
+			token: (cm as TestUser).token,
+			body: { post_moderation },
+		})
+	expect((await hold('all')).status).toBe(200)
+	postIds.pending = await newPost(a, { visibility: 'public' })
+	expect((await hold('off')).status).toBe(200)
 	// Held: three distinct reporters (the default threshold) who are not viewers here.
 	postIds.held = await newPost(a, { visibility: 'public' })
 	for (let i = 0; i < 3; i++) expect((await reportOf(await newUser(community))).status).toBe(200)
@@ -167,7 +177,7 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 		}
 	})
 
-	test('agree where hidden posts are kept, which adds the hidden post for those who may see it, and the held post for the CM', async () => {
+	test('agree where hidden posts are kept, which adds the hidden post for those who may see it, the held post for the CM, the pending post for the CM and its author', async () => {
 		for (const [name, viewer] of Object.entries(viewers)) {
 			const place = { keepHidden: true }
 			const [fromSql, fromMemory] = [await bySql(viewer, place), await inMemory(viewer, place)]
@@ -178,7 +188,8 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 				seen: [
 					...(expected[name] as string[]),
 					...(more ? ['hidden'] : []),
-					...(name === 'cm' ? ['held'] : []),
+					...(name === 'cm' ? ['held', 'pending'] : []),
+					...(name === 'author' ? ['pending'] : []),
 				].sort(),
 			})
 		}
@@ -214,6 +225,7 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 			'held',
 			'hidden',
 			'hiddenByStranger',
+			'pending',
 			'public',
 			'reportedByFollower',
 		])
@@ -235,5 +247,8 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 		expect((await page('stranger', 'reportedByFollower')).status).toBe(200)
 		expect((await page('author', 'held')).status).toBe(404)
 		expect((await page('cm', 'held')).status).toBe(200)
+		expect((await page('author', 'pending')).status).toBe(200)
+		expect((await page('cm', 'pending')).status).toBe(200)
+		expect((await page('follower', 'pending')).status).toBe(404)
 	})
 })

@@ -1,6 +1,6 @@
 // The vendor SDKs, unchanged, on moderation: feed-js's report methods (getReportTags,
-// postReport, getReports, getReportsForPostAndComments, getPendingPostsForModeration,
-// updateReportStatus) and hidePost; chat-js's getReportTags and pushReport. (Member
+// postReport, getReports, getReportsForPostAndComments, getPendingPostsForModeration —
+// a post held under post_moderation —, updateReportStatus) and hidePost; chat-js's getReportTags and pushReport. (Member
 // rights — getMemberRights, updateMemberRights — are the member routes' own test.)
 // Both SDKs keep their tokens in one process-wide localStorage: each step re-runs
 // initiateUser for the user about to act. Some SDK methods swallow failures and resolve
@@ -30,6 +30,7 @@ import { chatClient, feedClient } from '../support/sdk'
 let community: TestCommunity
 let author: TestUser
 let bystander: TestUser
+let cmToken: string
 
 /** feed-js client signed in as `uuid` (the last initiateUser wins the shared storage). */
 async function feedAs(uuid: string) {
@@ -59,6 +60,7 @@ beforeAll(async () => {
 	bystander = await newUser(community)
 	await feedAs('sdk-cm')
 	await changeRole(await userOf('sdk-cm'), 'cm', [])
+	cmToken = (await newUser(community, { role: 'cm' })).token
 })
 
 describe('feed-js ModerationClient, unchanged', () => {
@@ -101,11 +103,19 @@ describe('feed-js ModerationClient, unchanged', () => {
 			GetPostCommentReportRequest.builder().setPage(1).build(),
 		)
 		expect(both.data?.reportsData.map((g) => g.entityId)).toContain(postId)
+		const hold = (post_moderation: string) =>
+			api('PUT', '/community/settings/moderation', {
+				token: cmToken,
+				body: { post_moderation },
+			})
+		expect((await hold('all')).status).toBe(200)
+		const waiting = await newPost(author, { text: 'pending through feed-js' })
+		expect((await hold('off')).status).toBe(200)
 		const pending = await client.getPendingPostsForModeration(
 			GetPendingPostModerationRequest.builder().setPage(1).setPageSize(10).build(),
 		)
-		expect(pending.success).toBe(true)
-		expect(pending.data?.reportsData).toEqual([])
+		expect(pending.data?.reportsData.map((g) => g.entityId)).toEqual([waiting])
+		expect(pending.data?.posts[waiting]?.text).toBe('pending through feed-js')
 		const closed = await client.updateReportStatus(
 			UpdateReportStatusRequest.builder()
 				.setReportIds([group?.reports[0]?.id as number])

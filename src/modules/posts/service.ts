@@ -31,6 +31,7 @@ import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { withPollResults } from '../polls/feed-poll'
+import { holdsNewPost } from '../settings/moderation'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
@@ -41,6 +42,7 @@ import { findWidgetsByIds } from '../widgets/repo'
 import { attachmentInputs, checkedMeta, POLL, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
+import { createPending } from './pending'
 import {
 	assertUsable,
 	createTogether,
@@ -144,7 +146,11 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		createdAt,
 		history: isBackDated(createdAt, now),
 	}
-	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
+	// Under post_moderation the post waits for a CM (pending.ts); imports never do.
+	const written =
+		!request.history && (await holdsNewPost(session.communityId, session.userId, isCm(session)))
+			? await createPending(request)
+			: await (isPlain(request) ? plainPosts : postBatches).run(request)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 

@@ -72,16 +72,22 @@ export const reportsModule = new Elysia({ name: 'reports' })
 		async ({ session }) => ok(await getModerationSettings(session)),
 		{
 			auth: 'member',
-			detail: { summary: 'Moderation settings: auto_hide_after_reports', tags },
+			detail: {
+				summary:
+					'Moderation settings: auto_hide_after_reports, post_moderation, post_moderation_first_n',
+				tags,
+			},
 		},
 	)
 	.put(
 		'/community/settings/moderation',
-		async ({ session, body }) =>
-			ok(await putModerationSettings(session, body.auto_hide_after_reports)),
+		async ({ session, body }) => ok(await putModerationSettings(session, body)),
 		{
 			auth: 'cm-or-owner',
 			body: ModerationSettingsBody,
-			detail: { summary: 'Set auto_hide_after_reports (CM)', tags },
+			detail: {
+				summary: 'Set auto_hide_after_reports, post_moderation, post_moderation_first_n (CM)',
+				tags,
+			},
 		},
 	)

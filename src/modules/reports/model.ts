@@ -13,6 +13,10 @@ export const ENTITY_TYPES = [
 ] as const
 export type EntityType = (typeof ENTITY_TYPES)[number]
 
+/** What the queue holds: reported entities, and posts pending approval (their handle). */
+export const QUEUE_TYPES = [...ENTITY_TYPES, 'pending_post'] as const
+export type QueueType = (typeof QUEUE_TYPES)[number]
+
 /**
  * The SDK's LMFeedReportStatus: the actions that close reports. Their order is the SDK's
  * ActionTaken numbering, which a closed report answers with (`action_taken`).
@@ -34,12 +38,14 @@ export const ACTIONS_TAKEN = [
 ] as const
 
 /**
- * The closing actions PATCH /community/report takes: LMFeedReportStatus, less the
- * pending-post ones, and ActionTaken's REMOVE_FROM_COMMUNITY (remove the accused).
+ * The closing actions PATCH /community/report takes: LMFeedReportStatus, and
+ * ActionTaken's REMOVE_FROM_COMMUNITY (remove the accused).
  */
 export const CLOSING_ACTIONS = [
 	'EDIT_MEMBER_PERMISSION',
 	'REMOVE_FROM_COMMUNITY',
+	'PENDING_POST_APPROVED',
+	'PENDING_POST_REJECTED',
 	'POST_APPROVED',
 	'POST_REJECTED',
 	'COMMENT_APPROVED',
@@ -94,9 +100,24 @@ export const CloseBody = t.Object({
 export type CloseInput = typeof CloseBody.static
 
 export const ModerationSettingsBody = t.Object({
-	auto_hide_after_reports: t.Integer({
-		minimum: 1,
-		maximum: 1000,
-		error: 'auto_hide_after_reports must be an integer from 1 to 1000',
-	}),
+	auto_hide_after_reports: t.Optional(
+		t.Integer({
+			minimum: 1,
+			maximum: 1000,
+			error: 'auto_hide_after_reports must be an integer from 1 to 1000',
+		}),
+	),
+	post_moderation: t.Optional(
+		t.Union([t.Literal('off'), t.Literal('new_members'), t.Literal('all')], {
+			error: 'post_moderation must be off, new_members or all',
+		}),
+	),
+	post_moderation_first_n: t.Optional(
+		t.Integer({
+			minimum: 1,
+			maximum: 10_000,
+			error: 'post_moderation_first_n must be an integer from 1 to 10000',
+		}),
+	),
 })
+export type ModerationSettingsInput = typeof ModerationSettingsBody.static

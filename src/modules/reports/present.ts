@@ -24,7 +24,7 @@ export const actionNumber = (action: string | null) => {
 }
 
 export function presentReport(report: ReportRow, lookups: Lookups) {
-	const tag = lookups.tags.get(report.tag_id)
+	const tag = report.tag_id === null ? undefined : lookups.tags.get(report.tag_id)
 	return {
 		id: report.id,
 		type: report.entity_type,
@@ -65,7 +65,7 @@ export function reportForWebhook(report: ReportRow, lookups: Lookups) {
 		const found = id === null ? undefined : lookups.users.get(id)
 		return found ? presentUserForWebhook(found) : null
 	}
-	const tag = lookups.tags.get(report.tag_id)
+	const tag = report.tag_id === null ? undefined : lookups.tags.get(report.tag_id)
 	return {
 		report: {
 			id: report.id,

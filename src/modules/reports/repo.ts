@@ -1,15 +1,16 @@
 // SQL of reports: filing one (one open per reporter and entity), what an entity is and
 // who it accuses, the review queue (entities grouped, newest first) and closing.
 import type { Db } from '../../lib/db'
-import type { EntityType } from './model'
+import type { EntityType, QueueType } from './model'
 
 export interface ReportRow {
 	id: number
-	entity_type: EntityType
+	entity_type: QueueType
 	entity_id: string
 	accused_user_id: number
 	reporter_user_id: number
-	tag_id: number
+	/** null for a pending post's handle */
+	tag_id: number | null
 	reason: string | null
 	created_at: number
 	is_closed: boolean
@@ -59,7 +60,7 @@ export async function insertReport(
 	db: Db,
 	communityId: number,
 	report: Pick<
-		ReportRow,
+		ReportRow & { entity_type: EntityType },
 		| 'entity_type'
 		| 'entity_id'
 		| 'accused_user_id'
@@ -119,11 +120,11 @@ export async function releasePosts(db: Db, communityId: number, postIds: string[
 export async function queueEntities(
 	db: Db,
 	communityId: number,
-	types: EntityType[],
+	types: QueueType[],
 	closed: boolean,
 	limit: number,
 	offset: number,
-): Promise<{ entity_type: EntityType; entity_id: string }[]> {
+): Promise<{ entity_type: QueueType; entity_id: string }[]> {
 	return db`
 		select r.entity_type, r.entity_id from reports r
 		where r.community_id = ${communityId} and r.is_closed = ${closed}
@@ -138,7 +139,7 @@ export async function queueEntities(
 export async function reportsOf(
 	db: Db,
 	communityId: number,
-	entities: { entity_type: EntityType; entity_id: string }[],
+	entities: { entity_type: QueueType; entity_id: string }[],
 	closed: boolean,
 ): Promise<ReportRow[]> {
 	if (entities.length === 0) return []
@@ -165,7 +166,7 @@ export async function findReports(
 export async function closeReportsOf(
 	db: Db,
 	communityId: number,
-	entities: { entity_type: EntityType; entity_id: string }[],
+	entities: { entity_type: QueueType; entity_id: string }[],
 	action: string,
 	closedBy: number,
 	now: number,

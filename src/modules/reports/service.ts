@@ -18,14 +18,19 @@ import { visiblePost } from '../posts/access'
 import { findCommentsByIds } from '../posts/comments/repo'
 import { deleteComment } from '../posts/comments/service'
 import { hideFor } from '../posts/hides'
+import { approvePending, rejectPending } from '../posts/pending'
 import { deletePost } from '../posts/service'
+import { moderationSettings, setModerationSettings } from '../settings/moderation'
 import { findUsersByIds } from '../users/repo'
 import {
 	CLOSING_ACTIONS,
 	type CloseInput,
 	type ClosingAction,
 	ENTITY_TYPES,
+	type ModerationSettingsInput,
+	QUEUE_TYPES,
 	type QueueInput,
+	type QueueType,
 	type EntityType as ReportEntity,
 	type ReportInput,
 } from './model'
@@ -42,20 +47,24 @@ import {
 	releasePosts,
 	reportsOf,
 } from './repo'
-import { autoHideAfter, setAutoHideAfter } from './settings-repo'
 import { entityTypeOf, getTags } from './tags'
 import { findTag, tagsByIds } from './tags-repo'
 
 interface Entity {
-	entity_type: ReportEntity
+	entity_type: QueueType
 	entity_id: string
+}
+
+/** What a member reports (a pending post's handle is never filed by a report). */
+interface Reported extends Entity {
+	entity_type: ReportEntity
 }
 
 const present = (value: unknown) =>
 	value !== undefined && value !== null && String(value) !== '' && String(value) !== 'undefined'
 
 /** What is reported, as feed-js (entity_type, entity_id) or chat-js (conversation_id, reported_member_id) names it. */
-function entityOf(input: ReportInput): Entity {
+function entityOf(input: ReportInput): Reported {
 	if (present(input.entity_type)) {
 		const type = entityTypeOf(input.entity_type as string | number)
 		if (!present(input.entity_id)) throw badRequest('entity_id is required')
@@ -78,7 +87,9 @@ async function lookups(communityId: number, reports: ReportRow[], more: number[]
 	}
 	const [users, tags] = await Promise.all([
 		findUsersByIds(sql, [...userIds]),
-		tagsByIds(sql, communityId, [...new Set(reports.map((r) => r.tag_id))]),
+		tagsByIds(sql, communityId, [
+			...new Set(reports.flatMap((r) => (r.tag_id === null ? [] : [r.tag_id]))),
+		]),
 	])
 	return {
 		users: new Map(users.filter((u) => u.community_id === communityId).map((u) => [u.id, u])),
@@ -102,7 +113,7 @@ export async function fileReport(session: Session, input: ReportInput) {
 	if (accused === null) throw notFound(entityName(entity.entity_type))
 	if (accused === session.userId)
 		throw badRequest('entity_id: you cannot report yourself or your own content')
-	const threshold = await autoHideAfter(sql, c)
+	const threshold = (await moderationSettings(c)).auto_hide_after_reports
 	const { report, held } = await transaction(async (tx) => {
 		const report = await insertReport(tx, c, {
 			...entity,
@@ -142,7 +153,7 @@ function integer(value: string | undefined, field: string, fallback: number, max
 	return Math.min(n, max)
 }
 
-const FILTERS = [...ENTITY_TYPES, 'pending_post'] as const
+const FILTERS = QUEUE_TYPES
 
 /** filter_type as a JSON array (feed-js) or a comma list; every entity type when absent. */
 function filtersOf(raw: string | undefined): string[] {
@@ -175,8 +186,7 @@ export async function getQueue(session: Session, query: QueueInput) {
 	const c = session.communityId
 	const page = integer(query.page, 'page', 1, 100_000)
 	const pageSize = integer(query.page_size, 'page_size', 10, 100)
-	// Pending posts are not part of plaza yet (no post is ever pending): that filter lists nothing.
-	const types = filtersOf(query.filter_type).filter((t) => t !== 'pending_post') as ReportEntity[]
+	const types = filtersOf(query.filter_type) as QueueType[]
 	const closed = closedOf(query.is_closed)
 	const entities =
 		types.length === 0
@@ -185,7 +195,9 @@ export async function getQueue(session: Session, query: QueueInput) {
 	const hasMore = entities.length > pageSize
 	const shown = entities.slice(0, pageSize)
 	const reports = await reportsOf(sql, c, shown, closed)
-	const postIds = shown.filter((e) => e.entity_type === 'post').map((e) => e.entity_id)
+	const postIds = shown
+		.filter((e) => e.entity_type === 'post' || e.entity_type === 'pending_post')
+		.map((e) => e.entity_id)
 	const commentIds = shown
 		.filter((e) => e.entity_type === 'comment' || e.entity_type === 'reply')
 		.map((e) => e.entity_id)
@@ -233,6 +245,7 @@ export async function getQueue(session: Session, query: QueueInput) {
 }
 
 const POST_ACTIONS: ClosingAction[] = ['POST_APPROVED', 'POST_REJECTED']
+const PENDING_ACTIONS: ClosingAction[] = ['PENDING_POST_APPROVED', 'PENDING_POST_REJECTED']
 const COMMENT_ACTIONS: ClosingAction[] = ['COMMENT_APPROVED', 'COMMENT_REJECTED']
 
 /** The action fits every reported entity (a post action for posts, a comment action for comments and replies). */
@@ -240,6 +253,10 @@ function checkFits(action: ClosingAction, entities: Entity[]) {
 	for (const { entity_type } of entities) {
 		if (POST_ACTIONS.includes(action) && entity_type !== 'post')
 			throw badRequest(`action_taken ${action} closes reports of posts, not of a ${entity_type}`)
+		if (PENDING_ACTIONS.includes(action) !== (entity_type === 'pending_post'))
+			throw badRequest(
+				`action_taken ${action} does not close ${entity_type === 'pending_post' ? 'a pending post' : `reports of a ${entity_type}`}`,
+			)
 		if (COMMENT_ACTIONS.includes(action) && entity_type !== 'comment' && entity_type !== 'reply')
 			throw badRequest(`action_taken ${action} closes reports of comments, not of a ${entity_type}`)
 	}
@@ -290,6 +307,10 @@ export async function closeReports(session: Session, input: CloseInput) {
 	checkFits(action, entities)
 	await reject(session, action, entities)
 	if (action === 'REMOVE_FROM_COMMUNITY') await removeAccused(session, asked)
+	for (const { entity_id } of entities) {
+		if (action === 'PENDING_POST_APPROVED') await approvePending(session, entity_id)
+		if (action === 'PENDING_POST_REJECTED') await rejectPending(session, entity_id)
+	}
 	const { closed, released } = await transaction(async (tx) => {
 		const now = Date.now()
 		const closed = await closeReportsOf(tx, c, entities, action, session.userId, now)
@@ -302,13 +323,15 @@ export async function closeReports(session: Session, input: CloseInput) {
 					)
 				: []
 		const found = await lookups(c, closed, [session.userId])
-		for (const report of closed)
+		// A pending post's handle is no report: its author is told by pending.ts, no webhook.
+		const reports = closed.filter((r) => r.entity_type !== 'pending_post')
+		for (const report of reports)
 			await recordEvent(tx, {
 				communityId: c,
 				event: 'report.closed',
 				data: reportForWebhook(report, found),
 			})
-		const reporters = [...new Set(closed.map((r) => r.reporter_user_id))]
+		const reporters = [...new Set(reports.map((r) => r.reporter_user_id))]
 		for (const reporterId of reporters) {
 			const reporter = found.users.get(reporterId)
 			if (!reporter) continue
@@ -342,12 +365,14 @@ function uniqueEntities(reports: ReportRow[]): Entity[] {
 }
 
 /** GET|PUT /community/settings/moderation. */
-export async function getModerationSettings(session: Session) {
-	return { auto_hide_after_reports: await autoHideAfter(sql, session.communityId) }
-}
+export const getModerationSettings = (session: Session) => moderationSettings(session.communityId)
 
-export async function putModerationSettings(session: Session, n: number) {
+export async function putModerationSettings(session: Session, input: ModerationSettingsInput) {
 	requireRole(session, 'cm', Messages.notCmOrOwner)
-	await setAutoHideAfter(sql, session.communityId, n, Date.now())
-	return getModerationSettings(session)
+	const change = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined))
+	if (Object.keys(change).length === 0)
+		throw badRequest(
+			'auto_hide_after_reports, post_moderation or post_moderation_first_n is required',
+		)
+	return setModerationSettings(session.communityId, change)
 }

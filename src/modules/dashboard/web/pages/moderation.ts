@@ -2,7 +2,8 @@
 // entity shown in context with its accused, reporters, tags and counts; selected
 // entities closed together with one action (PATCH /community/report); the report tags
 // of each entity type, added and removed; the report threshold that hides a post for
-// everyone. Pending posts have no page: plaza does not hold posts for approval.
+// everyone; which new posts wait for approval (post_moderation) — pending posts are the
+// queue's `pending_post` entries, approved or rejected like reports.
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { call } from '../api'
@@ -17,7 +18,11 @@ const ACTIONS = [
 	{ value: 'COMMENT_REJECTED', label: 'Reject comment (delete it)' },
 	{ value: 'EDIT_MEMBER_PERMISSION', label: 'Close: member rights edited' },
 	{ value: 'REMOVE_FROM_COMMUNITY', label: 'Remove the accused member' },
+	{ value: 'PENDING_POST_APPROVED', label: 'Approve pending post (publish it)' },
+	{ value: 'PENDING_POST_REJECTED', label: 'Reject pending post' },
 ]
+
+const QUEUE_TYPES = [...TYPES, 'pending_post']
 
 interface User {
 	uuid: string
@@ -52,7 +57,7 @@ interface Queue {
 /** What the entity is, in a line: the post's or comment's text, or the member's name. */
 function contextOf(group: Group, queue: Queue) {
 	const accused = group.reports[0]?.accused_user
-	if (group.entity_type === 'post')
+	if (group.entity_type === 'post' || group.entity_type === 'pending_post')
 		return queue.posts[group.entity_id]?.text ?? '(post no longer readable)'
 	if (group.entity_type === 'comment' || group.entity_type === 'reply')
 		return queue.comments[group.entity_id]?.text ?? '(comment no longer readable)'
@@ -99,7 +104,7 @@ function QueueList() {
 		})
 	const typeOptions = [
 		{ value: '', label: 'All types' },
-		...TYPES.map((t) => ({ value: t, label: t })),
+		...QUEUE_TYPES.map((t) => ({ value: t, label: t === 'pending_post' ? 'pending posts' : t })),
 	]
 	const stateOptions = [
 		{ value: 'open', label: 'Open' },
@@ -215,6 +220,41 @@ function ReportTags() {
 	</section>`
 }
 
+interface ModerationSettings {
+	auto_hide_after_reports: number
+	post_moderation: string
+	post_moderation_first_n: number
+}
+
+function PostModeration() {
+	const form = useForm({ post_moderation: 'off', post_moderation_first_n: '1' })
+	const [saved, setSaved] = useState('')
+	const save = form.submit(async (values) => {
+		const result = await call<ModerationSettings>('PUT', '/community/settings/moderation', {
+			body: {
+				post_moderation: values.post_moderation,
+				post_moderation_first_n: Number(values.post_moderation_first_n),
+			},
+		})
+		setSaved(`Saved: post moderation ${result.post_moderation}`)
+	})
+	const options = [
+		{ value: 'off', label: 'Off: posts are published at once' },
+		{ value: 'new_members', label: 'New members: their first posts wait' },
+		{ value: 'all', label: 'All: every member post waits' },
+	]
+	return html`<section aria-labelledby="pending-title">
+		<h2 id="pending-title">Post approval</h2>
+		<form onSubmit=${save} aria-label="Post approval" class="inline" novalidate>
+			<${FormError} form=${form} />
+			<${Field} form=${form} name="post_moderation" label="Posts wait for approval" options=${options} />
+			<${Field} form=${form} name="post_moderation_first_n" label="First posts that wait (new members)" type="number" inputMode="numeric" />
+			<${Submit} form=${form} label="Save post approval" />
+		</form>
+		${saved && html`<p role="status">${saved}</p>`}
+	</section>`
+}
+
 function Threshold() {
 	const current = useLoad(() =>
 		call<{ auto_hide_after_reports: number }>('GET', '/community/settings/moderation'),
@@ -243,5 +283,5 @@ function Threshold() {
 }
 
 export function Moderation() {
-	return html`<${QueueList} /><${ReportTags} /><${Threshold} />`
+	return html`<${QueueList} /><${ReportTags} /><${Threshold} /><${PostModeration} />`
 }
