@@ -5,7 +5,7 @@
 // SDK's actions, the report.created / report.closed events and the reporter's notice.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { eventsFor, feed, ids, newPost } from '../support/content'
+import { eventsFor, feed, ids, newPost, tag } from '../support/content'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -306,6 +306,20 @@ describe('the review queue', () => {
 			tag_id: tagId('spam'),
 		})
 		expect([400, 404]).toContain(cross.status)
+	})
+})
+
+describe('notifications', () => {
+	test("a reported post leaves the reporter's notification feed, not others'", async () => {
+		const text = `tagging ${tag(reporter)} and ${tag(bystander)} ${Date.now()}`
+		const postId = await newPost(author, { text })
+		const activity = async (user: TestUser) =>
+			JSON.stringify((await api('GET', '/feed/user/activity', { token: user.token })).body)
+		// Read first, so a kept activity page would stand in for the rule.
+		expect(await activity(reporter)).toContain(text.slice(0, 20))
+		expect((await reportPost(reporter, postId)).status).toBe(200)
+		expect(await activity(reporter)).not.toContain(text.slice(0, 20))
+		expect(await activity(bystander)).toContain(text.slice(0, 20))
 	})
 })
 
