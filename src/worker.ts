@@ -4,6 +4,8 @@ import { Cron } from 'croner'
 import { startImportRunner } from './import/runner'
 import { jobs } from './jobs'
 import { jobFailed, jobSucceeded } from './lib/job-health'
+// Registers the chat notices' push source, which every push engine runs (push/sources.ts).
+import './modules/conversations/notices'
 import { startPush } from './push/engine'
 import { startFanOutConsumer } from './timelines/fanout'
 import { startRecomputeConsumer } from './timelines/recompute'

@@ -130,7 +130,24 @@ async function writeRow(participants: number, chatroomId: string): Promise<Row> 
 			],
 		})
 	if (warmSeconds > 0) await run(warmSeconds)
-	return rowOf(`(f) POST /conversation, room of ${participants}`, await run(seconds))
+	const row = rowOf(`(f) POST /conversation, room of ${participants}`, await run(seconds))
+	await noticesDrained(participants)
+	return row
+}
+
+/** Waits (at most a minute) until the worker expanded every message's notice; logs how long. */
+async function noticesDrained(participants: number): Promise<void> {
+	const started = performance.now()
+	let left = 0
+	do {
+		;[{ left }] = (await sql`select count(*)::int as left from chat_notices`) as unknown as {
+			left: number
+		}[]
+		if (left > 0) await Bun.sleep(100)
+	} while (left > 0 && performance.now() - started < 60_000)
+	log(
+		`(f) room of ${participants}: notices expanded ${((performance.now() - started) / 1000).toFixed(1)} s after the run${left > 0 ? `, ${left} still waiting` : ''}`,
+	)
 }
 
 try {

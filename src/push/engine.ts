@@ -43,6 +43,7 @@ import {
 	type SendRow,
 	takeUnqueued,
 } from './repo'
+import { startPushSources } from './sources'
 
 export interface PushEngineOptions {
 	/** sends in flight at once in this process */
@@ -224,7 +225,9 @@ function pushHandler(o: PushEngineOptions): Handler {
 
 export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Promise<void> {
 	const o = { ...defaultPushOptions(), ...overrides }
-	return startOutboxEngine(
+	// What makes push rows runs beside what sends them (a chat message's notice: sources.ts).
+	const stopSources = startPushSources()
+	const stopEngine = startOutboxEngine(
 		{
 			name: 'push',
 			schedule: pushSchedule,
@@ -262,4 +265,8 @@ export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Pro
 			reconcileGraceMs: o.reconcileGraceMs,
 		},
 	)
+	return async () => {
+		await stopSources()
+		await stopEngine()
+	}
 }

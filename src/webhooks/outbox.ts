@@ -10,7 +10,12 @@ import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
 import { newId } from '../lib/ids'
 import { type FeedNotification, recordFeedNotificationWith } from './notifications'
-import { eventsFromCtes, eventsWithDeliveriesCtes, insertEventsWithDeliveries } from './repo'
+import {
+	eventsFromCtes,
+	eventsWithDeliveriesCtes,
+	insertEventsWithDeliveries,
+	webhookTypesOf,
+} from './repo'
 
 export type EventSource = 'feed' | 'chat'
 
@@ -22,6 +27,14 @@ export interface NewEvent {
 }
 
 export const deliveriesChannel = 'webhook_deliveries'
+
+/**
+ * The event types somebody listens for in a community: a webhook of that type is
+ * registered (inactive ones count: they may replay what they missed). Writers whose
+ * events are costly (a room's participants in every chat event) record only these.
+ */
+export const listenedEvents = async (db: Db, communityId: number): Promise<Set<string>> =>
+	new Set(await webhookTypesOf(db, communityId))
 
 /** Writes the event and its deliveries inside `tx`; returns the event id. */
 export const recordEvent = (tx: Db, input: NewEvent): Promise<string> => insertEvent(tx, input)

@@ -260,3 +260,10 @@ export function eventsFromCtes(db: Db, rows: PendingQuery<Row[]>, now: number, c
 		), deliveries_notified as (
 			select count(*) from (select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery) n)`
 }
+
+/** The event types a community has webhooks for (inactive ones too: they may replay). */
+export async function webhookTypesOf(db: Db, communityId: number): Promise<string[]> {
+	const rows =
+		await db`select distinct webhook_type from webhooks where community_id = ${communityId}`
+	return rows.map((r) => r.webhook_type as string)
+}

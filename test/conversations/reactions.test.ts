@@ -6,6 +6,7 @@ import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { eventsFor } from '../support/content'
 import { api } from '../support/http'
+import { register } from '../support/webhooks'
 
 let community: TestCommunity
 let cm: TestUser
@@ -86,6 +87,16 @@ describe('reacting', () => {
 	})
 
 	test('webhook events follow each change, not a repeat of the same reaction', async () => {
+		// Without a webhook for them no reaction event is recorded (the events below, once
+		// one is registered, are the positive control).
+		const unheard = await say(ana, roomId, 'unheard')
+		await react(ben, unheard.id, '🔥')
+		const ofUnheard = (await eventsFor(community, 'chatroom.conversation.reacted')).filter(
+			(e: any) => e.conversation.conversation_id === unheard.id,
+		)
+		expect(ofUnheard).toHaveLength(0)
+		for (const type of ['chatroom.conversation.reacted', 'chatroom.conversation.reaction.removed'])
+			await register({ community, cm }, 'http://127.0.0.1:9/reactions', type)
 		const message = await say(ana, roomId, 'events')
 		await react(ben, message.id, '🔥')
 		await react(ben, message.id, '🔥')

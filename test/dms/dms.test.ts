@@ -3,9 +3,12 @@
 // blocks, leaving, the community switch, the DM tab and feed, notifications and mute.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
+import { startPush } from '../../src/push/engine'
 import { newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
+import { waitFor } from '../support/wait'
+import { register } from '../support/webhooks'
 
 let community: TestCommunity
 let cm: TestUser
@@ -364,15 +367,30 @@ describe('notifications', () => {
 		const [g, h] = await Promise.all(['Gus', 'Hal'].map((name) => newUser(c, { name })))
 		const gus = g as TestUser
 		const hal = h as TestUser
+		// notifications.chat is recorded for a community with such a webhook, by the
+		// worker that resolves a message's recipients after its commit (docs/chat.md).
+		const cm = await newUser(c, { role: 'cm' })
+		await register({ community: c, cm }, 'http://127.0.0.1:9/chat', 'notifications.chat')
+		const stopPush = startPush({ pollMs: 20 })
+		const told = async (text: string) => {
+			await say(gus, id, text)
+			await waitFor(
+				async () =>
+					(await sql`select 1 from chat_notices where community_id = ${c.communityId}`).length ===
+					0,
+				{ what: `the notice of ${text}` },
+			)
+		}
 		const id = (await dm(gus, hal)).body.data.chatroom.id
-		await say(gus, id, 'ping')
+		await told('ping')
 		await api('PUT', '/chatroom/mute', { token: hal.token, body: { chatroom_id: id, value: true } })
-		await say(gus, id, 'muted ping')
+		await told('muted ping')
 		await api('PUT', '/chatroom/mute', {
 			token: hal.token,
 			body: { chatroom_id: id, value: false },
 		})
-		await say(gus, id, 'pong')
+		await told('pong')
+		await stopPush()
 		const events = await sql`
 			select data from events where community_id = ${c.communityId} and event = 'notifications.chat'
 			order by created_at, id`

@@ -11,6 +11,7 @@ import { type FakeFcm, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { pushStatuses, registerDevice, storeCredentials } from '../support/push'
 import { waitFor } from '../support/wait'
+import { register } from '../support/webhooks'
 
 let fake: FakeFcm
 let stopEngine: () => Promise<void>
@@ -46,6 +47,9 @@ test('a message pushes to participants by noti_state and mute, once per device',
 		token: muted.token,
 		body: { chatroom_id: room.id, value: true },
 	})
+
+	// notifications.chat events are recorded only for a community with such a webhook.
+	await register({ community, cm }, 'http://127.0.0.1:9/chat', 'notifications.chat')
 
 	const first = await say(author, room.id, 'hello room')
 	await waitFor(() => fake.to('tok-All').length === 1, { what: 'the push to All' })

@@ -2,6 +2,7 @@
 // (messages_count, version, last_conversation_id, the writer's own unread count) and the
 // read mark. Here, under chatrooms, because joining and leaving write their system lines
 // (states 2 and 3) through it; conversations/repo.ts has every other conversation query.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 
 export const MESSAGE = 0
@@ -40,38 +41,50 @@ export interface NewConversation {
 	attachments: unknown[]
 	replied_conversation_id: string | null
 	temporary_id: string | null
-	now: number
 }
 
 /**
- * Inserts a conversation. The room row is updated first, which locks it until commit:
- * writers of one room take turns, so ids commit in order (a reader's read mark never
- * skips a later-committed smaller id) and `seq` is the exact count of messages so far.
+ * Inserts a conversation in ONE statement, which takes the room's turn first: its
+ * first CTE updates the room row, which locks it until commit, so writers of one room
+ * take turns, ids commit in order (a reader's read mark never skips a later-committed
+ * smaller id) and `seq` is the exact count of messages so far. The id and the time are
+ * taken once the turn is ours (Postgres re-evaluates an UPDATE's expressions on the row
+ * it waited for), so `created_at` never steps back from one conversation of a room to
+ * the next: it is the later of the database clock and the room's previous stamp.
+ * Callers send it last in their transaction, so the turn lasts one round trip and the
+ * commit. `extra` are CTEs that read `conversation` (its tags, its notice: written by
+ * the same statement); their last one must be named `extra_done`.
  */
 export async function insertConversation(
 	db: Db,
 	c: NewConversation,
+	extra?: PendingQuery<Row[]>,
 ): Promise<{ conversation: ConversationRow; roomVersion: string }> {
 	const counted = COUNTED.includes(c.state) ? 1 : 0
-	const [room] = await db`
-		update chatrooms set messages_count = messages_count + ${counted}, version = version + 1
-		where id = ${c.chatroom_id} returning messages_count, version::text`
-	const [row] = await db<ConversationRow[]>`
-		insert into conversations (chatroom_id, community_id, user_id, state, text, attachments,
-			replied_conversation_id, temporary_id, seq, created_at, updated_at)
-		values (${c.chatroom_id}, ${c.community_id}, ${c.user_id}, ${c.state}, ${c.text},
-			${db.json(c.attachments as never)}, ${c.replied_conversation_id}, ${c.temporary_id},
-			${room?.messages_count}, ${c.now}, ${c.now})
-		returning ${conversationColumns(db)}`
-	const conversation = row as ConversationRow
-	await db`
-		update chatrooms set last_conversation_id = ${conversation.id}, updated_at = ${c.now}
-		where id = ${c.chatroom_id}`
-	if (counted)
-		await db`
+	const [row] = await db<(ConversationRow & { room_version: string })[]>`
+		with room as (
+			update chatrooms set messages_count = messages_count + ${counted}, version = version + 1,
+				last_conversation_id = nextval(pg_get_serial_sequence('conversations', 'id')),
+				updated_at = greatest(updated_at, (extract(epoch from clock_timestamp()) * 1000)::bigint)
+			where id = ${c.chatroom_id}
+			returning messages_count, version, last_conversation_id, updated_at
+		), conversation as (
+			insert into conversations (id, chatroom_id, community_id, user_id, state, text, attachments,
+				replied_conversation_id, temporary_id, seq, created_at, updated_at)
+			overriding system value
+			select room.last_conversation_id, ${c.chatroom_id}, ${c.community_id}, ${c.user_id}, ${c.state},
+				${c.text}, ${db.json(c.attachments as never)}, ${c.replied_conversation_id}, ${c.temporary_id},
+				room.messages_count, room.updated_at, room.updated_at
+			from room
+			returning ${conversationColumns(db)}
+		), own as (
 			update chatroom_participants set own_unread = own_unread + 1
-			where chatroom_id = ${c.chatroom_id} and user_id = ${c.user_id}`
-	return { conversation, roomVersion: room?.version as string }
+			where ${counted} = 1 and chatroom_id = ${c.chatroom_id} and user_id = ${c.user_id}
+		), ${extra ?? db`extra_done as (select 1)`}
+		select conversation.*, room.version::text as room_version
+		from conversation, room, (select count(*) from extra_done) extra`
+	const { room_version, ...conversation } = row as ConversationRow & { room_version: string }
+	return { conversation, roomVersion: room_version }
 }
 
 export async function moveReadMark(

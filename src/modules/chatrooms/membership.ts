@@ -47,7 +47,7 @@ export async function joinChatroom(
 	})
 	if (!seated) return false
 	await addParticipantsCount(tx, room.id, 1)
-	await systemLine(tx, input, JOINED, now)
+	await systemLine(tx, input, JOINED)
 	await recordSeatEvent(tx, input, 'chatroom.joined', { join_method: input.method })
 	return true
 }
@@ -60,12 +60,12 @@ export async function leaveChatroom(
 	const room = await lockChatroom(tx, input.chatroomId)
 	if (!room || !(await deleteParticipant(tx, room.id, input.userId))) return false
 	await addParticipantsCount(tx, room.id, -1)
-	await systemLine(tx, input, LEFT, Date.now())
+	await systemLine(tx, input, LEFT)
 	await recordSeatEvent(tx, input, 'chatroom.left', { left_method: input.method })
 	return true
 }
 
-async function systemLine(tx: Db, input: Seating, state: number, now: number) {
+async function systemLine(tx: Db, input: Seating, state: number) {
 	const { roomVersion } = await insertConversation(tx, {
 		chatroom_id: input.chatroomId,
 		community_id: input.communityId,
@@ -75,7 +75,6 @@ async function systemLine(tx: Db, input: Seating, state: number, now: number) {
 		attachments: [],
 		replied_conversation_id: null,
 		temporary_id: null,
-		now,
 	})
 	await raiseRoomVersion(input.chatroomId, roomVersion)
 }

@@ -8,7 +8,7 @@
 
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
-import { recordEvent } from '../../webhooks/outbox'
+import { listenedEvents, recordEvent } from '../../webhooks/outbox'
 import type { Session } from '../auth/plugin'
 import { chatViewer, DM, isCmViewer, seeRoomAs } from '../chatrooms/access'
 import { assertCanMessage } from '../chatrooms/dm-rule'
@@ -102,6 +102,8 @@ async function recordReactionEvent(
 	event: string,
 	reaction: string | null,
 ) {
+	// Only when a webhook listens: the event carries every participant's uuid.
+	if (!(await listenedEvents(tx, session.communityId)).has(event)) return
 	const [name, user, [author], members] = await Promise.all([
 		communityName(tx, session.communityId),
 		findUserById(tx, session.userId),

@@ -41,10 +41,32 @@ export function reasonFor(
 	return null
 }
 
-export async function recipientsOf(db: Db, facts: NewConversationFacts): Promise<ChatRecipient[]> {
-	const rows = await unmutedParticipants(db, facts.chatroomId, facts.authorId)
-	return rows.flatMap((row) => {
-		const reason = reasonFor(row.noti_state, facts, row.user_id)
-		return reason ? [{ ...row, reason }] : []
-	})
+/** Participants are read this many at a time (a room of 100,000 is 100 reads, never one). */
+export const recipientsPage = 1000
+
+/**
+ * Who hears of the conversation, read 1,000 participants at a time. `withDevice`
+ * leaves out those without a push device: when no webhook is told of the recipients,
+ * a push is all that can reach them.
+ */
+export async function recipientsOf(
+	db: Db,
+	facts: NewConversationFacts,
+	options: { withDevice?: boolean } = {},
+): Promise<ChatRecipient[]> {
+	const recipients: ChatRecipient[] = []
+	const withDevice = options.withDevice ?? false
+	for (let afterUserId = 0; ; ) {
+		const rows = await unmutedParticipants(db, facts.chatroomId, facts.authorId, {
+			afterUserId,
+			limit: recipientsPage,
+			withDevice,
+		})
+		for (const row of rows) {
+			const reason = reasonFor(row.noti_state, facts, row.user_id)
+			if (reason) recipients.push({ ...row, reason })
+		}
+		if (rows.length < recipientsPage) return recipients
+		afterUserId = (rows[rows.length - 1] as { user_id: number }).user_id
+	}
 }

@@ -124,11 +124,31 @@ export async function participantUuids(db: Db, chatroomId: string): Promise<stri
 	return rows.map((r) => r.uuid as string)
 }
 
-/** Participants other than `authorId` who have not muted the room, with their noti_state. */
-export async function unmutedParticipants(db: Db, chatroomId: string, authorId: number) {
+/**
+ * Participants other than `authorId` who have not muted the room, with their
+ * noti_state: a page of `limit` in user id order after `afterUserId`; with
+ * `withDevice`, only those with a push device (all a push can reach).
+ */
+export async function unmutedParticipants(
+	db: Db,
+	chatroomId: string,
+	authorId: number,
+	page: { afterUserId: number; limit: number; withDevice: boolean },
+) {
+	const reachable = page.withDevice
+		? db`and exists (select 1 from devices d where d.user_id = p.user_id)`
+		: db``
 	return db<{ user_id: number; uuid: string; user_unique_id: string; noti_state: number }[]>`
 		select p.user_id, u.uuid, u.user_unique_id, p.noti_state from chatroom_participants p
 		join users u on u.id = p.user_id and not u.is_deleted
-		where p.chatroom_id = ${chatroomId} and p.user_id <> ${authorId} and not p.is_muted
-		order by p.user_id`
+		where p.chatroom_id = ${chatroomId} and p.user_id > ${page.afterUserId} and p.user_id <> ${authorId}
+			and not p.is_muted ${reachable}
+		order by p.user_id limit ${page.limit}`
 }
+
+/** The tags of a new conversation, as a CTE of its insert (chatrooms/log-repo.ts insertConversation). */
+export const tagsCte = (db: Db, userIds: number[]) => db`
+	tags as (
+		insert into conversation_tags (conversation_id, user_id)
+		select conversation.id, unnest(${userIds}::int[]) from conversation
+		on conflict do nothing)`

@@ -1,31 +1,33 @@
 // Writing conversations: post (a message, a reply or a poll), edit (the author) and
 // delete (the author or a CM). Each write is one transaction with its tags and chat
-// events; a poll's rules are checked before it and stored inside it.
+// events (new conversations of concurrent writers share one: post-batch.ts); a poll's
+// rules are checked before it and stored inside it. A new conversation's recipients
+// are resolved after commit, from its notice (notices.ts).
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { listenedEvents } from '../../webhooks/outbox'
 import type { Session } from '../auth/plugin'
 import { Rights, requireRight } from '../auth/rights'
 import { type ChatViewer, chatViewer, DM, isCmViewer, postRoom, seeRoom } from '../chatrooms/access'
 import { assertCanMessage } from '../chatrooms/dm-rule'
 import { numericId } from '../chatrooms/repo'
 import { raiseRoomVersion } from '../chatrooms/room-state'
-import { onConversationCreated } from '../notifications/chat'
 import { POLL_STATE } from '../polls/model'
-import { preparePoll, savePoll } from '../polls/service'
-import { findUserById, type UserRow } from '../users/repo'
-import { tagUsers } from '../users/tags'
-import { resolveAttachments } from './attachments'
+import { preparePoll } from '../polls/service'
+import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
+import { taggedUuids, tagUsers } from '../users/tags'
 import { recordConversationEvents } from './events'
 import { hydrate } from './hydrate'
 import type { PostConversationInput } from './model'
-import { recipientsOf } from './recipients'
+import type { NewNotice } from './notices'
+import { writeConversation } from './post-batch'
+import type { NewConversationFacts } from './recipients'
 import {
 	addTags,
 	bumpRoomVersion,
 	type ConversationRow,
 	editConversation,
 	findConversation,
-	insertConversation,
 	MESSAGE,
 	markDeleted,
 	POLL,
@@ -71,55 +73,40 @@ export async function postConversation(
 		replied = await visibleConversation(sql, viewer, input.replied_conversation_id)
 		if (replied.chatroom_id !== room.id) throw notFound('Conversation')
 	}
-	const author = (await findUserById(sql, viewer.userId)) as UserRow
-	const row = await sql.begin(async (tx) => {
-		const stored = await resolveAttachments(tx, viewer.communityId, viewer.userId, attachments)
-		const { conversation, roomVersion } = await insertConversation(tx, {
-			chatroom_id: room.id,
-			community_id: viewer.communityId,
-			user_id: viewer.userId,
-			state: isPoll ? POLL : MESSAGE,
-			text,
-			attachments: stored,
-			replied_conversation_id: replied?.id ?? null,
-			temporary_id: input.temporary_id ?? null,
-			now: Date.now(),
-		})
-		await raiseRoomVersion(room.id, roomVersion)
-		if (draft)
-			await savePoll(
-				tx,
-				{
-					conversationId: conversation.id,
-					chatroomId: room.id,
-					communityId: viewer.communityId,
-					creatorId: viewer.userId,
-				},
-				draft,
-			)
-		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) =>
-			addTags(tx, conversation.id, ids),
-		)
-		await recordConversationEvents(tx, { room, conversation, author, replied, tagged }, true)
-		const facts = {
-			chatroomId: room.id,
-			authorId: viewer.userId,
-			state: conversation.state,
-			taggedUserIds: tagged.map((u) => u.id),
-			repliedToUserId: replied?.user_id ?? null,
-			direct: room.type === DM,
-		}
-		await onConversationCreated(tx, {
-			communityId: viewer.communityId,
-			conversationId: conversation.id,
-			chatroomId: room.id,
-			authorId: viewer.userId,
-			recipients: await recipientsOf(tx, facts),
-			roomTitle: room.title,
-			authorName: author.name,
-			text,
-		})
-		return conversation
+	// Everything but the writes is read before the transaction; the room's turn is taken
+	// by the insert (chatrooms/log-repo.ts), shared by a batch of writers (post-batch.ts).
+	const [author, tagged, listening] = await Promise.all([
+		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
+		listenedEvents(sql, viewer.communityId),
+	])
+	const facts: Omit<NewConversationFacts, 'chatroomId' | 'authorId'> = {
+		state: isPoll ? POLL : MESSAGE,
+		taggedUserIds: tagged.map((u) => u.id),
+		repliedToUserId: replied?.user_id ?? null,
+		direct: room.type === DM,
+	}
+	const notice: NewNotice = {
+		communityId: viewer.communityId,
+		chatroomId: room.id,
+		authorId: viewer.userId,
+		facts,
+		message: { room_title: room.title, author_name: author.name, text },
+	}
+	const row = await writeConversation({
+		communityId: viewer.communityId,
+		userId: viewer.userId,
+		room,
+		state: facts.state,
+		text,
+		attachments,
+		replied,
+		temporaryId: input.temporary_id ?? null,
+		draft,
+		author,
+		tagged,
+		listening,
+		notice,
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
 	return { id: row.id, conversation: conversations[0] }
@@ -133,12 +120,20 @@ export async function editText(session: Session, conversationId: string | number
 	if (row.state !== MESSAGE && row.state !== POLL)
 		throw badRequest('Only messages and polls can be edited')
 	const room = await seeRoom(sql, viewer, row.chatroom_id)
-	const author = (await findUserById(sql, viewer.userId)) as UserRow
+	const [author, listening] = await Promise.all([
+		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		listenedEvents(sql, viewer.communityId),
+	])
 	const edited = await sql.begin(async (tx) => {
 		const conversation = await editConversation(tx, row.id, text, Date.now())
-		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) => addTags(tx, row.id, ids))
-		await recordConversationEvents(tx, { room, conversation, author, replied: null, tagged }, false)
+		await recordConversationEvents(
+			tx,
+			{ room, conversation, author, replied: null, tagged, listening },
+			false,
+		)
+		// Last: the room's writers wait on its row from here to the commit.
+		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])

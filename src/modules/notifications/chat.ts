@@ -1,8 +1,10 @@
 // Chat notifications: a new conversation is pushed to the room's participants that
 // the chat module's seam (conversations/recipients.ts recipientsOf: not muted, by
 // noti_state) names, and told to `notifications.chat` webhooks, recipients' customer
-// ids 1,000 per page. Called once by the conversation writer, inside its transaction,
-// with the recipients it asked the seam for (so this folder never imports the chat ones).
+// ids 1,000 per page (recorded only when the community has such a webhook: `toWebhooks`). Called once
+// per conversation by the worker that expands its notice (conversations/notices.ts),
+// after the message committed, with the recipients it asked the seam for (so this
+// folder never imports the chat ones).
 
 import type { Db } from '../../lib/db'
 import { enqueueConversationPushes } from '../../push/outbox'
@@ -31,6 +33,8 @@ export interface NewConversation {
 	roomTitle: string
 	authorName: string
 	text: string
+	/** the community has a `notifications.chat` webhook: record the pages */
+	toWebhooks: boolean
 }
 
 const lines: Record<NotifyReason, (n: NewConversation) => string> = {
@@ -54,15 +58,21 @@ export async function onConversationCreated(tx: Db, n: NewConversation): Promise
 	const { recipients } = n
 	if (recipients.length === 0) return
 	const byReason = new Map<NotifyReason, number[]>()
-	for (const r of recipients) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r.user_id])
+	for (const r of recipients) {
+		const ids = byReason.get(r.reason)
+		if (ids) ids.push(r.user_id)
+		else byReason.set(r.reason, [r.user_id])
+	}
 	for (const [reason, recipientIds] of byReason)
-		await enqueueConversationPushes(tx, {
-			communityId: n.communityId,
-			conversationId: n.conversationId,
-			actorId: n.authorId,
-			recipientIds,
-			payload: payloadFor(n, reason),
-		})
+		for (let at = 0; at < recipientIds.length; at += chatRecipientsPerPage)
+			await enqueueConversationPushes(tx, {
+				communityId: n.communityId,
+				conversationId: n.conversationId,
+				actorId: n.authorId,
+				recipientIds: recipientIds.slice(at, at + chatRecipientsPerPage),
+				payload: payloadFor(n, reason),
+			})
+	if (!n.toWebhooks) return
 	const uuids = recipients.map((r) => r.user_unique_id ?? r.uuid)
 	const totalPages = Math.ceil(uuids.length / chatRecipientsPerPage)
 	const notification_payload = { ...payloadFor(n, 'message'), community_id: String(n.communityId) }

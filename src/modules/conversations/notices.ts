@@ -1,0 +1,107 @@
+// Who hears of a new conversation, resolved after it committed. The conversation's own
+// statement writes a notice naming the room and the message (notice-repo.ts
+// noticeCtes), so a message costs the same in a room of 10 or of 10,000 and its room's
+// writers never wait on a room-sized write. A worker (a push source: every push engine
+// runs it) expands due notices: the recipients from the seam (recipients.ts, pages of
+// 1,000 participants), then their pushes and `notifications.chat` pages
+// (notifications/chat.ts), and deletes the notices, all in one transaction — a crash
+// leaves the notice to be expanded again, never half of it.
+import { type Db, sql } from '../../lib/db'
+import { FAILING_AFTER, jobFailed, registerFailingJobs } from '../../lib/job-health'
+import { log } from '../../lib/log'
+import { addPushSource } from '../../push/sources'
+import { listenedEvents } from '../../webhooks/outbox'
+import { onConversationCreated } from '../notifications/chat'
+import {
+	claimNotices,
+	deleteNotices,
+	failingNotices,
+	failNotice,
+	type NewNotice,
+	type NoticeRow,
+	noticeChannel,
+	noticeCtes,
+} from './notice-repo'
+import { type NewConversationFacts, recipientsOf } from './recipients'
+
+/** Notices expanded in one transaction. */
+const BATCH = 32
+const MAX_ATTEMPTS = 10
+
+export { type NewNotice, noticeCtes }
+
+/** The types each community listens for, read once per batch. */
+type Listened = (tx: Db, communityId: number) => Promise<Set<string>>
+function listenedOnce(): Listened {
+	const known = new Map<number, Promise<Set<string>>>()
+	return (tx, communityId) => {
+		let types = known.get(communityId)
+		if (!types) {
+			types = listenedEvents(tx, communityId)
+			known.set(communityId, types)
+		}
+		return types
+	}
+}
+
+async function expand(tx: Db, n: NoticeRow, listened: Listened) {
+	const facts = {
+		...n.facts,
+		chatroomId: n.chatroom_id,
+		authorId: n.author_id,
+	} as unknown as NewConversationFacts
+	const toWebhooks = (await listened(tx, n.community_id)).has('notifications.chat')
+	await onConversationCreated(tx, {
+		communityId: n.community_id,
+		conversationId: n.conversation_id,
+		chatroomId: n.chatroom_id,
+		authorId: n.author_id,
+		// Without a webhook to tell, only participants a push can reach are read.
+		recipients: await recipientsOf(tx, facts, { withDevice: !toWebhooks }),
+		roomTitle: n.message.room_title,
+		authorName: n.message.author_name,
+		text: n.message.text,
+		toWebhooks,
+	})
+}
+
+/** Expands up to BATCH due notices together; true when there were any. */
+export async function expandDueNotices(): Promise<boolean> {
+	try {
+		return await sql.begin(async (tx) => {
+			const notices = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
+			const listened = listenedOnce()
+			for (const notice of notices) await expand(tx, notice, listened)
+			await deleteNotices(tx, notices)
+			return notices.length > 0
+		})
+	} catch (error) {
+		log.warn({ err: error }, 'chat notices: a batch failed; expanding them one by one')
+		return expandOneByOne()
+	}
+}
+
+/** After a failed batch: each notice alone, a failing one recorded and retried later. */
+async function expandOneByOne(): Promise<boolean> {
+	const due = await claimNotices(sql, Date.now(), MAX_ATTEMPTS, BATCH)
+	for (const notice of due) {
+		const only = { communityId: notice.community_id, conversationId: notice.conversation_id }
+		try {
+			await sql.begin(async (tx) => {
+				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
+				if (!claimed) return
+				await expand(tx, claimed, listenedOnce())
+				await deleteNotices(tx, [claimed])
+			})
+		} catch (error) {
+			const retryAt = Date.now() + Math.min(2 ** notice.attempts, 300) * 1000
+			jobFailed('chat_notices', error, { ...only, attempts: notice.attempts + 1 })
+			await failNotice(sql, notice, String(error), retryAt)
+		}
+	}
+	return false
+}
+
+addPushSource({ name: 'chat notices', channel: noticeChannel, drain: expandDueNotices })
+// Shown as jobs_failing{kind="chat_notices"} and in GET /ready (lib/job-health.ts).
+registerFailingJobs('chat_notices', () => failingNotices(sql, FAILING_AFTER))
