@@ -91,6 +91,11 @@ export async function openReporters(
 	return row?.n ?? 0
 }
 
+/** Locks the post's row until the transaction ends (reports of one post counted in turn). */
+export async function lockPost(db: Db, communityId: number, postId: string): Promise<void> {
+	await db`select 1 from posts where community_id = ${communityId} and id = ${postId} for no key update`
+}
+
 /** Holds the post back from everyone but CMs; true when it was not held. */
 export async function holdPost(db: Db, communityId: number, postId: string): Promise<boolean> {
 	const rows = await db`

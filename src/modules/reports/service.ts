@@ -6,7 +6,7 @@
 // of the SDK's actions: approve lets a held post go, reject deletes the content. Every
 // filing and closing is told to `report.created` / `report.closed` webhooks in its own
 // transaction, and each reporter is notified when their report is closed.
-import { sql, transaction } from '../../lib/db'
+import { type Db, sql, transaction } from '../../lib/db'
 import { AppError, badRequest, conflict, Messages, notFound } from '../../lib/errors'
 import { feedManager, loadPosts, presentFeedPost, presentFeedUser } from '../../timelines'
 import { recordEvent } from '../../webhooks/outbox'
@@ -41,6 +41,7 @@ import {
 	findReports,
 	holdPost,
 	insertReport,
+	lockPost,
 	openReporters,
 	queueEntities,
 	type ReportRow,
@@ -79,15 +80,21 @@ function entityOf(input: ReportInput): Reported {
 
 const entityName = (type: ReportEntity) => type[0]?.toUpperCase() + type.slice(1)
 
-async function lookups(communityId: number, reports: ReportRow[], more: number[] = []) {
+/** Users and tags the reports name; inside a transaction pass it (a second pool connection can deadlock the pool). */
+async function lookups(
+	communityId: number,
+	reports: ReportRow[],
+	more: number[] = [],
+	db: Db = sql,
+) {
 	const userIds = new Set<number>(more)
 	for (const r of reports) {
 		userIds.add(r.accused_user_id).add(r.reporter_user_id)
 		if (r.closed_by !== null) userIds.add(r.closed_by)
 	}
 	const [users, tags] = await Promise.all([
-		findUsersByIds(sql, [...userIds]),
-		tagsByIds(sql, communityId, [
+		findUsersByIds(db, [...userIds]),
+		tagsByIds(db, communityId, [
 			...new Set(reports.flatMap((r) => (r.tag_id === null ? [] : [r.tag_id]))),
 		]),
 	])
@@ -126,11 +133,13 @@ export async function fileReport(session: Session, input: ReportInput) {
 		if (!report) throw conflict('You have already reported this; a CM has not decided yet')
 		let held = false
 		if (entity.entity_type === 'post') {
+			// Reports of one post take turns here, so each counts the ones before it.
+			await lockPost(tx, c, entity.entity_id)
 			await hideFor(tx, c, session.userId, entity.entity_id)
 			const reporters = await openReporters(tx, c, 'post', entity.entity_id)
 			if (reporters >= threshold) held = await holdPost(tx, c, entity.entity_id)
 		}
-		const found = await lookups(c, [report])
+		const found = await lookups(c, [report], [], tx)
 		await recordEvent(tx, {
 			communityId: c,
 			event: 'report.created',
@@ -322,7 +331,7 @@ export async function closeReports(session: Session, input: CloseInput) {
 						entities.map((e) => e.entity_id),
 					)
 				: []
-		const found = await lookups(c, closed, [session.userId])
+		const found = await lookups(c, closed, [session.userId], tx)
 		// A pending post's handle is no report: its author is told by pending.ts, no webhook.
 		const reports = closed.filter((r) => r.entity_type !== 'pending_post')
 		for (const report of reports)
