@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The feed, graph and webhook tests again on a 3-node Redis Cluster on loopback
+# The feed, graph, webhook and live-update tests again on a 3-node Redis Cluster on loopback
 # (random ports in 17000-17999, nothing on disk), stopped on exit. Part of npm test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +9,4 @@ cluster_nodes=$(sed -n 's/.*REDIS_CLUSTER_NODES=\([^ ]*\).*/\1/p' <<<"$cluster_e
 cluster_dir=$(sed -n 's/.*CLUSTER_DIR=\([^ ]*\).*/\1/p' <<<"$cluster_env")
 trap '$bun run scripts/redis-cluster.ts stop "$cluster_dir"' EXIT
 echo "Redis Cluster for the cluster run: $cluster_nodes"
-TEST_REDIS_CLUSTER_NODES="$cluster_nodes" $bun test --timeout 20000 test/feeds test/connections test/webhooks
+TEST_REDIS_CLUSTER_NODES="$cluster_nodes" $bun test --timeout 20000 test/feeds test/connections test/webhooks test/live

@@ -33,6 +33,7 @@ import { feedsModule } from './modules/feeds'
 import { healthModule } from './modules/health'
 import { idempotencyPlugin } from './modules/idempotency'
 import { linkPreviewsModule } from './modules/link-previews'
+import { liveModule } from './modules/live'
 import { membersModule } from './modules/members'
 import { migrationModule } from './modules/migration'
 import { moderationModule } from './modules/moderation'
@@ -171,6 +172,7 @@ export const app = new Elysia()
 	.use(dmsModule)
 	.use(searchModule)
 	.use(chatHomeModule)
+	.use(liveModule)
 
 let guarded: Map<string, Needed> | undefined
 /** `METHOD /path` → role, for every route using the auth macro (found by its transform hook). */

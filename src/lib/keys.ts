@@ -92,4 +92,10 @@ export const keys = {
 	// push delivery schedule, the same two sets for pushes (members `<community>:<id>`)
 	pushDue: () => 'push:{push}:due',
 	pushInflight: () => 'push:{push}:inflight',
+	// live updates (src/live): a scope's stream of recent events (XADD MAXLEN ~ 1000) and,
+	// under the same name, its pub/sub channel; the tag is the scope's owner ({u<user>},
+	// {r<room>}, {c<community>}), so one script appends and publishes in one slot
+	liveStream: (tag: string, scope: string) => `live:{${tag}}:${scope}`,
+	// a single-use 30-s WebSocket ticket (POST /live/ticket), its own tag
+	liveTicket: (ticket: string) => `live:{t${ticket}}:ticket`,
 }

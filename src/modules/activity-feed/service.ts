@@ -26,6 +26,7 @@ import {
 } from '../../timelines'
 import { keepEarly, takeEarly } from '../auth/early'
 import { type Caller, type Session, viewerOf } from '../auth/session'
+import { announceBadge } from '../notifications/live'
 import { EntityType } from '../notifications/model'
 import {
 	activityHead,
@@ -339,10 +340,12 @@ export async function markActivityRead(session: Session, activityId: string): Pr
 	const marked = isId(activityId) ? await markRead(sql, session.userId, activityId) : []
 	if (marked.length === 0) throw notFound('Activity')
 	await applyChanges(marked.map(readChange))
+	await announceBadge(session.userId)
 }
 
 export async function markAllActivitiesRead(session: Session): Promise<void> {
 	await applyChanges((await markAllRead(sql, session.userId)).map(readChange))
+	await announceBadge(session.userId)
 }
 
 const readChange = (m: ReadMark): Change => ({

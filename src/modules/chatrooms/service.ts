@@ -17,6 +17,7 @@ import {
 } from './access'
 import { attachedCohorts, cohortAccess } from './cohort-access'
 import { attachCohorts } from './cohort-rooms'
+import { announceSeat } from './live'
 import { moveReadMark } from './log-repo'
 import { joinChatroom, leaveChatroom } from './membership'
 import type {
@@ -168,16 +169,16 @@ export async function follow(session: Session, input: FollowInput): Promise<void
 	const seating = { communityId: viewer.communityId, chatroomId: room.id, userId: target.userId }
 	if (input.value === false) {
 		if (room.is_secret) throw badRequest('Cannot unfollow chatroom')
-		await sql.begin((tx) =>
-			leaveChatroom(tx, { ...seating, method: target.byCm ? 'cm_removed' : 'self_left' }),
-		)
+		const method = target.byCm ? 'cm_removed' : 'self_left'
+		if (await sql.begin((tx) => leaveChatroom(tx, { ...seating, method })))
+			await announceSeat(room.id, target.userId, false, method)
 		return
 	}
 	if (!target.byCm && !access.canJoin)
 		throw forbidden('You do not have access to join this chatroom')
-	await sql.begin((tx) =>
-		joinChatroom(tx, { ...seating, method: target.byCm ? 'cm_added' : 'self_joined' }),
-	)
+	const method = target.byCm ? 'cm_added' : 'self_joined'
+	if (await sql.begin((tx) => joinChatroom(tx, { ...seating, method })))
+		await announceSeat(room.id, target.userId, true, method)
 }
 
 /** DELETE /chatroom/participants: leave (also a secret room), or a CM removes a member. */
@@ -185,14 +186,16 @@ export async function removeParticipant(session: Session, input: RemoveParticipa
 	const viewer = chatViewer(session)
 	const target = await targetOf(viewer, input)
 	const room = await seeRoom(sql, viewer, input.chatroom_id)
-	await sql.begin((tx) =>
+	const method = target.byCm ? 'cm_removed' : 'self_left'
+	const left = await sql.begin((tx) =>
 		leaveChatroom(tx, {
 			communityId: viewer.communityId,
 			chatroomId: room.id,
 			userId: target.userId,
-			method: target.byCm ? 'cm_removed' : 'self_left',
+			method,
 		}),
 	)
+	if (left) await announceSeat(room.id, target.userId, false, method)
 }
 
 export async function participants(

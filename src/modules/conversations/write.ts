@@ -5,6 +5,7 @@
 // are resolved after commit, from its notice (notices.ts).
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { liveScopes, publishLive } from '../../live'
 import { listenedEvents } from '../../webhooks/outbox'
 import type { Session } from '../auth/plugin'
 import { Rights, requireRight } from '../auth/rights'
@@ -109,6 +110,10 @@ export async function postConversation(
 		notice,
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
+	await publishLive(liveScopes.chatroom(room.id), {
+		type: 'conversation.new',
+		data: { conversation: conversations[0] },
+	})
 	return { id: row.id, conversation: conversations[0] }
 }
 
@@ -137,6 +142,10 @@ export async function editText(session: Session, conversationId: string | number
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])
+	await publishLive(liveScopes.chatroom(row.chatroom_id), {
+		type: 'conversation.edited',
+		data: { conversation: conversations[0] },
+	})
 	return { conversation: conversations[0] }
 }
 
@@ -155,6 +164,11 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 			await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
 		}
 	})
+	for (const row of rows)
+		await publishLive(liveScopes.chatroom(row.chatroom_id), {
+			type: 'conversation.deleted',
+			data: { conversation_id: String(row.id), chatroom_id: String(row.chatroom_id) },
+		})
 	const { conversations } = await hydrate(
 		sql,
 		viewer,

@@ -11,6 +11,7 @@ import { activityPushesCtes, enqueueActivityPushes, type PushPayload } from '../
 import { feedNotificationEvents } from '../../webhooks/notifications'
 import { newEventId, recordEventsFromCtes, recordFeedNotification } from '../../webhooks/outbox'
 import { findUserById, type UserRow } from '../users/repo'
+import { announceLater } from './live'
 import { Action, type ActionCode, actionNames, EntityType } from './model'
 import { activityText, ctaOf, plainText } from './present'
 import {
@@ -30,7 +31,12 @@ import { applyChanges, type Change, rowChange } from './store'
 
 // The changes of every write in one transaction (a batch of likes) go to the copies in
 // one applyChanges call: one pipeline. Versions order them, not the order of the calls.
-const applyAll = (lists: Change[][]) => applyChanges(lists.flat())
+// Then the recipients' live `me` scopes hear of them (the badge read after the copy
+// moved), without holding the writer's answer (a custom activity reaches thousands).
+const applyAll = async (lists: Change[][]) => {
+	await applyChanges(lists.flat())
+	announceLater(lists.flat())
+}
 const changeCopiesAfterCommit = (tx: Db, changes: Change[]) =>
 	afterCommitTogether(tx, applyAll, changes)
 

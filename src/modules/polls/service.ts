@@ -14,6 +14,7 @@ import { findUsersByIds } from '../users/repo'
 import { MAX_POLL_OPTIONS } from './configuration/model'
 import { pollConfigurationForPoll } from './configuration/service'
 import { resolvePollDraft } from './draft'
+import { announceVote } from './live'
 import type { PollCreateInput, PollDraft } from './model'
 import { SelectState } from './model'
 import {
@@ -182,6 +183,7 @@ export async function submitVote(
 		throw forbidden('Join the chatroom to take part in its polls')
 	}
 	if (!result.cast) throw badRequest(ALREADY_SUBMITTED)
+	await announceVote(poll)
 }
 
 /**

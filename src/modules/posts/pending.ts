@@ -14,6 +14,7 @@ import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
 import { findUserById, findUsersByUuids } from '../users/repo'
 import { taggedUuids } from '../users/tags'
+import { announceNew } from './announce'
 import { resolveAttachments } from './attachments'
 import { holdPending, refusePending, releasePending } from './pending-repo'
 import {
@@ -50,7 +51,7 @@ export async function createPending(r: NewPostRequest): Promise<WrittenPost> {
 /** PENDING_POST_APPROVED: the post is placed, tags and webhooks fire, dated now. */
 export async function approvePending(session: Session, postId: string): Promise<void> {
 	const c = session.communityId
-	const feed = await transaction(async (tx) => {
+	const approved = await transaction(async (tx) => {
 		if (!(await releasePending(tx, c, postId, Date.now()))) return null
 		const row = await loadPost(tx, c, postId)
 		const tagged = await findUsersByUuids(tx, c, taggedUuids(row.heading, row.text))
@@ -72,10 +73,12 @@ export async function approvePending(session: Session, postId: string): Promise<
 					]
 				: []),
 		])
-		return feedManager.onPostsCreated(tx, [await loadPost(tx, c, postId)])
+		const post = await loadPost(tx, c, postId)
+		return { post, feed: await feedManager.onPostsCreated(tx, [post]) }
 	})
-	if (!feed) return
-	await feed.afterCommit()
+	if (!approved) return
+	await approved.feed.afterCommit()
+	announceNew(approved.post)
 	// A copy cached while it was pending (its author or a CM read it) still says so.
 	await feedManager.onPostsHeld(c, [postId])
 }

@@ -39,6 +39,7 @@ import { findUserByUuid, type UserRow } from '../users/repo'
 import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
+import { announceNew } from './announce'
 import { attachmentInputs, checkedMeta, POLL, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
@@ -146,11 +147,17 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		createdAt,
 		history: isBackDated(createdAt, now),
 	}
-	// Under post_moderation the post waits for a CM (pending.ts); imports never do.
-	const written =
-		!request.history && (await holdsNewPost(session.communityId, session.userId, isCm(session)))
-			? await createPending(request)
-			: await (isPlain(request) ? plainPosts : postBatches).run(request)
+	// Under post_moderation the post waits for a CM (pending.ts), announced only once
+	// approved; imports never wait.
+	if (
+		!request.history &&
+		(await holdsNewPost(session.communityId, session.userId, isCm(session)))
+	) {
+		const pending = await createPending(request)
+		return presentWritten(viewerOf(session), pending.post, pending.context)
+	}
+	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
+	announceNew(written.post, request.history)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 

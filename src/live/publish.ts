@@ -1,0 +1,117 @@
+// The one door into live delivery: `publishLive(scope, event)`, called by a writer AFTER
+// its transaction committed. One Lua script per event, on the scope's hash tag: XADD to
+// the scope's stream (bounded, `MAXLEN ~ 1000`: the resume window) and publish the id and
+// the event on the scope's channel (SPUBLISH on a cluster, so only the shard that owns
+// the slot carries it; PUBLISH standalone; channel.ts names the channel). The stream id is the event's id: clients
+// resume after it and de-duplicate by it.
+//
+// A failed publish is logged and counted, never thrown: Postgres has committed and the
+// caller's answer must not fail for a notification. The scope is then owed a `reset`
+// marker: retried every second until Redis takes it, it reaches connected clients as a
+// `reset` frame and stays in the stream for resuming ones — they refetch, never silence.
+// (A process that dies before Redis is back loses what it owed.)
+import { Cluster } from 'ioredis'
+import { log } from '../lib/log'
+import { redis } from '../lib/redis'
+import { channelOf } from './channel'
+import { livePublishFailures } from './metrics'
+import type { LiveScope } from './scopes'
+
+/** What a writer publishes: a type (`conversation.new`, `badge`, …) and its data. */
+export interface LiveEvent {
+	type: string
+	data: Record<string, unknown>
+}
+
+export const STREAM_MAX_LEN = 1000
+
+const sharded = redis instanceof Cluster
+
+/** A scope quiet for a day loses its history: a client resuming after that gets `reset`. */
+export const STREAM_TTL_SECONDS = 86_400
+
+// KEYS[1] the stream; ARGV[1] max length, ARGV[2] event JSON, ARGV[3] '1' to SPUBLISH,
+// ARGV[4] the stream's time to live, ARGV[5] the channel (channel.ts: same slot).
+const script = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[5], id .. '\\n' .. ARGV[2])
+return id`
+
+type WithLive = {
+	livePublish(
+		key: string,
+		max: number,
+		json: string,
+		sharded: string,
+		ttl: number,
+		channel: string,
+	): Promise<string>
+}
+redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
+const scripted = redis as unknown as WithLive
+
+/** The type of the marker a scope gets after a lost event (hub.ts frames it as `reset`). */
+export const RESET_EVENT = 'reset'
+
+const append = (scope: LiveScope, json: string) =>
+	scripted.livePublish(
+		scope.key,
+		STREAM_MAX_LEN,
+		json,
+		sharded ? '1' : '0',
+		STREAM_TTL_SECONDS,
+		channelOf(scope.key),
+	)
+
+/** Appends and publishes one event; its stream id, or null when Redis did not take it. */
+export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<string | null> {
+	// `at` is the commit time as the writer saw it: the reader's commit→send lag.
+	const json = JSON.stringify({ type: event.type, at: Date.now(), data: event.data })
+	try {
+		return await append(scope, json)
+	} catch (error) {
+		livePublishFailures.inc()
+		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
+		oweReset(scope)
+		return null
+	}
+}
+
+const owed = new Map<string, LiveScope>()
+let retrying: ReturnType<typeof setInterval> | undefined
+
+function oweReset(scope: LiveScope): void {
+	owed.set(scope.key, scope)
+	retrying ??= setInterval(() => void payResets(), 1000)
+	retrying.unref()
+}
+
+async function payResets(): Promise<void> {
+	for (const [key, scope] of owed) {
+		try {
+			await append(scope, JSON.stringify({ type: RESET_EVENT, at: Date.now(), data: {} }))
+			owed.delete(key)
+		} catch {
+			return
+		}
+	}
+	if (owed.size === 0 && retrying) {
+		clearInterval(retrying)
+		retrying = undefined
+	}
+}
+
+/**
+ * A control signal on a scope's channel, not kept in its stream: `revoked` on a user's
+ * `me` channel tells every process holding that user's connections to check their tokens.
+ */
+export async function signalLive(scope: LiveScope, signal: 'revoked'): Promise<void> {
+	try {
+		const channel = channelOf(scope.key)
+		if (sharded) await (redis as Cluster).spublish(channel, `!${signal}`)
+		else await redis.publish(channel, `!${signal}`)
+	} catch (error) {
+		log.warn({ err: (error as Error).message, scope: scope.name }, 'live signal not published')
+	}
+}
