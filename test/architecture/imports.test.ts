@@ -134,7 +134,8 @@ describe('dependency rules (docs/architecture.md)', () => {
 	test('lib, timelines, webhooks, push and live never import a module', () => {
 		const upward = imports.filter(
 			(i) =>
-				/^src\/(lib|timelines|webhooks|push|live)\//.test(i.from) && i.to.startsWith('src/modules/'),
+				/^src\/(lib|timelines|webhooks|push|live)\//.test(i.from) &&
+				i.to.startsWith('src/modules/'),
 		)
 		expect(upward).toEqual([])
 	})
