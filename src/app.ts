@@ -43,6 +43,7 @@ import { commentsModule } from './modules/posts/comments'
 import { feedPollsModule } from './modules/posts/polls'
 import { reactionsModule } from './modules/posts/reactions'
 import { projectsModule } from './modules/projects'
+import { reportsModule } from './modules/reports'
 import { searchModule } from './modules/search'
 import { sessionsModule } from './modules/sessions'
 import { otpModule } from './modules/sessions/otp'
@@ -148,6 +149,7 @@ export const app = new Elysia()
 	.use(blocksModule)
 	.use(moderationModule)
 	.use(membersModule)
+	.use(reportsModule)
 	.use(projectsModule)
 	.use(widgetsModule)
 	.use(topicsModule)

@@ -16,6 +16,8 @@ export const keys = {
 	otpSends: (phone: string) => `otp:{m${phone}}:sends`,
 	// community settings cache (connections work)
 	settings: (communityId: number) => `settings:{c${communityId}}`,
+	// the community's moderation settings as JSON (modules/settings/moderation.ts)
+	moderationSettings: (communityId: number) => `settings:{c${communityId}}:moderation`,
 	// connection feed (fan-out on write); `connLive` marks a feed kept up to date,
 	// expiring after 7 days without a read (then fan-out skips it, next read rebuilds);
 	// its value is the feed's version, moved by every change of the feed while live

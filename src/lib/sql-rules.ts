@@ -25,3 +25,12 @@ export const hiddenByTopics = (db: Db, post: string): Fragment => db`
  */
 export const hiddenByTopicLinks = (db: Db, topic: string): Fragment =>
 	db`bool_and(not ${db(topic)}.is_enabled)`
+
+/**
+ * The viewer reported the comment or reply (table alias `comment`), whatever became of
+ * the report: its reporter never sees it again (modules/reports).
+ */
+export const reportedCommentBy = (db: Db, viewer: UserRef, comment: string): Fragment => db`
+	exists (select 1 from reports rp where rp.community_id = ${db(comment)}.community_id
+		and rp.entity_type in ('comment', 'reply') and rp.entity_id = ${db(comment)}.id
+		and rp.reporter_user_id = ${viewer})`

@@ -4,11 +4,15 @@
 // hydration of cached posts, the checks before engaging with a post — asks here.
 //
 // The rule: the post is in the viewer's community, not deleted, no block stands
-// between viewer and author, its topics do not hide it (unless the place keeps hidden
-// posts), and it is the viewer's own, public, seen by a CM, or a connections post of
-// someone the viewer follows. A new case (a post hidden for the viewer by their own
-// report, auto-hidden for all, pending) is one more input here — a field of PostViewer,
-// Standing or RulePost, a clause in both forms — never a copy elsewhere.
+// between viewer and author, the viewer did not hide it (their own hide or their own
+// report: hidden_posts), moderation does not hold it back (auto-hidden past the report
+// threshold, or pending approval: until a CM decides, only CMs — and a pending post's
+// author — see it, and only where hidden posts are kept (the post page, the author's own
+// list), so no feed shows it and no page shared between viewers differs), its topics do not hide it (unless the
+// place keeps hidden posts), and it is the viewer's own, public, seen by a CM, or a
+// connections post of someone the viewer follows. A new case is one more input here — a
+// field of PostViewer, Standing or RulePost, a clause in both forms — never a copy
+// elsewhere.
 //
 // Narrower rules of where a post is listed live beside it: which posts reach
 // followers' feeds (fan-out, the connection and personalised feeds: live, public or
@@ -39,6 +43,11 @@ export interface RulePost {
 	is_deleted: boolean
 	/** Every topic of the post is disabled (cached posts carry it; rows leave it out: not hidden). */
 	hidden?: boolean
+	/**
+	 * Held back by moderation: 'auto_hidden' (CMs only) or 'pending' (its author and CMs),
+	 * only where hidden posts are kept. Absent or null: not held.
+	 */
+	held?: string | null
 }
 
 /**
@@ -51,11 +60,13 @@ export interface Standing {
 	connected: boolean
 	/** A block stands between viewer and author, whoever blocked whom. */
 	blocked: boolean
+	/** The viewer hid the post, or reported it (hidden_posts). Absent: not hidden. */
+	hiddenByViewer?: boolean
 }
 
 /** What the place showing the post changes in the rule. */
 export interface Place {
-	/** Keep posts whose topics are all disabled (the author's own list, the post page). */
+	/** Keep posts whose topics are all disabled, and held posts for CMs and a pending post's author (the author's own list, the post page). */
 	keepHidden?: boolean
 }
 
@@ -67,6 +78,15 @@ export function mayView(
 	place: Place = {},
 ): boolean {
 	if (post.community_id !== viewer.communityId || post.is_deleted || standing.blocked) return false
+	if (standing.hiddenByViewer) return false
+	if (
+		post.held &&
+		!(
+			place.keepHidden &&
+			(viewer.isCm || (post.held === 'pending' && post.user_id === viewer.userId))
+		)
+	)
+		return false
 	if (post.hidden && !place.keepHidden) return false
 	return (
 		post.user_id === viewer.userId ||
@@ -94,6 +114,10 @@ export const mayViewSql = (
 	return db`
 	(${p}.community_id = ${viewer.communityId} and not ${p}.is_deleted
 		and not ${blockedBetween(db, viewer.userId, db`${p}.user_id`)}
+		and not exists (select 1 from hidden_posts hp where hp.community_id = ${p}.community_id
+			and hp.user_id = ${viewer.userId} and hp.post_id = ${p}.id)
+		and (${p}.held is null or (${place.keepHidden ?? false} and (${viewer.isCm}
+			or (${p}.held = 'pending' and ${p}.user_id = ${viewer.userId}))))
 		and (${place.keepHidden ?? false} or not ${hiddenByTopics(db, post)})
 		and (${p}.user_id = ${viewer.userId} or ${p}.visibility = 'public' or ${viewer.isCm}
 			or (${p}.visibility = 'connections' and exists (select 1 from connections cn
@@ -102,13 +126,14 @@ export const mayViewSql = (
 
 /**
  * The part of the rule that needs nothing but the post and who is looking: live, in the
- * viewer's community, and public or the viewer's own. A post open to the viewer is
- * visible to them whatever else holds (blocks and hidden topics aside, which engaging
- * with a post does not consult).
+ * viewer's community, not held back by moderation, and public or the viewer's own. A
+ * post open to the viewer is visible to them whatever else holds (blocks, hidden topics
+ * and the viewer's own hides aside, which engaging with a post does not consult).
  */
 export const openTo = (post: RulePost, viewer: Pick<PostViewer, 'userId' | 'communityId'>) =>
 	post.community_id === viewer.communityId &&
 	!post.is_deleted &&
+	!post.held &&
 	(post.visibility === 'public' || post.user_id === viewer.userId)
 
 /** openTo in SQL, the viewer given as values or columns (a batch's `i.user_id`). */
@@ -118,7 +143,7 @@ export const openToSql = (
 	viewer: { userId: number | Fragment; communityId: number | Fragment },
 ): Fragment => {
 	const p = db(post)
-	return db`(${p}.community_id = ${viewer.communityId} and not ${p}.is_deleted
+	return db`(${p}.community_id = ${viewer.communityId} and not ${p}.is_deleted and ${p}.held is null
 		and (${p}.visibility = 'public' or ${p}.user_id = ${viewer.userId}))`
 }
 

@@ -18,7 +18,7 @@ import type { VisibilityRules } from './hydrate'
 import { basisOf, feedVersion, type SharedPage, viewerPages } from './page-cache'
 import type { Viewer } from './present'
 import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
-import type { ViewerFlags } from './viewer-state'
+import type { Exclusions, ViewerFlags } from './viewer-state'
 import { viewerState } from './viewer-state'
 
 export const CONN_FEED_MAX = 1000
@@ -152,7 +152,7 @@ export interface ConnectionFirstRead {
 	feedVersion: string | null
 	/** Without a kept page: the first page × page_size ids of the feed, and its size. */
 	window: { first: string[]; total: number } | null
-	blocked: Set<number>
+	blocked: Exclusions
 	communityVersion: string
 	keptFlags: ViewerFlags | null
 	/** The check left out of the round trip because a page was kept: run before any other page. */

@@ -164,6 +164,16 @@ export const feedManager = {
 
 	onUnblock: (a: number, b: number) => forgetBlocks([a, b]),
 
+	/** The viewer hid or reported a post: it leaves their feeds (their exclusions set reloads). */
+	onHiddenFor: (userId: number) => forgetBlocks([userId]),
+
+	/**
+	 * Moderation held posts back or let them go (posts.held): their cached copies reload
+	 * and every kept page is recomputed; the rule drops held posts at read, as it does
+	 * deleted ones, for all but CMs.
+	 */
+	onPostsHeld: (communityId: number, postIds: string[]) => forgetPosts(communityId, postIds),
+
 	/** Names, images or deleted state of users changed. */
 	onUsersChanged: (communityId: number, userIds: number[]) => forgetUsers(communityId, userIds),
 

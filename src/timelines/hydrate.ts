@@ -12,7 +12,7 @@ import {
 } from './present'
 import type { CachedPost, Visibility } from './repo'
 import { getUsers } from './user-cache'
-import { viewerBlocks, viewerFlags } from './viewer-state'
+import { type Exclusions, viewerBlocks, viewerFlags } from './viewer-state'
 
 /**
  * How a feed narrows the visibility rule (lib/visibility.ts): the visibilities it shows
@@ -28,13 +28,21 @@ export interface VisibilityRules {
 
 /** Whether the viewer may see the post in a feed built with these rules. */
 export function mayShow(
-	post: Pick<CachedPost, 'is_deleted' | 'community_id' | 'hidden' | 'user_id' | 'visibility'>,
+	post: Pick<
+		CachedPost,
+		'is_deleted' | 'community_id' | 'hidden' | 'held' | 'user_id' | 'visibility'
+	>,
+	postId: string,
 	viewer: Viewer,
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules = {},
 ): boolean {
 	const shown = rules.visibilities ?? ['public']
-	const standing = { connected: shown.includes('connections'), blocked: blocked.has(post.user_id) }
+	const standing = {
+		connected: shown.includes('connections'),
+		blocked: blocked.has(post.user_id),
+		hiddenByViewer: blocked.posts?.has(postId) ?? false,
+	}
 	return (
 		mayView(post, viewer, standing, { keepHidden: rules.keepHidden }) &&
 		(post.user_id === viewer.userId || shown.includes(post.visibility))
@@ -52,7 +60,7 @@ export async function loadCandidates(
 	viewer: Viewer,
 	ids: string[],
 	rules: VisibilityRules = {},
-	knownBlocks?: Set<number>,
+	knownBlocks?: Exclusions,
 ): Promise<Candidates> {
 	const [found, flags, blocked] = await Promise.all([
 		getPosts(viewer.communityId, ids),
@@ -62,7 +70,7 @@ export async function loadCandidates(
 	const posts: CachedPost[] = []
 	for (const id of ids) {
 		const post = found.get(id)
-		if (post && mayShow(post, viewer, blocked, rules)) posts.push(post)
+		if (post && mayShow(post, id, viewer, blocked, rules)) posts.push(post)
 	}
 	return { posts, liked: flags.liked, saved: flags.saved }
 }

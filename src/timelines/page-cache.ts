@@ -21,7 +21,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import type { PostView } from './post-encoding'
 import type { Viewer } from './present'
-import type { FlagsHolder } from './viewer-state'
+import type { Exclusions, FlagsHolder } from './viewer-state'
 
 export const MAX_AGE_MS = 1000
 
@@ -146,8 +146,8 @@ export const sharedPages = new KeptPages<SharedPage>(sizeOfPage)
 export const viewerPages = new KeptPages<SharedPage>(sizeOfPage)
 
 /** What a viewer's page is computed from besides the feed version: its window of ids, blocks and role. */
-export const basisOf = (viewer: Viewer, ids: string[], blocked: Set<number>): string =>
-	`${viewer.isCm}|${[...blocked].sort((a, b) => a - b).join(',')}|${ids.join(',')}`
+export const basisOf = (viewer: Viewer, ids: string[], blocked: Exclusions): string =>
+	`${viewer.isCm}|${[...blocked].sort((a, b) => a - b).join(',')}|${[...(blocked.posts ?? [])].sort().join(',')}|${ids.join(',')}`
 
 /**
  * The community's feed version. A missing key (new community, Redis flushed) gets a

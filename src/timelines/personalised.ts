@@ -35,7 +35,7 @@ import type { Viewer } from './present'
 import { rankPost, topicAffinityOf } from './ranking'
 import { keptPageBytes, loadAuthors, renderToKeep, selectPage } from './render'
 import type { CachedPost } from './repo'
-import type { ViewerFlags } from './viewer-state'
+import type { Exclusions, ViewerFlags } from './viewer-state'
 import { viewerState } from './viewer-state'
 
 export const PERS_SIZE = 500
@@ -415,7 +415,7 @@ export interface PersonalisedFirstRead {
 	meta: Meta | null
 	/** The stored ranking's top page × page_size and its size; not read with a kept page. */
 	ranking: Ranking | null
-	blocked: Set<number>
+	blocked: Exclusions
 	version: string
 	/** The viewer's connection feed version (connection-feed.ts); null when the feed is not live. */
 	connectionFeed: string | null

@@ -23,6 +23,7 @@ export type PostHeader = Pick<
 	| 'visibility'
 	| 'is_deleted'
 	| 'hidden'
+	| 'held'
 	| 'is_pinned'
 	| 'tagged_user_ids'
 >
@@ -41,6 +42,7 @@ export function encodePost(post: CachedPost): string {
 		visibility,
 		is_deleted,
 		hidden,
+		held,
 		is_pinned,
 		tagged_user_ids,
 	} = post
@@ -51,6 +53,7 @@ export function encodePost(post: CachedPost): string {
 		visibility,
 		is_deleted,
 		hidden,
+		held,
 		is_pinned,
 		tagged_user_ids,
 	}

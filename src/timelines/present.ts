@@ -139,7 +139,7 @@ export type SharedPost = ReturnType<typeof presentSharedPost>
 
 /** The inverse of presentSharedPost, given what the feed form leaves out. */
 export function postFromShared(
-	rest: Pick<CachedPost, 'user_id' | 'hidden' | 'tagged_user_ids'>,
+	rest: Pick<CachedPost, 'user_id' | 'hidden' | 'held' | 'tagged_user_ids'>,
 	shared: SharedPost,
 ): CachedPost {
 	return {
@@ -165,6 +165,7 @@ export function postFromShared(
 		widget_ids: shared.widget_ids,
 		tagged_user_ids: rest.tagged_user_ids,
 		hidden: rest.hidden,
+		held: rest.held ?? null,
 	}
 }
 

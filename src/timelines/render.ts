@@ -10,6 +10,7 @@ import { getPostViews } from './post-cache'
 import type { PostView } from './post-encoding'
 import { postMenuJson, type Viewer } from './present'
 import { getUserViews } from './user-cache'
+import type { Exclusions } from './viewer-state'
 import { type ViewerFlags, viewerFlags } from './viewer-state'
 
 /**
@@ -130,7 +131,7 @@ export interface Selection {
 export async function selectVisible(
 	viewer: Viewer,
 	ids: string[],
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules = {},
 	offset = 0,
 	limit = ids.length,
@@ -151,7 +152,7 @@ export function selectFrom(
 	ids: string[],
 	views: Map<string, PostView>,
 	flags: ViewerFlags,
-	blocked: Set<number>,
+	blocked: Exclusions,
 ): Selection {
 	const page = { offset: 0, limit: ids.length, maxBytes: config.FEED_PAGE_MAX_BYTES }
 	return { ...pickVisible(viewer, ids, views, blocked, {}, page), ...flags }
@@ -172,7 +173,7 @@ function pickVisible(
 	viewer: Viewer,
 	ids: string[],
 	views: Map<string, PostView>,
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules = {},
 	{ offset, limit, maxBytes }: PageBounds = { offset: 0, limit: ids.length, maxBytes: Infinity },
 ): Pick<Selection, 'page' | 'visible' | 'cut'> {
@@ -182,7 +183,7 @@ function pickVisible(
 	for (const id of ids) {
 		if (page.length >= limit) break
 		const view = views.get(id)
-		if (!view || !mayShow(view.header, viewer, blocked, rules)) continue
+		if (!view || !mayShow(view.header, id, viewer, blocked, rules)) continue
 		if (visible++ < offset) continue
 		bytes += view.fragment.length
 		if (bytes > maxBytes && page.length > 0) return { page, visible: visible - 1, cut: true }
@@ -282,7 +283,7 @@ export function embedPosts(
 	viewer: Viewer,
 	ids: string[],
 	views: Map<string, PostView>,
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules = {},
 ): Map<string, EmbeddedPost> {
 	const posts = new Map<string, EmbeddedPost>()
@@ -396,7 +397,7 @@ export function renderToKeep(
 export async function renderPostsJson(
 	viewer: Viewer,
 	ids: string[],
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules = {},
 ): Promise<Buffer[]> {
 	return renderSelection(viewer, await selectVisible(viewer, ids, blocked, rules))
@@ -412,7 +413,7 @@ export async function selectPage(
 	viewer: Viewer,
 	first: string[],
 	more: (n: number) => Promise<string[]>,
-	blocked: Set<number>,
+	blocked: Exclusions,
 	rules: VisibilityRules,
 	offset: number,
 	limit: number,

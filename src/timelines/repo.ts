@@ -35,6 +35,8 @@ export interface CachedPost {
 	tagged_user_ids: number[]
 	/** True when the post has topics and every one of them is disabled. */
 	hidden: boolean
+	/** Held back by moderation (posts.held): null when not. */
+	held: string | null
 }
 
 export interface CachedUser {
@@ -74,7 +76,7 @@ function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids,
 			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw where pw.post_id = p.id), '{}') as widget_ids,
 			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
-			${hiddenByTopics(db, 'p')} as hidden
+			${hiddenByTopics(db, 'p')} as hidden, p.held
 		from posts p
 		where p.community_id = ${communityId} and p.id = any(${ids}::text[])
 		${rest}`
@@ -98,6 +100,14 @@ export async function savedPostIds(db: Db, userId: number): Promise<string[]> {
 	const rows = await db<
 		{ post_id: string }[]
 	>`select post_id from post_saves where user_id = ${userId}`
+	return rows.map((r) => r.post_id)
+}
+
+/** Posts `userId` hid for themself or reported (hidden_posts), in their own community. */
+export async function hiddenPostIds(db: Db, userId: number): Promise<string[]> {
+	const rows = await db<{ post_id: string }[]>`
+		select post_id from hidden_posts
+		where community_id = (select community_id from users where id = ${userId}) and user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 

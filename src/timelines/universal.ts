@@ -23,7 +23,14 @@ import {
 	selectFrom,
 	selectVisible,
 } from './render'
-import { type ViewerFlags, viewerBlocks, viewerFlags, viewerState } from './viewer-state'
+import {
+	type Exclusions,
+	excludesNothing,
+	type ViewerFlags,
+	viewerBlocks,
+	viewerFlags,
+	viewerState,
+} from './viewer-state'
 
 export interface FeedQuery {
 	topicIds: string[]
@@ -88,7 +95,7 @@ async function inAnyOf(checkKeys: string[], entries: Entry[]): Promise<Entry[]> 
 /** The ids of the requested page (in feed order), the viewer's blocks and the cursor of the next page. */
 export interface PagePlan {
 	ids: string[]
-	blocked: Set<number>
+	blocked: Exclusions
 	nextCursor: string | null
 	/** The page's entries, for a cursor after a page cut short by its weight. */
 	entries: Entry[]
@@ -97,7 +104,7 @@ export interface PagePlan {
 export async function planUniversal(
 	viewer: Viewer,
 	query: FeedQuery,
-	knownBlocks?: Set<number>,
+	knownBlocks?: Exclusions,
 ): Promise<PagePlan> {
 	const c = viewer.communityId
 	const bound = query.cursor ? decodeCursor(query.cursor) : null
@@ -134,7 +141,8 @@ export async function planUniversal(
 	}
 	if (query.topicIds.length > 0 && filters.enabledTopicIds.length === 0)
 		return { ids: [], blocked, nextCursor: null, entries: [] }
-	if (direct && blocked.size === 0) return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
+	if (direct && excludesNothing(blocked))
+		return planOf(firstLists[0] ?? [], 0, query.pageSize, blocked)
 	const enabled = new Set(filters.enabledTopicIds.map((id) => keys.topicFeed(c, id)))
 	const sources =
 		requestedTopicKeys.length > 0 ? firstSources.filter((key) => enabled.has(key)) : firstSources
@@ -147,7 +155,7 @@ export async function planUniversal(
 	let visible: Entry[] = []
 	for (;;) {
 		const merged = await inAnyOf(checks, mergeAfter(lists, bound))
-		visible = blocked.size === 0 ? merged : await withoutBlocked(c, merged, blocked)
+		visible = excludesNothing(blocked) ? merged : await withoutBlocked(c, merged, blocked)
 		const exhausted = lists.every((list) => list.length < n)
 		if (visible.length >= want || exhausted) break
 		n *= 2
@@ -156,12 +164,7 @@ export async function planUniversal(
 	return planOf(visible, offset, query.pageSize, blocked)
 }
 
-function planOf(
-	visible: Entry[],
-	offset: number,
-	pageSize: number,
-	blocked: Set<number>,
-): PagePlan {
+function planOf(visible: Entry[], offset: number, pageSize: number, blocked: Exclusions): PagePlan {
 	const page = visible.slice(offset, offset + pageSize)
 	const last = page.at(-1)
 	const nextCursor = visible.length > offset + pageSize && last ? encodeCursor(last) : null
@@ -181,7 +184,7 @@ export interface FirstRead {
 	key: string
 	kept: SharedPage | undefined
 	version: string
-	blocked: Set<number>
+	blocked: Exclusions
 	/** The viewer's flags of the kept page's posts. */
 	keptFlags: ViewerFlags | null
 	/** keptFlags are the viewer's whole flags (viewer-state.ts): they answer for any page. */
@@ -221,7 +224,7 @@ export async function readUniversalJson(
 	let first = started && (await started)
 	if (first?.key !== key) first = await startUniversalRead(viewer, query)
 	const { kept, version, blocked, keptFlags, wholeFlags } = first
-	if (blocked.size > 0) return (await renderPage(viewer, query, blocked)).bytes
+	if (!excludesNothing(blocked)) return (await renderPage(viewer, query, blocked)).bytes
 	if (kept && keptFlags && kept.version === version)
 		return keptPageBytes(viewer, kept, keptFlags, { tail: tailOf(kept.nextCursor) })
 	// Readers that find the page changed while another reader of this process is already
@@ -278,10 +281,11 @@ function sharedUnder(key: string, version: string): Promise<SharedPage> | undefi
 async function renderPage(
 	viewer: Viewer,
 	query: FeedQuery,
-	blocked: Set<number>,
+	blocked: Exclusions,
 	flags: ViewerFlags | null = null,
 ) {
-	const plain = blocked.size === 0 && isPlain(query) ? await readPlain(viewer, query, flags) : null
+	const plain =
+		excludesNothing(blocked) && isPlain(query) ? await readPlain(viewer, query, flags) : null
 	const plan = plain?.plan ?? (await planUniversal(viewer, query, blocked))
 	const selection = plain?.selection ?? (await selectVisible(viewer, plan.ids, plan.blocked))
 	const authors = plain?.authors ?? (await loadAuthors(viewer, selection.page))
@@ -352,7 +356,7 @@ function pageKey(communityId: number, query: FeedQuery): string {
 async function withoutBlocked(
 	communityId: number,
 	entries: Entry[],
-	blocked: Set<number>,
+	blocked: Exclusions,
 ): Promise<Entry[]> {
 	const posts = await getPosts(
 		communityId,
@@ -360,6 +364,6 @@ async function withoutBlocked(
 	)
 	return entries.filter((e) => {
 		const post = posts.get(e.id)
-		return post !== undefined && !blocked.has(post.user_id)
+		return post !== undefined && !blocked.has(post.user_id) && !blocked.posts?.has(e.id)
 	})
 }

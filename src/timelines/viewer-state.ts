@@ -5,7 +5,13 @@
 //   setViewerFlags('liked' | 'saved', [{ userId, postId, on }])
 //                                           viewers' is_liked / is_saved changed
 //                                           (one flags set per viewer: l<id>, s<id>).
-//   forgetBlocks(userIds)                  a block between users was added/removed.
+//   forgetBlocks(userIds)                  a block between users was added/removed,
+//                                           or the viewer hid or reported a post.
+//
+// The blocks set holds both of what leaves a viewer's feeds for them alone: the user
+// ids of blocks either way, and `p<post id>` for each post the viewer hid or reported
+// (hidden_posts). blocksFrom reads them as Exclusions: the user ids, with the post ids
+// beside them; a viewer with neither shares the pages of others (excludesNothing).
 //
 // Both sets are loaded lazily from Postgres (LOADED marks a set that holds everything)
 // and share the viewer's hash tag ({u<id>}). A failed write is counted and logged
@@ -28,7 +34,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
 import { pipelineBySlot } from '../lib/redis-slots'
-import { blockedUserIds, likedPostIds, savedPostIds } from './repo'
+import { blockedUserIds, hiddenPostIds, likedPostIds, savedPostIds } from './repo'
 
 export const VIEWER_TTL_SECONDS = 86_400
 /** Member present in a lazily loaded set once it holds everything Postgres has. */
@@ -96,10 +102,27 @@ export interface ViewerFlags {
 	saved: Set<string>
 }
 
-/** Blocked user ids from SMEMBERS of the blocks set; null while it is not loaded. */
-export function blocksFrom(members: string[]): Set<number> | null {
+/** User ids blocked either way, with (`posts`) the ids of posts the viewer hid or reported. */
+export type Exclusions = Set<number> & { posts?: ReadonlySet<string> }
+
+/** The member of a post the viewer hid in the blocks set. */
+const hiddenMember = (postId: string) => `p${postId}`
+
+/** The viewer neither blocks nor is blocked nor hid a post: pages shared by such viewers fit. */
+export const excludesNothing = (blocked: Exclusions) => blocked.size === 0 && !blocked.posts?.size
+
+/** Blocked user ids and hidden posts from SMEMBERS of the blocks set; null while it is not loaded. */
+export function blocksFrom(members: string[]): Exclusions | null {
 	if (!members.includes(LOADED)) return null
-	return new Set(members.filter((m) => m !== LOADED).map(Number))
+	const users: Exclusions = new Set()
+	const posts = new Set<string>()
+	for (const member of members) {
+		if (member === LOADED) continue
+		if (member.startsWith('p')) posts.add(member.slice(1))
+		else users.add(Number(member))
+	}
+	if (posts.size > 0) users.posts = posts
+	return users
 }
 
 /** The flags of `postIds` from the answers to SMISMEMBER flagQuestions(postIds); null while the set is not loaded. */
@@ -143,12 +166,18 @@ export async function viewerFlags(userId: number, postIds: string[]): Promise<Vi
 	return flagsFrom(postIds, answers) ?? { liked: new Set(), saved: new Set() }
 }
 
-/** User ids hidden from the viewer by a block in either direction. */
-export async function viewerBlocks(userId: number): Promise<Set<number>> {
+/** User ids hidden from the viewer by a block in either direction, and the posts it hid. */
+export async function viewerBlocks(userId: number): Promise<Exclusions> {
 	const key = keys.viewerBlocks(userId)
 	const blocked = blocksFrom(await redis.smembers(key))
 	if (blocked) return blocked
-	await loadSet(key, () => blockedUserIds(sql, userId))
+	await loadSet(key, async () => {
+		const [users, posts] = await Promise.all([
+			blockedUserIds(sql, userId),
+			hiddenPostIds(sql, userId),
+		])
+		return [...users, ...posts.map(hiddenMember)]
+	})
 	return blocksFrom(await redis.smembers(key)) ?? new Set()
 }
 
@@ -228,7 +257,7 @@ const isLarge = (userId: number) => {
 }
 
 export interface ViewerState {
-	blocked: Set<number>
+	blocked: Exclusions
 	/** The viewer's flags of the kept page's posts (none kept: null), or of every post (`whole`). */
 	flags: ViewerFlags | null
 	/** The flags are the viewer's whole set: they answer for any post, not only the kept page's. */

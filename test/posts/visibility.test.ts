@@ -1,7 +1,10 @@
 // The visibility rule's two forms (src/lib/visibility.ts) held equal: for every
 // (viewer, post) pair of a community planted through the HTTP API — deleted, private,
 // connections-only posts, a follower and a stranger, blocks both ways, a CM, the author,
-// a post hidden by its topics, a viewer of another community — the SQL fragment and the
+// a post hidden by its topics, a post the stranger hid and one the follower reported
+// (gone for them alone), a post held back past the report threshold (CMs only, where
+// hidden posts are kept), a post pending approval (its author and CMs, where hidden
+// posts are kept), a viewer of another community — the SQL fragment and the
 // in-memory twin give the same answer, and that answer is the one the rule states.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
@@ -16,6 +19,7 @@ import {
 	reachesFollowersSql,
 } from '../../src/lib/visibility'
 import { isBlockedBetween, isConnected } from '../../src/modules/connections/repo'
+import { isHiddenFor } from '../../src/modules/posts/hides-repo'
 import { type CachedPost, loadPosts } from '../../src/timelines'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, enableConnections } from '../support/connections'
@@ -63,6 +67,46 @@ beforeAll(async () => {
 	await setTopicEnabled(cm as TestUser, topic, false)
 	postIds.followersPublic = await newPost(follower as TestUser, { visibility: 'public' })
 	postIds.followersConnections = await newPost(follower as TestUser, { visibility: 'connections' })
+	// Hidden for one viewer each: the stranger hides one, the follower reports the other.
+	postIds.hiddenByStranger = await newPost(a, { visibility: 'public' })
+	const hid = await api('PUT', `/feed/post/${postIds.hiddenByStranger}/hide`, {
+		token: (people.stranger as TestUser).token,
+	})
+	expect(hid.status).toBe(200)
+	postIds.reportedByFollower = await newPost(a, { visibility: 'public' })
+	const tags = await api('GET', '/community/report/tag?entity_type=post', {
+		token: (follower as TestUser).token,
+	})
+	const reportOf = (user: TestUser) =>
+		api('POST', '/community/report', {
+			token: user.token,
+			body: {
+				entity_type: 'post',
+				entity_id: postIds.held,
+				tag_id: tags.body.data.report_tags[0].id,
+			},
+		})
+	const reported = await api('POST', '/community/report', {
+		token: (follower as TestUser).token,
+		body: {
+			entity_type: 'post',
+			entity_id: postIds.reportedByFollower,
+			tag_id: tags.body.data.report_tags[0].id,
+		},
+	})
+	expect(reported.status).toBe(200)
+	// Pending: written while the community holds every new post for approval.
+	const hold = (post_moderation: string) =>
+		api('PUT', '/community/settings/moderation', {
+			token: (cm as TestUser).token,
+			body: { post_moderation },
+		})
+	expect((await hold('all')).status).toBe(200)
+	postIds.pending = await newPost(a, { visibility: 'public' })
+	expect((await hold('off')).status).toBe(200)
+	// Held: three distinct reporters (the default threshold) who are not viewers here.
+	postIds.held = await newPost(a, { visibility: 'public' })
+	for (let i = 0; i < 3; i++) expect((await reportOf(await newUser(community))).status).toBe(200)
 
 	for (const [name, user] of Object.entries(people))
 		viewers[name] = {
@@ -89,6 +133,7 @@ async function inMemory(viewer: PostViewer, place: Place): Promise<Set<string>> 
 		const standing = {
 			connected: await isConnected(sql, viewer.userId, post.user_id),
 			blocked: await isBlockedBetween(sql, viewer.userId, post.user_id),
+			hiddenByViewer: await isHiddenFor(sql, viewer.communityId, viewer.userId, post.id),
 		}
 		if (mayView(post, viewer, standing, place)) seen.add(post.id)
 	}
@@ -103,14 +148,21 @@ const named = (seen: Set<string>) =>
 
 describe('the visibility rule: SQL fragment and in-memory twin', () => {
 	// What the rule states, per viewer (the place that drops hidden posts).
+	const hides = ['hiddenByStranger', 'reportedByFollower']
 	const expected: Record<string, string[]> = {
-		author: ['connections', 'followersPublic', 'private', 'public'],
-		follower: ['connections', 'followersConnections', 'followersPublic', 'public'],
-		followed: ['followersPublic', 'public'],
-		stranger: ['followersPublic', 'public'],
+		author: ['connections', 'followersPublic', 'private', 'public', ...hides],
+		follower: [
+			'connections',
+			'followersConnections',
+			'followersPublic',
+			'hiddenByStranger',
+			'public',
+		],
+		followed: ['followersPublic', 'public', ...hides],
+		stranger: ['followersPublic', 'public', 'reportedByFollower'],
 		blocker: ['followersPublic'],
 		blocked: ['followersPublic'],
-		cm: ['connections', 'followersConnections', 'followersPublic', 'private', 'public'],
+		cm: ['connections', 'followersConnections', 'followersPublic', 'private', 'public', ...hides],
 		elsewhere: [],
 	}
 
@@ -118,11 +170,14 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 		for (const [name, viewer] of Object.entries(viewers)) {
 			const [fromSql, fromMemory] = [await bySql(viewer, {}), await inMemory(viewer, {})]
 			expect({ name, seen: named(fromSql) }).toEqual({ name, seen: named(fromMemory) })
-			expect({ name, seen: named(fromSql) }).toEqual({ name, seen: expected[name] as string[] })
+			expect({ name, seen: named(fromSql) }).toEqual({
+				name,
+				seen: [...(expected[name] as string[])].sort(),
+			})
 		}
 	})
 
-	test('agree where hidden posts are kept, which adds the hidden post for those who may see it', async () => {
+	test('agree where hidden posts are kept, which adds the hidden post for those who may see it, the held post for the CM, the pending post for the CM and its author', async () => {
 		for (const [name, viewer] of Object.entries(viewers)) {
 			const place = { keepHidden: true }
 			const [fromSql, fromMemory] = [await bySql(viewer, place), await inMemory(viewer, place)]
@@ -130,7 +185,12 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 			const more = ['author', 'follower', 'followed', 'stranger', 'cm'].includes(name)
 			expect({ name, seen: named(fromSql) }).toEqual({
 				name,
-				seen: [...(expected[name] as string[]), ...(more ? ['hidden'] : [])].sort(),
+				seen: [
+					...(expected[name] as string[]),
+					...(more ? ['hidden'] : []),
+					...(name === 'cm' ? ['held', 'pending'] : []),
+					...(name === 'author' ? ['pending'] : []),
+				].sort(),
 			})
 		}
 	})
@@ -148,8 +208,10 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 			'connections',
 			'followersPublic',
 			'hidden',
+			'hiddenByStranger',
 			'private',
 			'public',
+			'reportedByFollower',
 		])
 		const rows = await sql<{ id: string }[]>`
 			select p.id from posts p where p.id = any(${posts.map((p) => p.id)}::text[])
@@ -160,8 +222,12 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 			'connections',
 			'followersConnections',
 			'followersPublic',
+			'held',
 			'hidden',
+			'hiddenByStranger',
+			'pending',
 			'public',
+			'reportedByFollower',
 		])
 	})
 
@@ -175,5 +241,14 @@ describe('the visibility rule: SQL fragment and in-memory twin', () => {
 		expect((await page('author', 'deleted')).status).toBe(404)
 		expect((await page('stranger', 'public')).status).toBe(200)
 		expect((await page('elsewhere', 'public')).status).toBe(404)
+		expect((await page('stranger', 'hiddenByStranger')).status).toBe(404)
+		expect((await page('follower', 'hiddenByStranger')).status).toBe(200)
+		expect((await page('follower', 'reportedByFollower')).status).toBe(404)
+		expect((await page('stranger', 'reportedByFollower')).status).toBe(200)
+		expect((await page('author', 'held')).status).toBe(404)
+		expect((await page('cm', 'held')).status).toBe(200)
+		expect((await page('author', 'pending')).status).toBe(200)
+		expect((await page('cm', 'pending')).status).toBe(200)
+		expect((await page('follower', 'pending')).status).toBe(404)
 	})
 })

@@ -11,6 +11,7 @@
 
 import type { Role } from '../../lib/tokens'
 import {
+	type Exclusions,
 	type FlagsHolder,
 	type FlagTemplate,
 	feedVersion,
@@ -28,7 +29,7 @@ export interface KeptActivityPage extends Kept, FlagsHolder {
 	role: Role
 	copyVersion: string
 	feedVersion: string
-	blocked: Set<number>
+	blocked: Exclusions
 	/** `{"activities":[…],"users":{…}`, the posts' flags open */
 	body: FlagTemplate
 	/** what comes after the body: read again per use (topics and widgets are Postgres rows) */
@@ -57,8 +58,12 @@ export interface WarmPage {
 	flags: ViewerFlags
 }
 
-const sameSet = (a: Set<number>, b: Set<number>) =>
+const sameMembers = <T>(a: ReadonlySet<T>, b: ReadonlySet<T>) =>
 	a.size === b.size && [...a].every((id) => b.has(id))
+
+/** The same blocks and the same hidden posts (a hide or report since drops the kept page). */
+const sameSet = (a: Exclusions, b: Exclusions) =>
+	sameMembers(a, b) && sameMembers(a.posts ?? new Set(), b.posts ?? new Set())
 
 /**
  * The kept page under `key` and the viewer's current flags of its posts, when every

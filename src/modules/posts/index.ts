@@ -1,4 +1,5 @@
-// Post routes: POST /feed/post, PUT|DELETE /feed/post/:post_id, GET /feed/user/:uuid/post.
+// Post routes: POST /feed/post, PUT|DELETE /feed/post/:post_id, PUT /feed/post/:post_id/hide,
+// GET /feed/user/:uuid/post.
 // GET /feed/post/:post_id (the post with its comments) and everything under
 // /feed/post/:post_id/... come from comments/ and reactions/, mounted beside this
 // module in app.ts (children depend on posts/, never the reverse).
@@ -6,6 +7,7 @@ import { Elysia, t } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { PageQuery } from '../../lib/paging'
 import { authPlugin } from '../auth/plugin'
+import { hidePost } from './hides'
 import { CreatePostBody, DeletePostBody, EditPostBody, PostParams } from './model'
 import { DeletedPostReply, PostListReply, PostReply } from './responses'
 import { createPost, deletePost, editPost, listUserPosts } from './service'
@@ -43,6 +45,18 @@ export const postsModule = new Elysia({ name: 'posts' })
 			body: DeletePostBody,
 			detail: {
 				summary: 'Soft-delete a post (author or CM); it leaves every feed at once',
+				tags: ['posts'],
+			},
+		},
+	)
+	.put(
+		'/feed/post/:post_id/hide',
+		async ({ session, params }) => ok(await hidePost(session, params.post_id)),
+		{
+			auth: 'member',
+			params: PostParams,
+			detail: {
+				summary: 'Hide a post for the caller alone: it leaves their feeds and pages',
 				tags: ['posts'],
 			},
 		},

@@ -215,6 +215,7 @@ function cachedPost(
 		tagged_user_ids: tagged.map((u) => u.id).sort((a, b) => a - b),
 		// Every topic of a new post is enabled (checked), so none hides it.
 		hidden: false,
+		held: null,
 	}
 }
 

@@ -24,7 +24,7 @@ export type PostRow = Omit<
 
 const selectPost = (db: Db) => db`
 	id, community_id, user_id, heading, text, attachments, visibility, is_pinned, is_edited, is_deleted,
-	deleted_by, delete_reason, likes_count, comments_count, post_shared_count,
+	deleted_by, delete_reason, likes_count, comments_count, post_shared_count, held,
 	created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 export type NewPost = Pick<

@@ -11,14 +11,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors'
 import { batchCommit } from '../../lib/group-commit'
 import { isId, isUuid, newId } from '../../lib/ids'
 import { paging } from '../../lib/paging'
-import {
-	listedForAll,
-	reachesFollowers,
-	turnsOnConnection,
-	VISIBILITIES,
-	visibilitiesOf,
-} from '../../lib/visibility'
-import { liveScopes, publishLive } from '../../live'
+import { turnsOnConnection, VISIBILITIES, visibilitiesOf } from '../../lib/visibility'
 import {
 	type CachedPost,
 	type FormerPost,
@@ -38,6 +31,7 @@ import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { withPollResults } from '../polls/feed-poll'
+import { holdsNewPost } from '../settings/moderation'
 import { presentTopic } from '../topics/present'
 import { findTopicsByIds } from '../topics/repo'
 import { presentUserForWebhook } from '../users/present'
@@ -45,9 +39,11 @@ import { findUserByUuid, type UserRow } from '../users/repo'
 import { tagUsers } from '../users/tags'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
+import { announceNew } from './announce'
 import { attachmentInputs, checkedMeta, POLL, resolveAttachments } from './attachments'
 import { isBackDated, writtenAt } from './backdating'
 import type { CreatePostInput, EditPostInput } from './model'
+import { createPending } from './pending'
 import {
 	assertUsable,
 	createTogether,
@@ -151,15 +147,17 @@ export async function createPost(session: Session, input: CreatePostInput) {
 		createdAt,
 		history: isBackDated(createdAt, now),
 	}
+	// Under post_moderation the post waits for a CM (pending.ts), announced only once
+	// approved; imports never wait.
+	if (
+		!request.history &&
+		(await holdsNewPost(session.communityId, session.userId, isCm(session)))
+	) {
+		const pending = await createPending(request)
+		return presentWritten(viewerOf(session), pending.post, pending.context)
+	}
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
-	const { post } = written
-	// "New posts available" for universal and connection feed readers (blocks and whom
-	// each follows are applied per reader); sent now, not awaited (publishLive never throws).
-	const news = { type: 'post.new', data: { post_id: post.id, author_id: post.user_id } }
-	if (listedForAll(post) && !request.history)
-		void publishLive(liveScopes.universal(post.community_id), news)
-	if (reachesFollowers(post) && !request.history)
-		void publishLive(liveScopes.connection(post.community_id), news)
+	announceNew(written.post, request.history)
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 

@@ -8,6 +8,7 @@ import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
 import { Members } from './pages/members'
+import { Moderation } from './pages/moderation'
 import { Overview } from './pages/overview'
 import { PushCredentials } from './pages/push'
 import { Settings } from './pages/settings'
@@ -22,6 +23,7 @@ const pages = [
 	{ path: 'topics', title: 'Topics', view: Topics },
 	{ path: 'settings', title: 'Settings', view: Settings },
 	{ path: 'members', title: 'Members', view: Members },
+	{ path: 'moderation', title: 'Moderation', view: Moderation },
 	{ path: 'chatrooms', title: 'Chatrooms and cohorts', view: Chatrooms },
 	{ path: 'activity', title: 'Custom activity', view: CustomActivity },
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },

@@ -3,7 +3,7 @@
 // with atomic updates.
 import type { Db } from '../../../lib/db'
 import { paged } from '../../../lib/paged'
-import { blockedBetween } from '../../../lib/sql-rules'
+import { blockedBetween, reportedCommentBy } from '../../../lib/sql-rules'
 
 export interface CommentRow {
 	id: string
@@ -77,7 +77,8 @@ export async function findComment(
 
 /**
  * A page of live comments under a post (parentId null: root comments) or under a
- * comment, oldest first, leaving out users blocked by or blocking the viewer.
+ * comment, oldest first, leaving out users blocked by or blocking the viewer and the
+ * comments the viewer reported.
  */
 export async function childComments(
 	db: Db,
@@ -91,7 +92,8 @@ export async function childComments(
 		columns: commentColumns(db),
 		from: db`${fromComments(db)}
 			where c.post_id = ${postId} and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
-			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`)}`,
+			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`)}
+			and not ${reportedCommentBy(db, viewerId, 'c')}`,
 		orderBy: db`c.created_at, c.id`,
 		limit,
 		offset,
