@@ -10,14 +10,13 @@ import {
 	AddPostRequest,
 	AttachmentType,
 	DecodeURLRequest,
-	InitiateUserRequest,
 	LMFeedPostAttachment,
 	LMFeedPostAttachmentMeta,
 	RegisterDeviceRequest,
 } from '@likeminds.community/feed-js'
 import { sql } from '../../src/lib/db'
 import { newCommunity, type TestCommunity } from '../support/community'
-import { chatClient, feedClient } from '../support/sdk'
+import { chatClient, feedSignedIn } from '../support/sdk'
 
 const pages: ReturnType<typeof Bun.serve> = Bun.serve({
 	port: 0,
@@ -32,21 +31,10 @@ const pages: ReturnType<typeof Bun.serve> = Bun.serve({
 afterAll(() => pages.stop(true))
 
 let community: TestCommunity
-const feed = () => feedClient(community.apiKey)
 
 /** feed-js client signed in as `uuid` (the last initiateUser wins the shared storage). */
 async function feedAs(uuid: string) {
-	const client = feed()
-	const session = await client.initiateUser(
-		InitiateUserRequest.builder()
-			.setUUID(uuid)
-			.setUserName(uuid)
-			.setIsGuest(false)
-			.setApiKey(community.apiKey)
-			.build(),
-	)
-	expect(session.success).toBe(true)
-	return client
+	return (await feedSignedIn(community.apiKey, uuid)).client
 }
 
 beforeAll(async () => {

@@ -8,13 +8,12 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import {
 	GetAllMembersRequest,
 	GetMemberRightsRequest,
-	InitiateUserRequest,
 	UpdateMemberRightsRequest,
 } from '@likeminds.community/feed-js'
 import { newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
-import { chatClient, feedClient } from '../support/sdk'
+import { chatClient, feedSignedIn } from '../support/sdk'
 
 let community: TestCommunity
 let cm: TestUser
@@ -26,17 +25,8 @@ beforeAll(async () => {
 
 describe('feed-js member methods', () => {
 	const feedAs = async (uniqueId: string, name: string) => {
-		const feed = feedClient(community.apiKey)
-		const session = await feed.initiateUser(
-			InitiateUserRequest.builder()
-				.setUUID(uniqueId)
-				.setUserName(name)
-				.setIsGuest(false)
-				.setApiKey(community.apiKey)
-				.build(),
-		)
-		expect(session.success).toBe(true)
-		return { feed, user: session.data?.user }
+		const { client, session } = await feedSignedIn(community.apiKey, uniqueId, name)
+		return { feed: client, user: session.user }
 	}
 
 	test('getMemberState, getAllMembers, getMemberRights and updateMemberRights (is_c_m, rights)', async () => {

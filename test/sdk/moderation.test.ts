@@ -13,7 +13,6 @@ import {
 	GetReportsRequest,
 	GetReportTagsRequest,
 	HidePostRequest,
-	InitiateUserRequest,
 	LMFeedReportStatus,
 	PostReportRequest,
 	ReportEntityType,
@@ -25,7 +24,7 @@ import { newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { feed, ids, newPost } from '../support/content'
 import { api } from '../support/http'
-import { chatClient, feedClient } from '../support/sdk'
+import { chatClient, feedSignedIn } from '../support/sdk'
 
 let community: TestCommunity
 let author: TestUser
@@ -34,17 +33,7 @@ let cmToken: string
 
 /** feed-js client signed in as `uuid` (the last initiateUser wins the shared storage). */
 async function feedAs(uuid: string) {
-	const client = feedClient(community.apiKey)
-	const session = await client.initiateUser(
-		InitiateUserRequest.builder()
-			.setUUID(uuid)
-			.setUserName(uuid)
-			.setIsGuest(false)
-			.setApiKey(community.apiKey)
-			.build(),
-	)
-	expect(session.success).toBe(true)
-	return client
+	return (await feedSignedIn(community.apiKey, uuid)).client
 }
 
 /** The plaza user behind a customer id (to check reads over HTTP with its own token). */

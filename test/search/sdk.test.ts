@@ -7,7 +7,6 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import {
 	GetTaggingListRequest,
 	GetUserTopicsRequest,
-	InitiateUserRequest,
 	type LMFeedClient,
 	SearchPostsRequest,
 	UpdateUserTopicsRequest,
@@ -16,7 +15,7 @@ import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createTopic } from '../support/content'
 import { api } from '../support/http'
-import { chatClient, feedClient } from '../support/sdk'
+import { chatClient, feedSignedIn } from '../support/sdk'
 
 let community: TestCommunity
 let cm: TestUser
@@ -26,17 +25,8 @@ async function feedAs(
 	uniqueId: string,
 	name: string,
 ): Promise<{ feed: LMFeedClient; uuid: string }> {
-	const feed = feedClient(community.apiKey)
-	const session = await feed.initiateUser(
-		InitiateUserRequest.builder()
-			.setUUID(uniqueId)
-			.setUserName(name)
-			.setIsGuest(false)
-			.setApiKey(community.apiKey)
-			.build(),
-	)
-	expect(session.success).toBe(true)
-	return { feed, uuid: session.data?.user.sdkClientInfo.uuid as string }
+	const { client, session } = await feedSignedIn(community.apiKey, uniqueId, name)
+	return { feed: client, uuid: session.user.sdkClientInfo.uuid as string }
 }
 
 async function chatAs(uniqueId: string, name: string) {

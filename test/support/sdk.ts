@@ -3,7 +3,7 @@
 // are given here: their base URL (a constant inside each SDK) is redirected to the
 // local server by a request interceptor on the axios they import, and Web Storage.
 import chatJs from '@likeminds.community/chat-js'
-import { LMFeedClient } from '@likeminds.community/feed-js'
+import { InitiateUserRequest, LMFeedClient } from '@likeminds.community/feed-js'
 import axios from 'axios'
 import 'fake-indexeddb/auto'
 import { app } from '../../src/app'
@@ -58,4 +58,23 @@ export function feedClient(apiKey: string): LMFeedClient {
 export function chatClient(): LMChatClient {
 	sdkServer()
 	return LMChatClient.setPlatformCode('rt').setVersionCode(1).build()
+}
+
+/**
+ * A feed-js client signed in as the member `uniqueId` through `initiateUser` (both SDKs
+ * keep tokens in one process-wide storage: the newest sign-in is who acts next).
+ */
+export async function feedSignedIn(apiKey: string, uniqueId: string, name = uniqueId) {
+	const client = feedClient(apiKey)
+	const session = await client.initiateUser(
+		InitiateUserRequest.builder()
+			.setUUID(uniqueId)
+			.setUserName(name)
+			.setIsGuest(false)
+			.setApiKey(apiKey)
+			.build(),
+	)
+	if (!session.success || !session.data)
+		throw new Error(`initiateUser failed: ${session.errorMessage}`)
+	return { client, session: session.data }
 }
