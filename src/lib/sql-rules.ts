@@ -34,3 +34,14 @@ export const reportedCommentBy = (db: Db, viewer: UserRef, comment: string): Fra
 	exists (select 1 from reports rp where rp.community_id = ${db(comment)}.community_id
 		and rp.entity_type in ('comment', 'reply') and rp.entity_id = ${db(comment)}.id
 		and rp.reporter_user_id = ${viewer})`
+
+/**
+ * The viewer reported the conversation (table alias `conversation`) or its author,
+ * whatever became of the report: its reporter never sees it again in chat
+ * (modules/reports; the chat pages read the same from the viewer's exclusions).
+ */
+export const reportedInChatBy = (db: Db, viewer: UserRef, conversation: string): Fragment => db`
+	exists (select 1 from reports rp where rp.community_id = ${db(conversation)}.community_id
+		and rp.reporter_user_id = ${viewer}
+		and ((rp.entity_type = 'conversation' and rp.entity_id = ${db(conversation)}.id::text)
+			or (rp.entity_type = 'member' and rp.accused_user_id = ${db(conversation)}.user_id)))`

@@ -53,6 +53,7 @@ export {
 export { getUsers } from './user-cache'
 export {
 	blocksFrom,
+	type ChatExclusions,
 	type Exclusions,
 	type FlagsHolder,
 	flagsFrom,

@@ -111,6 +111,20 @@ export async function hiddenPostIds(db: Db, userId: number): Promise<string[]> {
 	return rows.map((r) => r.post_id)
 }
 
+/** What the viewer reported in chat: conversations (ids) and members (user ids). */
+export async function reportedInChat(db: Db, userId: number) {
+	const rows = await db<{ entity_type: 'conversation' | 'member'; id: string }[]>`
+		select distinct entity_type,
+			case when entity_type = 'member' then accused_user_id::text else entity_id end as id
+		from reports
+		where community_id = (select community_id from users where id = ${userId})
+			and reporter_user_id = ${userId} and entity_type in ('conversation', 'member')`
+	return {
+		conversations: rows.filter((r) => r.entity_type === 'conversation').map((r) => r.id),
+		members: rows.filter((r) => r.entity_type === 'member').map((r) => r.id),
+	}
+}
+
 /** Users hidden from `userId` in either direction: those it blocked and those who blocked it. */
 export async function blockedUserIds(db: Db, userId: number): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`

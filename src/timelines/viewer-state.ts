@@ -8,10 +8,12 @@
 //   forgetBlocks(userIds)                  a block between users was added/removed,
 //                                           or the viewer hid or reported a post.
 //
-// The blocks set holds both of what leaves a viewer's feeds for them alone: the user
-// ids of blocks either way, and `p<post id>` for each post the viewer hid or reported
-// (hidden_posts). blocksFrom reads them as Exclusions: the user ids, with the post ids
-// beside them; a viewer with neither shares the pages of others (excludesNothing).
+// The blocks set holds what leaves a viewer's pages for them alone: the user ids of
+// blocks either way, `p<post id>` for each post the viewer hid or reported
+// (hidden_posts), and what they reported in chat: `c<conversation id>` and `m<user id>`
+// (that member's messages). blocksFrom reads them as Exclusions: the user ids, with the
+// post ids and the chat ones beside them; a viewer without users or posts shares the
+// feed pages of others (excludesNothing), one without chat ones the rooms' pages.
 //
 // Both sets are loaded lazily from Postgres (LOADED marks a set that holds everything)
 // and share the viewer's hash tag ({u<id>}). A failed write is counted and logged
@@ -34,7 +36,7 @@ import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { quietly } from '../lib/redis-errors'
 import { pipelineBySlot } from '../lib/redis-slots'
-import { blockedUserIds, hiddenPostIds, likedPostIds, savedPostIds } from './repo'
+import { blockedUserIds, hiddenPostIds, likedPostIds, reportedInChat, savedPostIds } from './repo'
 
 export const VIEWER_TTL_SECONDS = 86_400
 /** Member present in a lazily loaded set once it holds everything Postgres has. */
@@ -102,8 +104,16 @@ export interface ViewerFlags {
 	saved: Set<string>
 }
 
-/** User ids blocked either way, with (`posts`) the ids of posts the viewer hid or reported. */
-export type Exclusions = Set<number> & { posts?: ReadonlySet<string> }
+/**
+ * User ids blocked either way, with (`posts`) the ids of posts the viewer hid or
+ * reported, and (`chat`) the conversations and members they reported in chat.
+ */
+export type Exclusions = Set<number> & { posts?: ReadonlySet<string>; chat?: ChatExclusions }
+
+export interface ChatExclusions {
+	conversations: ReadonlySet<string>
+	members: ReadonlySet<number>
+}
 
 /** The member of a post the viewer hid in the blocks set. */
 const hiddenMember = (postId: string) => `p${postId}`
@@ -116,12 +126,18 @@ export function blocksFrom(members: string[]): Exclusions | null {
 	if (!members.includes(LOADED)) return null
 	const users: Exclusions = new Set()
 	const posts = new Set<string>()
+	const conversations = new Set<string>()
+	const chatMembers = new Set<number>()
 	for (const member of members) {
 		if (member === LOADED) continue
 		if (member.startsWith('p')) posts.add(member.slice(1))
+		else if (member.startsWith('c')) conversations.add(member.slice(1))
+		else if (member.startsWith('m')) chatMembers.add(Number(member.slice(1)))
 		else users.add(Number(member))
 	}
 	if (posts.size > 0) users.posts = posts
+	if (conversations.size > 0 || chatMembers.size > 0)
+		users.chat = { conversations, members: chatMembers }
 	return users
 }
 
@@ -172,11 +188,17 @@ export async function viewerBlocks(userId: number): Promise<Exclusions> {
 	const blocked = blocksFrom(await redis.smembers(key))
 	if (blocked) return blocked
 	await loadSet(key, async () => {
-		const [users, posts] = await Promise.all([
+		const [users, posts, chat] = await Promise.all([
 			blockedUserIds(sql, userId),
 			hiddenPostIds(sql, userId),
+			reportedInChat(sql, userId),
 		])
-		return [...users, ...posts.map(hiddenMember)]
+		return [
+			...users,
+			...posts.map(hiddenMember),
+			...chat.conversations.map((id) => `c${id}`),
+			...chat.members.map((id) => `m${id}`),
+		]
 	})
 	return blocksFrom(await redis.smembers(key)) ?? new Set()
 }

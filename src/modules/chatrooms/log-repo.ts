@@ -24,13 +24,15 @@ export interface ConversationRow {
 	temporary_id: string | null
 	is_edited: boolean
 	deleted_by: number | null
+	/** held back by reports (DESIGN §17): answered as removed until a CM decides */
+	held: boolean
 	created_at: number
 	updated_at: number
 }
 
 export const conversationColumns = (db: Db) => db`
 	id, chatroom_id, community_id, user_id, state, text, attachments, replied_conversation_id,
-	temporary_id, is_edited, deleted_by, created_at::float8 as created_at, updated_at::float8 as updated_at`
+	temporary_id, is_edited, deleted_by, held, created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 export interface NewConversation {
 	chatroom_id: string

@@ -1,6 +1,8 @@
 // The conversation shapes: the client form (DESIGN section 8; the text is `answer`)
 // and the webhook form (SPEC "Conversation"). Deleted conversations stay listed with
-// `deleted_by`, an empty answer and no attachments, so clients can drop their copy.
+// `deleted_by`, an empty answer and no attachments, so clients can drop their copy; a
+// conversation held back by reports is answered the same way (without `deleted_by`)
+// until a CM decides, so a client that synced it drops it and gets it back if released.
 import type { Member } from '../users/present'
 import { presentAttachment } from './attachments'
 import type { ConversationRow } from './repo'
@@ -15,7 +17,7 @@ export interface ConversationContext {
 }
 
 export function presentConversation(c: ConversationRow, ctx: ConversationContext) {
-	const deleted = c.deleted_by !== null
+	const deleted = c.deleted_by !== null || c.held
 	return {
 		id: c.id,
 		chatroom_id: c.chatroom_id,
@@ -28,7 +30,7 @@ export function presentConversation(c: ConversationRow, ctx: ConversationContext
 		updated_at: c.updated_at,
 		is_edited: c.is_edited,
 		is_deleted: deleted,
-		deleted_by: deleted ? String(c.deleted_by) : null,
+		deleted_by: c.deleted_by !== null ? String(c.deleted_by) : null,
 		attachments: deleted ? [] : c.attachments.map(presentAttachment),
 		reply_conversation: c.replied_conversation_id,
 		reply_conversation_object: ctx.replied,
@@ -50,7 +52,7 @@ export function presentConversationForWebhook(
 		conversation_id: c.id,
 		creator_id: creatorUuid,
 		members,
-		message: c.deleted_by !== null ? '' : c.text,
+		message: c.deleted_by !== null || c.held ? '' : c.text,
 		timestamp: c.created_at,
 	}
 }

@@ -15,6 +15,7 @@ import { MAX_PAGE } from './model'
 import { type NewestPage, newestFromRedis, newestPage } from './newest'
 import type { presentConversation } from './present'
 import { changedInRoom, findConversation, moveReadMark, pageOfRoom, type Scroll } from './repo'
+import { reportedInChat, withoutReported } from './reported'
 
 export interface PageQuery {
 	chatroom_id?: string
@@ -67,7 +68,18 @@ async function withRoom(
 /** A page of a room: raw JSON bytes (the cached newest page) or the data object. */
 export type PageResult = { bytes: Buffer } | { data: SharedPage }
 
+/** A page of a room as its reader may see it: without what they reported (reported.ts). */
 export async function listConversations(session: Session, asked: PageQuery): Promise<PageResult> {
+	const [page, reported] = await Promise.all([
+		roomPage(session, asked),
+		reportedInChat(session.userId),
+	])
+	if (!reported) return page
+	const data = 'bytes' in page ? (JSON.parse(page.bytes.toString()) as SharedPage) : page.data
+	return { data: withoutReported(data, reported) }
+}
+
+async function roomPage(session: Session, asked: PageQuery): Promise<PageResult> {
 	const query = await withRoom(session, asked)
 	const scroll = scrollOf(query)
 	const limit = Math.min(query.paginate_by ?? 20, MAX_PAGE)
@@ -138,10 +150,12 @@ export async function syncConversations(session: Session, query: SyncQuery) {
 	const { pageSize, offset } = paging(query.page, query.page_size, 50)
 	const from = query.cursor ? { after: parseCursor(query.cursor) } : { skip: offset }
 	const rows = await changedInRoom(sql, room.id, bounds, from, pageSize)
-	const [{ conversations, users, polls }, [chatroom]] = await Promise.all([
+	const [hydrated, [chatroom], reported] = await Promise.all([
 		hydrate(sql, viewer, rows),
 		presentRooms(viewer, [room]),
+		reportedInChat(viewer.userId),
 	])
+	const { conversations, users, polls } = withoutReported(hydrated, reported)
 	const last = rows.at(-1)
 	return {
 		conversations_data: conversations,

@@ -82,6 +82,25 @@ export async function changedInRoom(
 		order by updated_at, id limit ${limit} offset ${'skip' in from ? from.skip : 0}`
 }
 
+/**
+ * Holds conversations back (reported past the threshold) or lets them go; the rows that
+ * changed, so their rooms' versions rise with them.
+ */
+export async function setHeld(
+	db: Db,
+	communityId: number,
+	ids: string[],
+	held: boolean,
+	now: number,
+): Promise<ConversationRow[]> {
+	if (ids.length === 0) return []
+	return db<ConversationRow[]>`
+		update conversations set held = ${held}, updated_at = ${now}
+		where community_id = ${communityId} and id = any(${ids}::bigint[]) and held <> ${held}
+			and deleted_by is null
+		returning ${columns(db)}`
+}
+
 /** A change to a room's conversations that readers of its cached newest page must see. */
 export async function bumpRoomVersion(db: Db, chatroomId: string): Promise<string> {
 	const [row] =

@@ -18,7 +18,7 @@ import { preparePoll } from '../polls/service'
 import { findUserById, findUsersByUuids, type UserRow } from '../users/repo'
 import { taggedUuids, tagUsers } from '../users/tags'
 import { recordConversationEvents } from './events'
-import { hydrate } from './hydrate'
+import { hydrate, hydrateShared } from './hydrate'
 import type { PostConversationInput } from './model'
 import type { NewNotice } from './notices'
 import { writeConversation } from './post-batch'
@@ -32,6 +32,7 @@ import {
 	MESSAGE,
 	markDeleted,
 	POLL,
+	setHeld,
 } from './repo'
 
 /** A conversation of the viewer's community in a room they can see; 404 otherwise. */
@@ -177,4 +178,44 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 		),
 	)
 	return { conversations }
+}
+
+/**
+ * Holds reported conversations back from every reader (`held`: answered as removed) or
+ * lets them go, inside the caller's transaction (modules/reports); the rooms' versions
+ * rise with them, so no cached page keeps the old form. Returns the rows that changed,
+ * for announceHeld after commit.
+ */
+export async function holdConversations(
+	tx: Db,
+	communityId: number,
+	ids: string[],
+	held: boolean,
+): Promise<ConversationRow[]> {
+	const rows = await setHeld(tx, communityId, ids, held, Date.now())
+	for (const row of rows)
+		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
+	return rows
+}
+
+/**
+ * Tells live readers of the rooms: a held conversation as deleted, a released one as
+ * edited (its shared form: a poll's counts are refetched as after any edit).
+ */
+export async function announceHeld(rows: ConversationRow[]) {
+	for (const row of rows) {
+		const ids = { conversation_id: String(row.id), chatroom_id: String(row.chatroom_id) }
+		if (row.held) {
+			await publishLive(liveScopes.chatroom(row.chatroom_id), {
+				type: 'conversation.deleted',
+				data: ids,
+			})
+			continue
+		}
+		const { conversations } = await hydrateShared(sql, [row])
+		await publishLive(liveScopes.chatroom(row.chatroom_id), {
+			type: 'conversation.edited',
+			data: { conversation: conversations[0] },
+		})
+	}
 }

@@ -96,6 +96,11 @@ export async function lockPost(db: Db, communityId: number, postId: string): Pro
 	await db`select 1 from posts where community_id = ${communityId} and id = ${postId} for no key update`
 }
 
+/** Reports of one conversation take turns on its row, so each counts the ones before it. */
+export async function lockConversation(db: Db, communityId: number, id: string): Promise<void> {
+	await db`select 1 from conversations where community_id = ${communityId} and id = ${id}::bigint for no key update`
+}
+
 /** Holds the post back from everyone but CMs; true when it was not held. */
 export async function holdPost(db: Db, communityId: number, postId: string): Promise<boolean> {
 	const rows = await db`

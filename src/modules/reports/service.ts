@@ -11,6 +11,8 @@ import { AppError, badRequest, conflict, Messages, notFound } from '../../lib/er
 import { feedManager, loadPosts, presentFeedPost, presentFeedUser } from '../../timelines'
 import { recordEvent } from '../../webhooks/outbox'
 import { requireRole, type Session, viewerOf } from '../auth/session'
+import type { ConversationRow } from '../conversations/repo'
+import { announceHeld, holdConversations } from '../conversations/write'
 import { leaveOrRemove } from '../members/departure'
 import { Action, EntityType } from '../notifications/model'
 import { recordActivities } from '../notifications/service'
@@ -41,6 +43,7 @@ import {
 	findReports,
 	holdPost,
 	insertReport,
+	lockConversation,
 	lockPost,
 	openReporters,
 	queueEntities,
@@ -64,15 +67,24 @@ interface Reported extends Entity {
 const present = (value: unknown) =>
 	value !== undefined && value !== null && String(value) !== '' && String(value) !== 'undefined'
 
+/** Numeric ids of conversations and chatrooms in one form ("007" is 7), as reads compare them. */
+function canonicalId(type: ReportEntity, id: string): string {
+	const numeric = type === 'conversation' || type === 'chatroom'
+	return numeric && /^[0-9]{1,18}$/.test(id) ? String(BigInt(id)) : id
+}
+
 /** What is reported, as feed-js (entity_type, entity_id) or chat-js (conversation_id, reported_member_id) names it. */
 function entityOf(input: ReportInput): Reported {
 	if (present(input.entity_type)) {
 		const type = entityTypeOf(input.entity_type as string | number)
 		if (!present(input.entity_id)) throw badRequest('entity_id is required')
-		return { entity_type: type, entity_id: String(input.entity_id) }
+		return { entity_type: type, entity_id: canonicalId(type, String(input.entity_id)) }
 	}
 	if (present(input.conversation_id))
-		return { entity_type: 'conversation', entity_id: String(input.conversation_id) }
+		return {
+			entity_type: 'conversation',
+			entity_id: canonicalId('conversation', String(input.conversation_id)),
+		}
 	if (present(input.reported_member_id))
 		return { entity_type: 'member', entity_id: String(input.reported_member_id) }
 	throw badRequest('entity_type is required (or conversation_id, or reported_member_id)')
@@ -121,7 +133,7 @@ export async function fileReport(session: Session, input: ReportInput) {
 	if (accused === session.userId)
 		throw badRequest('entity_id: you cannot report yourself or your own content')
 	const threshold = (await moderationSettings(c)).auto_hide_after_reports
-	const { report, held } = await transaction(async (tx) => {
+	const { report, held, heldConversations } = await transaction(async (tx) => {
 		const report = await insertReport(tx, c, {
 			...entity,
 			accused_user_id: accused,
@@ -132,6 +144,7 @@ export async function fileReport(session: Session, input: ReportInput) {
 		})
 		if (!report) throw conflict('You have already reported this; a CM has not decided yet')
 		let held = false
+		let heldConversations: ConversationRow[] = []
 		if (entity.entity_type === 'post') {
 			// Reports of one post take turns here, so each counts the ones before it.
 			await lockPost(tx, c, entity.entity_id)
@@ -139,18 +152,25 @@ export async function fileReport(session: Session, input: ReportInput) {
 			const reporters = await openReporters(tx, c, 'post', entity.entity_id)
 			if (reporters >= threshold) held = await holdPost(tx, c, entity.entity_id)
 		}
+		if (entity.entity_type === 'conversation') {
+			await lockConversation(tx, c, entity.entity_id)
+			const reporters = await openReporters(tx, c, 'conversation', entity.entity_id)
+			if (reporters >= threshold)
+				heldConversations = await holdConversations(tx, c, [entity.entity_id], true)
+		}
 		const found = await lookups(c, [report], [], tx)
 		await recordEvent(tx, {
 			communityId: c,
 			event: 'report.created',
 			data: reportForWebhook(report, found),
 		})
-		return { report: presentReport(report, found), held }
+		return { report: presentReport(report, found), held, heldConversations }
 	})
-	if (entity.entity_type === 'post') {
-		await feedManager.onHiddenFor(session.userId)
-		if (held) await feedManager.onPostsHeld(c, [entity.entity_id])
-	}
+	// The reporter's exclusions reload: the post leaves their feeds, a conversation or a
+	// member's messages their chat pages (conversations/reported.ts).
+	await feedManager.onHiddenFor(session.userId)
+	if (held) await feedManager.onPostsHeld(c, [entity.entity_id])
+	await announceHeld(heldConversations)
 	return { report }
 }
 
@@ -320,7 +340,7 @@ export async function closeReports(session: Session, input: CloseInput) {
 		if (action === 'PENDING_POST_APPROVED') await approvePending(session, entity_id)
 		if (action === 'PENDING_POST_REJECTED') await rejectPending(session, entity_id)
 	}
-	const { closed, released } = await transaction(async (tx) => {
+	const { closed, released, releasedConversations } = await transaction(async (tx) => {
 		const now = Date.now()
 		const closed = await closeReportsOf(tx, c, entities, action, session.userId, now)
 		const released =
@@ -331,6 +351,14 @@ export async function closeReports(session: Session, input: CloseInput) {
 						entities.map((e) => e.entity_id),
 					)
 				: []
+		// Closing a conversation's reports is the CM's decision: it is let go (a CM who
+		// wants it gone deletes it as any CM may, DELETE /conversation).
+		const releasedConversations = await holdConversations(
+			tx,
+			c,
+			entities.filter((e) => e.entity_type === 'conversation').map((e) => e.entity_id),
+			false,
+		)
 		const found = await lookups(c, closed, [session.userId], tx)
 		// A pending post's handle is no report: its author is told by pending.ts, no webhook.
 		const reports = closed.filter((r) => r.entity_type !== 'pending_post')
@@ -357,9 +385,10 @@ export async function closeReports(session: Session, input: CloseInput) {
 				customText: 'A community manager reviewed your report',
 			})
 		}
-		return { closed: closed.map((r) => presentReport(r, found)), released }
+		return { closed: closed.map((r) => presentReport(r, found)), released, releasedConversations }
 	})
 	if (released.length > 0) await feedManager.onPostsHeld(c, released)
+	await announceHeld(releasedConversations)
 	return { reports: closed, action_taken: action }
 }
 

@@ -5,7 +5,7 @@
 // secret rooms it lists; a secret room outside it is never matched, nor counted.
 import type postgres from 'postgres'
 import type { Db } from '../../lib/db'
-import { blockedBetween } from '../../lib/sql-rules'
+import { blockedBetween, reportedInChatBy } from '../../lib/sql-rules'
 import { type ChatroomRow, readableRoom, roomColumns, type SecretRooms } from '../chatrooms/repo'
 
 export interface ChatSearch {
@@ -53,9 +53,10 @@ export async function searchConversationIds(
 	const rows = await db<{ id: string }[]>`
 		select c.id from conversations c join chatrooms r on r.id = c.chatroom_id
 		where c.community_id = ${q.communityId} and c.search @@ plaza_prefix_query(${q.search})
-			and c.state in (0, 10) and c.deleted_by is null ${rooms}
+			and c.state in (0, 10) and c.deleted_by is null and not c.held ${rooms}
 			and not r.is_deleted and ${readable(db, q, 'r')} ${followed(db, q, db`c.chatroom_id`)}
 			and not ${blockedBetween(db, q.searcherId, db`c.user_id`)}
+			and not ${reportedInChatBy(db, q.searcherId, 'c')}
 		order by c.id desc limit ${q.limit} offset ${q.offset}`
 	return rows.map((r) => r.id)
 }

@@ -1,0 +1,23 @@
+// What a member reported in chat leaves their own chat pages (DESIGN §17): the
+// conversation itself, and every message of a member they reported. Pages are shared
+// by every reader of a room (newest.ts), so this is applied after them, per viewer,
+// from the viewer's exclusions (timelines/viewer-state.ts: one SMEMBERS that rides the
+// page's own round trip). A viewer who reported nothing in chat pays nothing more.
+import { type ChatExclusions, viewerBlocks } from '../../timelines'
+import type { Conversation } from './present'
+
+/** The conversations and members `userId` reported in chat; undefined when none. */
+export const reportedInChat = (userId: number): Promise<ChatExclusions | undefined> =>
+	viewerBlocks(userId).then((excluded) => excluded.chat)
+
+const isReported = (c: Conversation, chat: ChatExclusions) =>
+	chat.conversations.has(c.id) || (c.member !== null && chat.members.has(Number(c.member.id)))
+
+/** The page without what its viewer reported (the same page when they reported nothing). */
+export function withoutReported<T extends { conversations: Conversation[] }>(
+	page: T,
+	chat: ChatExclusions | undefined,
+): T {
+	if (!chat || !page.conversations.some((c) => isReported(c, chat))) return page
+	return { ...page, conversations: page.conversations.filter((c) => !isReported(c, chat)) }
+}
