@@ -9,7 +9,8 @@
 //   (c) the same pages from a plain Postgres join + order by + limit, same server,
 //   (d) page 1 with every request from another of 64 viewers (round-robin), so no
 //       per-viewer cache can win by accident, and page 1 while a post is created every
-//       10 ms, with the share of answers holding the newest post 50 ms after it was created.
+//       10 ms, with the share of answers holding the newest post 50 ms after it was created,
+//       and page 1 (64 viewers) while 500 other members report posts at 50/s.
 // Run: npm run bench:feeds   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
 // BENCH_WARM_SECONDS=2, BENCH_POSTS=50000)
 export {}
@@ -152,6 +153,57 @@ async function underWrites(): Promise<{
 	return { row, fresh, checked, written: created.length }
 }
 
+/**
+ * Page 1 read by the 64 viewers round-robin while 500 other members report posts, one
+ * report every 20 ms (50/s): issue 38's "reporting a post does not slow the feeds",
+ * beside the (d) 64-viewer row before it. A report changes its reporter's exclusions
+ * (and holds a post past the threshold), never a reader's.
+ */
+async function underReports(): Promise<{ row: Row; filed: number; failed: number }> {
+	const reporters = await sql<{ id: number; uuid: string }[]>`
+		select id, uuid from users where community_id = ${bench.communityId} order by id desc limit 500`
+	const reporterTokens = await Promise.all(
+		reporters.map((r) =>
+			signAccessToken({ sub: r.uuid, uid: r.id, cid: bench.communityId, role: 'member' }, 600),
+		),
+	)
+	const posts = await sql<{ id: string }[]>`
+		select id from posts where community_id = ${bench.communityId} and not is_deleted
+		order by random() limit 2000`
+	const tags = (await fetch(`http://127.0.0.1:${port}/community/report/tag?entity_type=post`, {
+		headers: { authorization: `Bearer ${reporterTokens[0]}` },
+	}).then((reply) => reply.json())) as { data: { report_tags: { id: number }[] } }
+	const tagId = tags.data.report_tags[0]?.id
+	let filed = 0
+	let failed = 0
+	let next = 0
+	const writer = setInterval(() => {
+		const i = next++
+		fetch(`http://127.0.0.1:${port}/community/report`, {
+			method: 'POST',
+			headers: {
+				authorization: `Bearer ${reporterTokens[i % reporterTokens.length]}`,
+				'content-type': 'application/json',
+			},
+			body: JSON.stringify({
+				entity_type: 'post',
+				entity_id: posts[i % posts.length]?.id,
+				tag_id: tagId,
+			}),
+		})
+			.then((reply) => (reply.status === 200 ? filed++ : failed++))
+			.catch(() => failed++)
+	}, 20)
+	const row = await measureHooked(
+		load,
+		'(d) page 1, 64 viewers, 50 reports/s',
+		'/feed/universal?page=1&page_size=20',
+		roundRobin,
+	)
+	clearInterval(writer)
+	return { row, filed, failed }
+}
+
 try {
 	let bare: Row | undefined
 	let inApp: Row | undefined
@@ -183,6 +235,14 @@ try {
 		'/feed/universal?page=1&page_size=20',
 		roundRobin,
 	)
+	const reporting = await underReports()
+	// the same read again after the reports: "within noise" is judged against both
+	const manyViewersAfter = await measureHooked(
+		load,
+		'(d) page 1, 64 viewers round-robin, again',
+		'/feed/universal?page=1&page_size=20',
+		roundRobin,
+	)
 	const writes = await underWrites()
 	if (!bare) throw new Error('no runs')
 	console.log(
@@ -196,6 +256,12 @@ try {
 		printRow(c)
 	}
 	printRow(manyViewers, bare)
+	printRow(reporting.row, bare)
+	printRow(manyViewersAfter, bare)
+	const quiet = (manyViewers.rps + manyViewersAfter.rps) / 2
+	console.log(
+		`    while reporting: ${reporting.filed} reports filed, ${reporting.failed} refused or failed; ÷ the mean of the 64-viewer rows around it: ${(reporting.row.rps / quiet).toFixed(2)} (the two differ by ${((100 * Math.abs(manyViewers.rps - manyViewersAfter.rps)) / quiet).toFixed(0)}%: the noise)`,
+	)
 	printRow(writes.row, bare)
 	console.log(
 		`    under writes: ${writes.written} posts created; ${writes.fresh} of ${writes.checked} answers (${((100 * writes.fresh) / Math.max(1, writes.checked)).toFixed(1)}%) held the newest post 50 ms after its creation`,

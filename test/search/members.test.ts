@@ -64,6 +64,27 @@ describe('member search by name', () => {
 		expect(reply.body.data.members[0]).toMatchObject({ name: 'Zed Zebra', state: 4 })
 	})
 
+	test('pages follow one order: name prefixes by name, then the nearest other names', async () => {
+		const local = await newCommunity()
+		const me = await newUser(local, { name: 'Me' })
+		for (const name of ['Mara Cole', 'Anna Mara', 'Marabel Ito', 'Mara Ames', 'Tomara Li'])
+			await newUser(local, { name })
+		const page = async (n: number) => {
+			const reply = await api(
+				'GET',
+				`/community/member/search?search=mara&page=${n}&page_size=2`,
+				{ token: me.token },
+			)
+			expect(reply.status).toBe(200)
+			return (reply.body.data.members as { name: string }[]).map((m) => m.name)
+		}
+		const all = [...(await page(1)), ...(await page(2)), ...(await page(3))]
+		// the three names that start with "mara" first, by name; then a word that starts with it
+		expect(all.slice(0, 4)).toEqual(['Mara Ames', 'Mara Cole', 'Marabel Ito', 'Anna Mara'])
+		expect(new Set(all).size).toBe(all.length)
+		expect(await members(me, 'mara')).toEqual(all)
+	})
+
 	test('LIKE wildcards are plain characters; bad input is a 400', async () => {
 		expect(await members(searcher, '%')).toEqual([])
 		expect(await members(searcher, '_arg')).toEqual([])

@@ -101,17 +101,18 @@ export interface MemberSearch {
 }
 
 /**
- * Members of the community whose name starts with `search`, or with a word `search` is
- * close to (word similarity: a word's prefix, or a typo); never the searcher, the owner,
- * nor anyone blocked either way. Best match first (a name prefix, then similarity), by name within.
+ * Members whose name starts with what was typed, or has a word a typo away, never the
+ * searcher, the owner, a deleted member or anyone blocked either way. Order: (for the
+ * mention list) the searcher's connections and the CMs, then the names that start with
+ * it, in name order, then the nearest other names. Each part is its own small query
+ * that stops after the page: connections and CMs are few, the prefix walks the names
+ * in index order (users_name_prefix), the typo fallback — asked only when the other two
+ * do not fill the page — walks the nearest names (users_name_near).
  */
-export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
+export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
 	const typed = q.search.trim().toLowerCase()
 	const connected = db`exists (select 1 from connections cn
 		where cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
-	const first = q.connectionsFirst
-		? db`(case when ${connected} or u.role <> 'member' then 0 else 1 end),`
-		: db``
 	const columns = db`${db(userColumns.map((c) => `u.${c}`))}, ${connected} as connected`
 	// the owner is the dashboard's login, not a member one mentions
 	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.role <> 'owner'
@@ -123,21 +124,46 @@ export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundM
 				: db`and exists (select 1 from chatroom_participants sp
 					where sp.chatroom_id = ${q.seatedIn} and sp.user_id = u.id)`
 		}`
-	if (!typed)
-		return db<FoundMember[]>`
-			select ${columns} from users u where ${visible}
-			order by ${first} lower(u.name), u.id limit ${q.limit} offset ${q.offset}`
+	const need = q.offset + q.limit
+	const name = db`(u.name_search collate "C")`
 	const prefix = `${typed.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
-	const name = db`u.name_search`
-	return customPlanned(db, (tx) => {
-		// written inline (no CTE): the planner sees the words and uses the trigram index
-		const words = tx`lower(plaza_unaccent(${typed}))`
-		const starts = tx`plaza_unaccent(${prefix})`
-		return tx<FoundMember[]>`
-			select ${columns} from users u
-			where ${visible} and (${name} like ${starts} or ${words} <% ${name})
-			order by ${first} (${name} like ${starts}) desc, word_similarity(${words}, ${name}) desc,
-				lower(u.name), u.id
-			limit ${q.limit} offset ${q.offset}`
+	const starts = typed ? db`and ${name} like plaza_unaccent(${prefix})` : db``
+	const words = db`lower(plaza_unaccent(${typed}))`
+	const close = typed ? db`and (${name} like plaza_unaccent(${prefix}) or ${words} <% u.name_search)` : db``
+	return customPlanned(db, async (tx) => {
+		const [firsts, prefixed] = await Promise.all([
+			q.connectionsFirst
+				? tx<FoundMember[]>`
+					select ${columns} from users u
+					where ${visible} ${close}
+						and (u.role <> 'member' or u.id in (select cn.connection_id from connections cn
+							where cn.user_id = ${q.searcherId}))
+					order by ${typed ? tx`(${name} like plaza_unaccent(${prefix})) desc, word_similarity(${words}, u.name_search) desc,` : tx``}
+						${name}, u.id
+					limit ${need}`
+				: [],
+			tx<FoundMember[]>`
+				select ${columns} from users u where ${visible} ${starts}
+				order by ${name}, u.id limit ${2 * need}`,
+		])
+		const found = merged(firsts, prefixed)
+		if (typed && found.length < need)
+			found.push(
+				...merged(
+					found,
+					await tx<FoundMember[]>`
+						select ${columns} from users u
+						where ${visible} and ${words} <% u.name_search
+						order by ${words} <<-> u.name_search, u.id
+						limit ${need + found.length}`,
+				).slice(found.length),
+			)
+		return found.slice(q.offset, need)
 	})
+}
+
+/** `first` then the rows of `then` it does not hold, in their order. */
+function merged(first: FoundMember[], then: FoundMember[]): FoundMember[] {
+	const seen = new Set(first.map((u) => u.id))
+	return [...first, ...then.filter((u) => !seen.has(u.id))]
 }
