@@ -10,7 +10,8 @@
 //   (d) page 1 with every request from another of 64 viewers (round-robin), so no
 //       per-viewer cache can win by accident, and page 1 while a post is created every
 //       10 ms, with the share of answers holding the newest post 50 ms after it was created,
-//       and page 1 (64 viewers) while 500 other members report posts at 50/s.
+//       and page 1 (64 viewers) while 500 other members report posts at 50/s, and (the
+//       control) while they like posts at 50/s.
 // Run: npm run bench:feeds   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
 // BENCH_WARM_SECONDS=2, BENCH_POSTS=50000)
 export {}
@@ -154,16 +155,20 @@ async function underWrites(): Promise<{
 }
 
 /**
- * Page 1 read by the 64 viewers round-robin while 500 other members report posts, one
- * report every 20 ms (50/s): issue 38's "reporting a post does not slow the feeds",
- * beside the (d) 64-viewer row before it. A report changes its reporter's exclusions
- * (and holds a post past the threshold), never a reader's.
+ * Page 1 read by the 64 viewers round-robin while 500 other members write, one request
+ * every 20 ms (50/s): issue 38's "reporting a post does not slow the feeds". Each report
+ * changes its reporter's exclusions (and holds a post past the threshold), never a
+ * reader's; what it costs the readers is the CPU it takes, which the control row shows
+ * for a like toggle by the same members on the same posts at the same rate.
  */
-async function underReports(): Promise<{ row: Row; filed: number; failed: number }> {
-	const reporters = await sql<{ id: number; uuid: string }[]>`
+async function underMemberWrites(
+	label: string,
+	write: 'report' | 'like',
+): Promise<{ row: Row; done: number; failed: number }> {
+	const writers = await sql<{ id: number; uuid: string }[]>`
 		select id, uuid from users where community_id = ${bench.communityId} order by id desc limit 500`
-	const reporterTokens = await Promise.all(
-		reporters.map((r) =>
+	const writerTokens = await Promise.all(
+		writers.map((r) =>
 			signAccessToken({ sub: r.uuid, uid: r.id, cid: bench.communityId, role: 'member' }, 600),
 		),
 	)
@@ -171,37 +176,37 @@ async function underReports(): Promise<{ row: Row; filed: number; failed: number
 		select id from posts where community_id = ${bench.communityId} and not is_deleted
 		order by random() limit 2000`
 	const tags = (await fetch(`http://127.0.0.1:${port}/community/report/tag?entity_type=post`, {
-		headers: { authorization: `Bearer ${reporterTokens[0]}` },
+		headers: { authorization: `Bearer ${writerTokens[0]}` },
 	}).then((reply) => reply.json())) as { data: { report_tags: { id: number }[] } }
 	const tagId = tags.data.report_tags[0]?.id
-	let filed = 0
+	let done = 0
 	let failed = 0
 	let next = 0
 	const writer = setInterval(() => {
 		const i = next++
-		fetch(`http://127.0.0.1:${port}/community/report`, {
-			method: 'POST',
+		const postId = posts[i % posts.length]?.id
+		const request =
+			write === 'report'
+				? {
+						method: 'POST',
+						path: '/community/report',
+						body: JSON.stringify({ entity_type: 'post', entity_id: postId, tag_id: tagId }),
+					}
+				: { method: 'PUT', path: `/feed/post/${postId}/like`, body: '{}' }
+		fetch(`http://127.0.0.1:${port}${request.path}`, {
+			method: request.method,
 			headers: {
-				authorization: `Bearer ${reporterTokens[i % reporterTokens.length]}`,
+				authorization: `Bearer ${writerTokens[i % writerTokens.length]}`,
 				'content-type': 'application/json',
 			},
-			body: JSON.stringify({
-				entity_type: 'post',
-				entity_id: posts[i % posts.length]?.id,
-				tag_id: tagId,
-			}),
+			body: request.body,
 		})
-			.then((reply) => (reply.status === 200 ? filed++ : failed++))
+			.then((reply) => (reply.status === 200 ? done++ : failed++))
 			.catch(() => failed++)
 	}, 20)
-	const row = await measureHooked(
-		load,
-		'(d) page 1, 64 viewers, 50 reports/s',
-		'/feed/universal?page=1&page_size=20',
-		roundRobin,
-	)
+	const row = await measureHooked(load, label, '/feed/universal?page=1&page_size=20', roundRobin)
 	clearInterval(writer)
-	return { row, filed, failed }
+	return { row, done, failed }
 }
 
 try {
@@ -235,7 +240,8 @@ try {
 		'/feed/universal?page=1&page_size=20',
 		roundRobin,
 	)
-	const reporting = await underReports()
+	const reporting = await underMemberWrites('(d) page 1, 64 viewers, 50 reports/s', 'report')
+	const liking = await underMemberWrites('(d) page 1, 64 viewers, 50 likes/s', 'like')
 	// the same read again after the reports: "within noise" is judged against both
 	const manyViewersAfter = await measureHooked(
 		load,
@@ -257,10 +263,11 @@ try {
 	}
 	printRow(manyViewers, bare)
 	printRow(reporting.row, bare)
+	printRow(liking.row, bare)
 	printRow(manyViewersAfter, bare)
 	const quiet = (manyViewers.rps + manyViewersAfter.rps) / 2
 	console.log(
-		`    while reporting: ${reporting.filed} reports filed, ${reporting.failed} refused or failed; ÷ the mean of the 64-viewer rows around it: ${(reporting.row.rps / quiet).toFixed(2)} (the two differ by ${((100 * Math.abs(manyViewers.rps - manyViewersAfter.rps)) / quiet).toFixed(0)}%: the noise)`,
+		`    while members write: ${reporting.done} reports filed (${reporting.failed} refused or failed), ${liking.done} likes (${liking.failed}); ÷ the mean of the quiet 64-viewer rows: reports ${(reporting.row.rps / quiet).toFixed(2)}, likes ${(liking.row.rps / quiet).toFixed(2)} (the quiet rows differ by ${((100 * Math.abs(manyViewers.rps - manyViewersAfter.rps)) / quiet).toFixed(0)}%)`,
 	)
 	printRow(writes.row, bare)
 	console.log(
