@@ -107,7 +107,7 @@ export interface MemberSearch {
  * it, in name order, then the nearest other names. Each part is its own small query
  * that stops after the page: connections and CMs are few, the prefix walks the names
  * in index order (users_name_prefix), the typo fallback — asked only when the other two
- * do not fill the page — walks the nearest names (users_name_near).
+ * do not fill the page — ranks the names the trigram index finds close (users_name_trgm).
  */
 export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
 	const typed = q.search.trim().toLowerCase()
@@ -129,15 +129,20 @@ export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<
 	const prefix = `${typed.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 	const starts = typed ? db`and ${name} like plaza_unaccent(${prefix})` : db``
 	const words = db`lower(plaza_unaccent(${typed}))`
-	const close = typed ? db`and (${name} like plaza_unaccent(${prefix}) or ${words} <% u.name_search)` : db``
+	const close = typed
+		? db`and (${name} like plaza_unaccent(${prefix}) or ${words} <% u.name_search)`
+		: db``
 	return customPlanned(db, async (tx) => {
 		const [firsts, prefixed] = await Promise.all([
 			q.connectionsFirst
 				? tx<FoundMember[]>`
 					select ${columns} from users u
-					where ${visible} ${close}
-						and (u.role <> 'member' or u.id in (select cn.connection_id from connections cn
-							where cn.user_id = ${q.searcherId}))
+					where u.id in (
+							select cn.connection_id from connections cn where cn.user_id = ${q.searcherId}
+							union all
+							select cm.id from users cm
+							where cm.community_id = ${q.communityId} and cm.role <> 'member')
+						and ${visible} ${close}
 					order by ${typed ? tx`(${name} like plaza_unaccent(${prefix})) desc, word_similarity(${words}, u.name_search) desc,` : tx``}
 						${name}, u.id
 					limit ${need}`
@@ -154,7 +159,7 @@ export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<
 					await tx<FoundMember[]>`
 						select ${columns} from users u
 						where ${visible} and ${words} <% u.name_search
-						order by ${words} <<-> u.name_search, u.id
+						order by word_similarity(${words}, u.name_search) desc, ${name}, u.id
 						limit ${need + found.length}`,
 				).slice(found.length),
 			)
