@@ -271,7 +271,7 @@ try {
 	)
 	printRow(writes.row, bare)
 	console.log(
-		`    under writes: ${writes.written} posts created; ${writes.fresh} of ${writes.checked} answers (${((100 * writes.fresh) / Math.max(1, writes.checked)).toFixed(1)}%) held the newest post 50 ms after its creation`,
+		`    under writes: ${writes.written} posts created; ${writes.fresh} of ${writes.checked} answers (${((100 * writes.fresh) / Math.max(1, writes.checked)).toFixed(1)}%) held the newest post 50 ms after its creation; ÷ page 1 read-only (the (b) row): ${(writes.row.rps / (rows[0]?.redis?.rps ?? Number.NaN)).toFixed(3)} (target >= 0.8)`,
 	)
 	printCeiling(ceiling)
 	console.log(
