@@ -115,7 +115,7 @@ export async function editProfile(session: Session, edit: ProfileEdit) {
 		throw badRequest('user_name, image_url or custom_fields is required')
 	let edited = user
 	if (name !== undefined || imageUrl !== undefined) {
-		await updateProfile(sql, user.id, name ?? user.name, imageUrl)
+		await updateProfile(sql, session.communityId, user.id, name ?? user.name, imageUrl)
 		await feedManager.onUsersChanged(session.communityId, [user.id])
 		edited = { ...user, name: name ?? user.name, image_url: imageUrl ?? user.image_url }
 	}

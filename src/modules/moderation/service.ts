@@ -61,7 +61,7 @@ export async function changeRights(session: Session, input: RightsChange) {
 	else if (denied.join() !== current.join()) await writeAuthCopy(target.id, role, denied)
 	let user = target
 	if (input.custom_title !== undefined && input.custom_title !== target.custom_title) {
-		await setCustomTitle(sql, target.id, input.custom_title)
+		await setCustomTitle(sql, session.communityId, target.id, input.custom_title)
 		await feedManager.onUsersChanged(session.communityId, [target.id])
 		user = { ...target, custom_title: input.custom_title }
 	}

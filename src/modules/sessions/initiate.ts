@@ -70,7 +70,7 @@ async function keepProfileCurrent(existing: UserRow, input: InitiateInput): Prom
 	const name = input.userName || existing.name
 	const imageUrl = input.imageUrl || existing.image_url
 	if (name === existing.name && imageUrl === existing.image_url) return existing
-	await updateProfile(sql, existing.id, name, imageUrl)
+	await updateProfile(sql, existing.community_id, existing.id, name, imageUrl)
 	// Feeds cache the user's feed form; drop it so the new name shows at once.
 	await feedManager.onUsersChanged(existing.community_id, [existing.id])
 	return { ...existing, name, image_url: imageUrl }

@@ -214,6 +214,7 @@ export async function deleteTopicsTree(
 			select id from topics where community_id = ${communityId} and id = any(${ids}::text[])
 			union
 			select t.id from topics t join tree on t.parent_id = tree.id
+			where t.community_id = ${communityId}
 		)
 		select id from tree`
 	const topicIds = rows.map((r) => r.id)

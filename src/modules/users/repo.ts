@@ -109,13 +109,14 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null>
 
 export async function updateProfile(
 	db: Db,
+	communityId: number,
 	id: number,
 	name: string,
 	imageUrl: string | undefined,
 ): Promise<void> {
 	await db`
 		update users set name = ${name}, image_url = coalesce(${imageUrl ?? null}, image_url), last_active_at = now()
-		where id = ${id}`
+		where community_id = ${communityId} and id = ${id}`
 }
 
 export async function setRole(db: Db, id: number, role: Role): Promise<void> {
@@ -167,6 +168,12 @@ export async function findUsersByRefs(
 			and (uuid = any(${refs.filter(isUuid)}::uuid[]) or user_unique_id = any(${refs}::text[]))`
 }
 
-export async function setCustomTitle(db: Db, id: number, title: string): Promise<void> {
-	await db`update users set custom_title = ${title} where id = ${id}`
+export async function setCustomTitle(
+	db: Db,
+	communityId: number,
+	id: number,
+	title: string,
+): Promise<void> {
+	await db`
+		update users set custom_title = ${title} where community_id = ${communityId} and id = ${id}`
 }

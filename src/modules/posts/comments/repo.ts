@@ -32,7 +32,8 @@ const commentColumns = (db: Db) => db`
 	c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at`
 
 const fromComments = (db: Db) =>
-	db`from comments c join users u on u.id = c.user_id left join users d on d.id = c.deleted_by`
+	db`from comments c join users u on u.community_id = c.community_id and u.id = c.user_id
+		left join users d on d.community_id = c.community_id and d.id = c.deleted_by`
 
 const selectComment = (db: Db) => db`${commentColumns(db)} ${fromComments(db)}`
 
@@ -54,13 +55,18 @@ export async function insertComment(db: Db, c: NewComment): Promise<void> {
 		insert into comments (id, community_id, post_id, user_id, parent_id, level, text, temp_id, created_at, updated_at)
 		values (${c.id}, ${c.community_id}, ${c.post_id}, ${c.user_id}, ${c.parent_id}, ${c.level}, ${c.text},
 			${c.temp_id}, ${c.created_at}, ${c.created_at})`
-	await db`update posts set comments_count = comments_count + 1 where id = ${c.post_id}`
+	await db`
+		update posts set comments_count = comments_count + 1
+		where community_id = ${c.community_id} and id = ${c.post_id}`
 	if (c.parent_id)
-		await db`update comments set comments_count = comments_count + 1 where id = ${c.parent_id}`
+		await db`
+			update comments set comments_count = comments_count + 1
+			where community_id = ${c.community_id} and id = ${c.parent_id}`
 }
 
 export async function findComment(
 	db: Db,
+	communityId: number,
 	postId: string,
 	commentId: string,
 	lock = false,
@@ -68,10 +74,10 @@ export async function findComment(
 	const [row] = lock
 		? await db<
 				CommentRow[]
-			>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId} for update of c`
+			>`select ${selectComment(db)} where c.community_id = ${communityId} and c.post_id = ${postId} and c.id = ${commentId} for update of c`
 		: await db<
 				CommentRow[]
-			>`select ${selectComment(db)} where c.post_id = ${postId} and c.id = ${commentId}`
+			>`select ${selectComment(db)} where c.community_id = ${communityId} and c.post_id = ${postId} and c.id = ${commentId}`
 	return row ?? null
 }
 
@@ -113,27 +119,34 @@ export async function likedCommentIds(
 
 export async function updateCommentText(
 	db: Db,
+	communityId: number,
 	commentId: string,
 	text: string,
 	now: number,
 ): Promise<void> {
-	await db`update comments set text = ${text}, is_edited = true, updated_at = ${now} where id = ${commentId}`
+	await db`
+		update comments set text = ${text}, is_edited = true, updated_at = ${now}
+		where community_id = ${communityId} and id = ${commentId}`
 }
 
 /** Soft delete; the comment stops counting on its post and parent. */
 export async function softDeleteComment(
 	db: Db,
-	comment: Pick<CommentRow, 'id' | 'post_id' | 'parent_id'>,
+	comment: Pick<CommentRow, 'id' | 'community_id' | 'post_id' | 'parent_id'>,
 	deletedBy: number,
 	reason: string | null,
 	now: number,
 ): Promise<void> {
 	await db`
 		update comments set is_deleted = true, deleted_by = ${deletedBy}, delete_reason = ${reason}, updated_at = ${now}
-		where id = ${comment.id}`
-	await db`update posts set comments_count = greatest(comments_count - 1, 0) where id = ${comment.post_id}`
+		where community_id = ${comment.community_id} and id = ${comment.id}`
+	await db`
+		update posts set comments_count = greatest(comments_count - 1, 0)
+		where community_id = ${comment.community_id} and id = ${comment.post_id}`
 	if (comment.parent_id) {
-		await db`update comments set comments_count = greatest(comments_count - 1, 0) where id = ${comment.parent_id}`
+		await db`
+			update comments set comments_count = greatest(comments_count - 1, 0)
+			where community_id = ${comment.community_id} and id = ${comment.parent_id}`
 	}
 }
 

@@ -54,7 +54,7 @@ async function liveComment(
 	commentId: string,
 	lock = false,
 ): Promise<CommentRow> {
-	const comment = await findComment(db, postId, commentId, lock)
+	const comment = await findComment(db, session.communityId, postId, commentId, lock)
 	if (!comment || comment.is_deleted) throw notFound('Comment')
 	if (
 		comment.user_id !== session.userId &&
@@ -126,7 +126,7 @@ export async function addComment(
 			taggedIds: tagged.map((u) => u.id),
 			history: isBackDated(createdAt, now),
 		})
-		const comment = (await findComment(tx, post.id, id)) as CommentRow
+		const comment = (await findComment(tx, post.community_id, post.id, id)) as CommentRow
 		const news = !isBackDated(createdAt, now)
 		if (news) await recordCommentEvent(tx, session.communityId, 'comment.added', comment)
 		if (news && tagged.length > 0)
@@ -136,7 +136,9 @@ export async function addComment(
 		return {
 			post,
 			comment,
-			parent: parent ? ((await findComment(tx, post.id, parent.id)) as CommentRow) : null,
+			parent: parent
+				? ((await findComment(tx, post.community_id, post.id, parent.id)) as CommentRow)
+				: null,
 		}
 	})
 	await feedManager.onPostsChanged(session.communityId, [post.id])
@@ -158,7 +160,7 @@ export async function getComment(
 	pageSize?: number,
 ) {
 	const post = await visiblePost(sql, session, postId)
-	const comment = await findComment(sql, post.id, commentId)
+	const comment = await findComment(sql, post.community_id, post.id, commentId)
 	if (
 		!comment ||
 		(comment.user_id !== session.userId &&
@@ -168,7 +170,7 @@ export async function getComment(
 	}
 	const p = paging(page, pageSize)
 	const [parent, replies] = await Promise.all([
-		comment.parent_id ? findComment(sql, post.id, comment.parent_id) : null,
+		comment.parent_id ? findComment(sql, post.community_id, post.id, comment.parent_id) : null,
 		childComments(sql, post.id, comment.id, session.userId, p.pageSize, p.offset),
 	])
 	const shown = [comment, ...replies.rows, ...(parent ? [parent] : [])]
@@ -237,7 +239,7 @@ export async function editComment(
 		const post = await visiblePost(tx, session, postId)
 		const current = await liveComment(tx, session, post.id, commentId, true)
 		if (current.user_id !== session.userId) throw forbidden()
-		await updateCommentText(tx, current.id, text, Date.now())
+		await updateCommentText(tx, session.communityId, current.id, text, Date.now())
 		const tagged = await tagUsers(tx, session.communityId, [text], (ids) =>
 			addCommentTags(tx, current.id, ids),
 		)
@@ -248,7 +250,7 @@ export async function editComment(
 			commentId: current.id,
 			taggedIds: tagged.map((u) => u.id),
 		})
-		const comment = (await findComment(tx, post.id, current.id)) as CommentRow
+		const comment = (await findComment(tx, post.community_id, post.id, current.id)) as CommentRow
 		if (tagged.length > 0)
 			await recordCommentEvent(tx, session.communityId, 'comment.tagged', comment, {
 				tagged_users: tagged,
@@ -273,7 +275,10 @@ export async function deleteComment(
 		if (!allowed) throw forbidden()
 		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
 		await onContentDeleted(tx, { commentId: current.id })
-		return { post, comment: (await findComment(tx, post.id, current.id)) as CommentRow }
+		return {
+			post,
+			comment: (await findComment(tx, post.community_id, post.id, current.id)) as CommentRow,
+		}
 	})
 	await feedManager.onPostsChanged(session.communityId, [post.id])
 	const viewer = await viewerOf(session, post, [comment])
@@ -296,7 +301,7 @@ export async function toggleCommentLike(
 			session.userId,
 			input,
 		)
-		await countLike(tx, commentLikeTarget, comment.id, delta)
+		await countLike(tx, session.communityId, commentLikeTarget, comment.id, delta)
 		if (added || !liked)
 			await onCommentLikeChanged(tx, {
 				communityId: session.communityId,
@@ -307,7 +312,7 @@ export async function toggleCommentLike(
 				liked,
 				history: added && !likeIsNews(added, input),
 			})
-		const current = (await findComment(tx, post.id, comment.id)) as CommentRow
+		const current = (await findComment(tx, post.community_id, post.id, comment.id)) as CommentRow
 		if (likeIsNews(added, input)) {
 			const liker = await findUserById(tx, session.userId)
 			await recordCommentEvent(tx, session.communityId, 'comment.react', current, {

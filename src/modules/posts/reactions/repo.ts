@@ -13,13 +13,14 @@ import type { SeenCounts } from '../../../timelines'
  */
 export async function countLike(
 	db: Db,
+	communityId: number,
 	target: LikeTarget,
 	targetId: string,
 	delta: number,
 ): Promise<number> {
 	const [row] = await db<{ likes_count: number }[]>`
 		update ${db(target.counted)} set likes_count = greatest(likes_count + ${delta}, 0)
-		where id = ${targetId} returning likes_count`
+		where community_id = ${communityId} and id = ${targetId} returning likes_count`
 	return row?.likes_count ?? 0
 }
 
