@@ -233,6 +233,47 @@ describe('feed:universal over SSE', () => {
 	})
 })
 
+describe('community scope', () => {
+	test('CMs hear the review queue counts move; a member is refused with 403', async () => {
+		const refused = await subscribe(await openSocket({ token: ana.token }), 'community')
+		expect(refused).toMatchObject({
+			type: 'error',
+			error_message: 'community is for community managers',
+		})
+		expect((await openEvents(ana.token, 'scopes=community')).status).toBe(403)
+
+		const socket = await openSocket({ token: cm.token })
+		expect((await subscribe(socket, 'community')).type).toBe('subscribed')
+		const postId = await newPost(bob, { text: 'reported live' })
+		const tags = await api('GET', '/community/report/tag?entity_type=post', { token: ana.token })
+		const filed = await api('POST', '/community/report', {
+			token: ana.token,
+			body: {
+				entity_id: postId,
+				entity_type: 'post',
+				tag_id: tags.body.data.report_tags[0].id,
+				reason: 'live',
+			},
+		})
+		expect(filed.status).toBe(200)
+		const opened = await socket.next((f) => f.event?.type === 'queue', 'queue after filing')
+		expect(opened.event?.data).toMatchObject({ cause: 'report.created', pending_posts: 0 })
+		const before = opened.event?.data?.open_reports as number
+		expect(before).toBeGreaterThanOrEqual(1)
+		const closed = await api('PATCH', '/community/report', {
+			token: cm.token,
+			body: { report_ids: [filed.body.data.report.id], action_taken: 'POST_APPROVED' },
+		})
+		expect(closed.status).toBe(200)
+		const after = await socket.next(
+			(f) => f.event?.data?.cause === 'report.closed',
+			'queue after closing',
+		)
+		expect(after.event?.data?.open_reports).toBe(before - 1)
+		socket.close()
+	})
+})
+
 describe('revocation', () => {
 	test('logout closes the live socket within a second', async () => {
 		const login = await api('POST', '/sdk/initiate', {

@@ -12,6 +12,7 @@ import { feedManager, loadPosts, presentFeedPost, presentFeedUser } from '../../
 import { recordEvent } from '../../webhooks/outbox'
 import { requireRole, type Session, viewerOf } from '../auth/session'
 import { leaveOrRemove } from '../members/departure'
+import { announceQueue } from '../moderation/queue-live'
 import { Action, EntityType } from '../notifications/model'
 import { recordActivities } from '../notifications/service'
 import { visiblePost } from '../posts/access'
@@ -151,6 +152,7 @@ export async function fileReport(session: Session, input: ReportInput) {
 		await feedManager.onHiddenFor(session.userId)
 		if (held) await feedManager.onPostsHeld(c, [entity.entity_id])
 	}
+	announceQueue(c, 'report.created')
 	return { report }
 }
 
@@ -360,6 +362,7 @@ export async function closeReports(session: Session, input: CloseInput) {
 		return { closed: closed.map((r) => presentReport(r, found)), released }
 	})
 	if (released.length > 0) await feedManager.onPostsHeld(c, released)
+	announceQueue(c, 'report.closed')
 	return { reports: closed, action_taken: action }
 }
 
