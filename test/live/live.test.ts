@@ -274,6 +274,25 @@ describe('community scope', () => {
 	})
 })
 
+describe('community scope: pending posts', () => {
+	test('a post held for approval moves the pending count', async () => {
+		const held = await newCommunity('live-pending')
+		const manager = await newUser(held, { role: 'cm', name: 'Manager' })
+		const writer = await newUser(held, { name: 'Writer' })
+		const set = await api('PUT', '/community/settings/moderation', {
+			token: manager.token,
+			body: { post_moderation: 'all' },
+		})
+		expect(set.status).toBe(200)
+		const socket = await openSocket({ token: manager.token })
+		expect((await subscribe(socket, 'community')).type).toBe('subscribed')
+		await newPost(writer, { text: 'waits for a CM' })
+		const pending = await socket.next((f) => f.event?.data?.cause === 'post.pending', 'pending')
+		expect(pending.event?.data).toMatchObject({ open_reports: 0, pending_posts: 1 })
+		socket.close()
+	})
+})
+
 describe('revocation', () => {
 	test('logout closes the live socket within a second', async () => {
 		const login = await api('POST', '/sdk/initiate', {
