@@ -121,6 +121,26 @@ describe('chatroom scope', () => {
 	})
 })
 
+describe('chatroom scope: reactions', () => {
+	test('a reaction and its removal reach the room', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const said = await say(cm, room.id, 'react to me')
+		const socket = await openSocket({ token: cm.token })
+		expect((await subscribe(socket, `chatroom:${room.id}`)).type).toBe('subscribed')
+		const body = { conversation_id: said.id, reaction: '👍' }
+		expect((await api('PUT', '/conversation/reaction', { token: ana.token, body })).status).toBe(
+			200,
+		)
+		const added = await socket.next((f) => f.event?.type === 'reaction.added', 'reaction')
+		expect(added.event?.data).toMatchObject({ conversation_id: String(said.id), reaction: '👍' })
+		const gone = await api('DELETE', '/conversation/reaction', { token: ana.token, body })
+		expect(gone.status).toBe(200)
+		await socket.next((f) => f.event?.type === 'reaction.removed', 'reaction removed')
+		socket.close()
+	})
+})
+
 describe('chatroom scope: polls and seats', () => {
 	test('a vote sends the totals of an open poll; a deferred poll only says it moved', async () => {
 		const room = await newRoom(cm)
