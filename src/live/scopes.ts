@@ -27,6 +27,11 @@ export const liveScopes = {
 		name: 'feed:connection',
 		key: keys.liveStream(`c${communityId}`, 'connection'),
 	}),
+	/** CMs only: the review queue's open reports and pending posts, as counts. */
+	community: (communityId: number): LiveScope => ({
+		name: 'community',
+		key: keys.liveStream(`c${communityId}`, 'community'),
+	}),
 }
 
 /** What a client may ask for, before any access check: `{ kind, id? }`, or null when malformed. */
@@ -35,12 +40,14 @@ export type ScopeRequest =
 	| { kind: 'chatroom'; id: string }
 	| { kind: 'feed:universal' }
 	| { kind: 'feed:connection' }
+	| { kind: 'community' }
 
 export function parseScope(name: unknown): ScopeRequest | null {
 	if (typeof name !== 'string' || name.length > 64) return null
 	if (name === 'me') return { kind: 'me' }
 	if (name === 'feed:universal') return { kind: 'feed:universal' }
 	if (name === 'feed:connection') return { kind: 'feed:connection' }
+	if (name === 'community') return { kind: 'community' }
 	const room = /^chatroom:([0-9]{1,19})$/.exec(name)
 	if (room) return { kind: 'chatroom', id: room[1] as string }
 	return null

@@ -121,6 +121,26 @@ describe('chatroom scope', () => {
 	})
 })
 
+describe('chatroom scope: reactions', () => {
+	test('a reaction and its removal reach the room', async () => {
+		const room = await newRoom(cm)
+		await follow(ana, room.id)
+		const said = await say(cm, room.id, 'react to me')
+		const socket = await openSocket({ token: cm.token })
+		expect((await subscribe(socket, `chatroom:${room.id}`)).type).toBe('subscribed')
+		const body = { conversation_id: said.id, reaction: '👍' }
+		expect((await api('PUT', '/conversation/reaction', { token: ana.token, body })).status).toBe(
+			200,
+		)
+		const added = await socket.next((f) => f.event?.type === 'reaction.added', 'reaction')
+		expect(added.event?.data).toMatchObject({ conversation_id: String(said.id), reaction: '👍' })
+		const gone = await api('DELETE', '/conversation/reaction', { token: ana.token, body })
+		expect(gone.status).toBe(200)
+		await socket.next((f) => f.event?.type === 'reaction.removed', 'reaction removed')
+		socket.close()
+	})
+})
+
 describe('chatroom scope: polls and seats', () => {
 	test('a vote sends the totals of an open poll; a deferred poll only says it moved', async () => {
 		const room = await newRoom(cm)
@@ -230,6 +250,66 @@ describe('feed:universal over SSE', () => {
 		const allowed = await openEvents(cm.token, `scopes=chatroom:${secret.id}`)
 		expect(allowed.status).toBe(200)
 		allowed.stop()
+	})
+})
+
+describe('community scope', () => {
+	test('CMs hear the review queue counts move; a member is refused with 403', async () => {
+		const refused = await subscribe(await openSocket({ token: ana.token }), 'community')
+		expect(refused).toMatchObject({
+			type: 'error',
+			error_message: 'community is for community managers',
+		})
+		expect((await openEvents(ana.token, 'scopes=community')).status).toBe(403)
+
+		const socket = await openSocket({ token: cm.token })
+		expect((await subscribe(socket, 'community')).type).toBe('subscribed')
+		const postId = await newPost(bob, { text: 'reported live' })
+		const tags = await api('GET', '/community/report/tag?entity_type=post', { token: ana.token })
+		const filed = await api('POST', '/community/report', {
+			token: ana.token,
+			body: {
+				entity_id: postId,
+				entity_type: 'post',
+				tag_id: tags.body.data.report_tags[0].id,
+				reason: 'live',
+			},
+		})
+		expect(filed.status).toBe(200)
+		const opened = await socket.next((f) => f.event?.type === 'queue', 'queue after filing')
+		expect(opened.event?.data).toMatchObject({ cause: 'report.created', pending_posts: 0 })
+		const before = opened.event?.data?.open_reports as number
+		expect(before).toBeGreaterThanOrEqual(1)
+		const closed = await api('PATCH', '/community/report', {
+			token: cm.token,
+			body: { report_ids: [filed.body.data.report.id], action_taken: 'POST_APPROVED' },
+		})
+		expect(closed.status).toBe(200)
+		const after = await socket.next(
+			(f) => f.event?.data?.cause === 'report.closed',
+			'queue after closing',
+		)
+		expect(after.event?.data?.open_reports).toBe(before - 1)
+		socket.close()
+	})
+})
+
+describe('community scope: pending posts', () => {
+	test('a post held for approval moves the pending count', async () => {
+		const held = await newCommunity('live-pending')
+		const manager = await newUser(held, { role: 'cm', name: 'Manager' })
+		const writer = await newUser(held, { name: 'Writer' })
+		const set = await api('PUT', '/community/settings/moderation', {
+			token: manager.token,
+			body: { post_moderation: 'all' },
+		})
+		expect(set.status).toBe(200)
+		const socket = await openSocket({ token: manager.token })
+		expect((await subscribe(socket, 'community')).type).toBe('subscribed')
+		await newPost(writer, { text: 'waits for a CM' })
+		const pending = await socket.next((f) => f.event?.data?.cause === 'post.pending', 'pending')
+		expect(pending.event?.data).toMatchObject({ open_reports: 0, pending_posts: 1 })
+		socket.close()
 	})
 })
 

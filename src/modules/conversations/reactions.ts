@@ -8,6 +8,7 @@
 
 import { type Db, sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { liveScopes, publishLive } from '../../live'
 import { listenedEvents, recordEvent } from '../../webhooks/outbox'
 import type { Session } from '../auth/plugin'
 import { chatViewer, DM, isCmViewer, seeRoomAs } from '../chatrooms/access'
@@ -50,7 +51,7 @@ export async function react(session: Session, input: ReactionInput & { reaction:
 	const reaction = input.reaction.trim()
 	if (reaction === '') throw badRequest('reaction must not be empty')
 	const { room, conversation } = await reactable(session, input)
-	await sql.begin(async (tx) => {
+	const changed = await sql.begin(async (tx) => {
 		const now = Date.now()
 		const changed = await putReaction(tx, {
 			community_id: session.communityId,
@@ -60,7 +61,7 @@ export async function react(session: Session, input: ReactionInput & { reaction:
 			chatroom_id: room.id,
 			now,
 		})
-		if (!changed) return
+		if (!changed) return false
 		await changedConversation(tx, room.id, conversation.id, now)
 		await recordReactionEvent(
 			tx,
@@ -70,13 +71,33 @@ export async function react(session: Session, input: ReactionInput & { reaction:
 			'chatroom.conversation.reacted',
 			reaction,
 		)
+		return true
 	})
+	if (changed) await announceReaction(session, room.id, conversation.id, reaction)
 }
+
+/** Tells the room's live readers, after the commit (publishLive never throws). */
+const announceReaction = (
+	session: Session,
+	chatroomId: string,
+	conversationId: string,
+	reaction: string | null,
+) =>
+	publishLive(liveScopes.chatroom(chatroomId), {
+		type: reaction === null ? 'reaction.removed' : 'reaction.added',
+		data: {
+			chatroom_id: chatroomId,
+			conversation_id: conversationId,
+			member_id: session.userId,
+			reaction,
+		},
+	})
 
 export async function unreact(session: Session, input: ReactionInput) {
 	const { room, conversation } = await reactable(session, input)
-	await sql.begin(async (tx) => {
-		if (!(await deleteReaction(tx, session.communityId, conversation.id, session.userId))) return
+	const removed = await sql.begin(async (tx) => {
+		if (!(await deleteReaction(tx, session.communityId, conversation.id, session.userId)))
+			return false
 		await changedConversation(tx, room.id, conversation.id, Date.now())
 		await recordReactionEvent(
 			tx,
@@ -86,7 +107,9 @@ export async function unreact(session: Session, input: ReactionInput) {
 			'chatroom.conversation.reaction.removed',
 			input.reaction ?? null,
 		)
+		return true
 	})
+	if (removed) await announceReaction(session, room.id, conversation.id, null)
 }
 
 async function changedConversation(tx: Db, chatroomId: string, id: string, now: number) {

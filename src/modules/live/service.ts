@@ -3,7 +3,7 @@
 // expiry and revocation, and the access rule of each scope (a secret room the caller
 // may not see answers as if it did not exist). No Elysia here.
 import { sql } from '../../lib/db'
-import { badRequest, tooManyRequests, unauthorized } from '../../lib/errors'
+import { badRequest, forbidden, tooManyRequests, unauthorized } from '../../lib/errors'
 import { keys } from '../../lib/keys'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, tokenFromHeader, verifyAccessToken } from '../../lib/tokens'
@@ -19,7 +19,7 @@ import {
 } from '../../live'
 import { viewerBlocks } from '../../timelines'
 import { tokenState } from '../auth/revocation'
-import { type Session, sessionFromHeader } from '../auth/session'
+import { isCm, type Session, sessionFromHeader } from '../auth/session'
 import { chatViewer, seeRoom } from '../chatrooms/access'
 import { followedIds } from './repo'
 
@@ -87,7 +87,9 @@ export const holderOf = (caller: LiveCaller): Holder => ({
 export async function resolveScope(session: Session, name: unknown): Promise<Subscription> {
 	const wanted = parseScope(name)
 	if (!wanted)
-		throw badRequest('scope must be me, chatroom:<id>, feed:universal or feed:connection')
+		throw badRequest(
+			'scope must be me, chatroom:<id>, feed:universal, feed:connection or community',
+		)
 	switch (wanted.kind) {
 		case 'me':
 			return { scope: liveScopes.me(session.userId) }
@@ -111,6 +113,11 @@ export async function resolveScope(session: Session, name: unknown): Promise<Sub
 				authors: new Set(followed),
 			}
 		}
+		// Every community has this scope, so a member is told it is not theirs (403), not
+		// that it is missing: hiding it would hide nothing.
+		case 'community':
+			if (!isCm(session)) throw forbidden('community is for community managers')
+			return { scope: liveScopes.community(session.communityId) }
 	}
 }
 

@@ -8,6 +8,7 @@ import { sql, transaction } from '../../lib/db'
 import { feedManager } from '../../timelines'
 import { recordEvents } from '../../webhooks/outbox'
 import type { Session } from '../auth/session'
+import { announceQueue } from '../moderation/queue-live'
 import { Action, EntityType } from '../notifications/model'
 import { onPostTagged, recordActivities } from '../notifications/service'
 import { findTopicsByIds } from '../topics/repo'
@@ -31,7 +32,7 @@ import { insertPosts, insertTags, insertWidgetLinks, linkTopicsOf } from './repo
 export async function createPending(r: NewPostRequest): Promise<WrittenPost> {
 	const c = r.session.communityId
 	const read = await readAhead(sql, [r])
-	return transaction(async (tx) => {
+	const written = await transaction(async (tx) => {
 		const resolved = await resolveAttachments(tx, c, r.id, r.session.userId, r.attachments)
 		const written = writtenOf(r, resolved, read)
 		await insertPosts(tx, [written.row])
@@ -46,6 +47,8 @@ export async function createPending(r: NewPostRequest): Promise<WrittenPost> {
 		await holdPending(tx, c, r.id, r.session.userId, Date.now())
 		return { post: { ...written.post, held: 'pending' }, context: written.context }
 	})
+	announceQueue(c, 'post.pending')
+	return written
 }
 
 /** PENDING_POST_APPROVED: the post is placed, tags and webhooks fire, dated now. */

@@ -14,6 +14,7 @@ import { requireRole, type Session, viewerOf } from '../auth/session'
 import type { ConversationRow } from '../conversations/repo'
 import { announceHeld, holdConversations } from '../conversations/write'
 import { leaveOrRemove } from '../members/departure'
+import { announceQueue } from '../moderation/queue-live'
 import { Action, EntityType } from '../notifications/model'
 import { recordActivities } from '../notifications/service'
 import { visiblePost } from '../posts/access'
@@ -171,6 +172,7 @@ export async function fileReport(session: Session, input: ReportInput) {
 	await feedManager.onHiddenFor(session.userId)
 	if (held) await feedManager.onPostsHeld(c, [entity.entity_id])
 	await announceHeld(heldConversations)
+	announceQueue(c, 'report.created')
 	return { report }
 }
 
@@ -389,6 +391,7 @@ export async function closeReports(session: Session, input: CloseInput) {
 	})
 	if (released.length > 0) await feedManager.onPostsHeld(c, released)
 	await announceHeld(releasedConversations)
+	announceQueue(c, 'report.closed')
 	return { reports: closed, action_taken: action }
 }
 
