@@ -140,3 +140,28 @@ export async function seedSearch(
 	log(`posts_search built and tables analyzed in ${Math.round(performance.now() - started)} ms`)
 	return { communityId: c, viewer, authors: authors.length }
 }
+
+/**
+ * The bench seeded earlier in this database (BENCH_SEARCH_REUSE=1), when it holds exactly
+ * `size` and its posts still have their search column; null otherwise.
+ */
+export async function seededSearch(size: {
+	members: number
+	posts: number
+}): Promise<SearchBench | null> {
+	const [column] = await sql`select 1 from information_schema.columns
+		where table_name = 'posts' and column_name = 'search'`
+	if (!column) return null
+	const [counts] = await sql<{ c: number; members: number; posts: number }[]>`
+		select (select community_id from users where user_unique_id = 'bench-0') as c,
+			(select count(*)::int from users where user_unique_id like 'bench-%') as members,
+			(select count(*)::int from posts) as posts`
+	if (!counts?.c || counts.members !== size.members || counts.posts !== size.posts) return null
+	const users = await sql<{ id: number; uuid: string }[]>`
+		select id, uuid from users where community_id = ${counts.c} and role = 'member' order by id limit 1001`
+	return {
+		communityId: counts.c,
+		viewer: users[0] as { id: number; uuid: string },
+		authors: users.length - 1,
+	}
+}

@@ -28,11 +28,11 @@ const {
 } = await import('./harness')
 const { default: autocannon } = await import('autocannon')
 type Row = import('./harness').Row
-const { dropDatabase, ensureDatabase, sql } = await import('../../src/lib/db')
+const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { signAccessToken } = await import('../../src/lib/tokens')
-const { COMMON_WORD, RARE_WORD, seedSearch } = await import('./search-seed')
+const { COMMON_WORD, RARE_WORD, seedSearch, seededSearch } = await import('./search-seed')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
@@ -43,11 +43,20 @@ const size = {
 const writers = Number(process.env.BENCH_WRITERS ?? 8)
 const insertSeconds = Number(process.env.BENCH_INSERT_SECONDS ?? 10)
 
-await dropDatabase(process.env.DATABASE_URL)
+// BENCH_SEARCH_REUSE=1: keep a database seeded by an earlier run of the same size (the
+// write rows, which add posts and drop the search column, are then skipped so that it
+// stays reusable); otherwise the database is made anew
+const reuse = process.env.BENCH_SEARCH_REUSE === '1'
 await ensureDatabase(process.env.DATABASE_URL)
+const reused = reuse ? await seededSearch(size).catch(() => null) : null
+if (!reused) {
+	await sql.unsafe('drop schema public cascade; create schema public')
+	log('database emptied')
+}
 await migrate()
 await redis.flushdb()
-const bench = await seedSearch(size, log)
+if (reused) log('reusing the seeded database')
+const bench = reused ?? (await seedSearch(size, log))
 const token = await signAccessToken(
 	{ sub: bench.viewer.uuid, uid: bench.viewer.id, cid: bench.communityId, role: 'member' },
 	120,
@@ -90,11 +99,13 @@ try {
 	rows.unshift({ row: bareRow, ceiling: bareRow })
 	// POST /feed/post end to end, with the search column and its index, then without
 	// them (dropping a column is instant; the bench database is made anew each run)
-	const [sample] = await sql<{ text: string }[]>`select text from posts order by id desc limit 1`
-	const body = JSON.stringify({ text: sample?.text ?? `a post about the ${COMMON_WORD}` })
-	postRows.push(await createPosts('POST /feed/post, search column', body))
-	await sql`alter table posts drop column search`
-	postRows.push(await createPosts('POST /feed/post, no search column', body))
+	if (!reuse) {
+		const [sample] = await sql<{ text: string }[]>`select text from posts order by id desc limit 1`
+		const body = JSON.stringify({ text: sample?.text ?? `a post about the ${COMMON_WORD}` })
+		postRows.push(await createPosts('POST /feed/post, search column', body))
+		await sql`alter table posts drop column search`
+		postRows.push(await createPosts('POST /feed/post, no search column', body))
+	}
 } finally {
 	bare.child.kill('SIGTERM')
 	server.child.kill('SIGTERM')
@@ -118,50 +129,54 @@ async function createPosts(name: string, body: string): Promise<Row> {
 // Two empty scratch tables shaped like posts (its indexes included), one with the
 // search column. The statement is the shape of posts/repo.ts newPostsCte: one insert
 // of a batch from unnest.
-await sql`drop table if exists bench_posts_search, bench_posts_plain`
-// posts has no search column by now (the write rows dropped it): the plain table is its
-// shape, the other gets the column and its GIN index back as migrations/0100 makes them
-await sql`create table bench_posts_plain (like posts including defaults including indexes)`
-await sql`create table bench_posts_search (like posts including defaults including indexes)`
-await sql`alter table bench_posts_search add column search tsvector
+const rates = { plain: 0, search: 0 }
+if (!reuse) await insertRates()
+
+async function insertRates() {
+	await sql`drop table if exists bench_posts_search, bench_posts_plain`
+	// posts has no search column by now (the write rows dropped it): the plain table is its
+	// shape, the other gets the column and its GIN index back as migrations/0100 makes them
+	await sql`create table bench_posts_plain (like posts including defaults including indexes)`
+	await sql`create table bench_posts_search (like posts including defaults including indexes)`
+	await sql`alter table bench_posts_search add column search tsvector
 	generated always as (post_search_vector(heading, text, topic_names)) stored`
-await sql`create index on bench_posts_search using gin (search)`
-const texts = (
-	await sql<{ text: string; heading: string }[]>`
+	await sql`create index on bench_posts_search using gin (search)`
+	const texts = (
+		await sql<{ text: string; heading: string }[]>`
 	select heading, text from posts order by id desc limit 2000`
-).map((r) => r)
-let sequence = 0
-async function insertRate(table: string): Promise<number> {
-	const until = performance.now() + insertSeconds * 1000
-	let written = 0
-	await Promise.all(
-		Array.from({ length: writers }, async () => {
-			while (performance.now() < until) {
-				const batch = Array.from({ length: 20 }, () => {
-					const i = sequence++
-					const source = texts[i % texts.length] as { text: string; heading: string }
-					return { id: `f${i.toString(16).padStart(23, '0')}`, ...source }
-				})
-				await sql`
+	).map((r) => r)
+	let sequence = 0
+	async function insertRate(table: string): Promise<number> {
+		const until = performance.now() + insertSeconds * 1000
+		let written = 0
+		await Promise.all(
+			Array.from({ length: writers }, async () => {
+				while (performance.now() < until) {
+					const batch = Array.from({ length: 20 }, () => {
+						const i = sequence++
+						const source = texts[i % texts.length] as { text: string; heading: string }
+						return { id: `f${i.toString(16).padStart(23, '0')}`, ...source }
+					})
+					await sql`
 					insert into ${sql(table)} (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at, topic_names)
 					select id, ${bench.communityId}, ${bench.viewer.id}, heading, text, '[]'::jsonb, 'public', ${Date.now()}, ${Date.now()}, ''
 					from unnest(${batch.map((b) => b.id)}::text[], ${batch.map((b) => b.heading)}::text[], ${batch.map((b) => b.text)}::text[])
 						as p(id, heading, text)`
-				written += batch.length
-			}
-		}),
-	)
-	return written / insertSeconds
+					written += batch.length
+				}
+			}),
+		)
+		return written / insertSeconds
+	}
+	for (let round = 0; round < 2; round++) {
+		rates.plain = Math.max(rates.plain, await insertRate('bench_posts_plain'))
+		rates.search = Math.max(rates.search, await insertRate('bench_posts_search'))
+		log(
+			`insert round ${round + 1}: plain ${Math.round(rates.plain)} posts/s, search ${Math.round(rates.search)} posts/s (best so far)`,
+		)
+	}
+	await sql`drop table bench_posts_search, bench_posts_plain`
 }
-const rates = { plain: 0, search: 0 }
-for (let round = 0; round < 2; round++) {
-	rates.plain = Math.max(rates.plain, await insertRate('bench_posts_plain'))
-	rates.search = Math.max(rates.search, await insertRate('bench_posts_search'))
-	log(
-		`insert round ${round + 1}: plain ${Math.round(rates.plain)} posts/s, search ${Math.round(rates.search)} posts/s (best so far)`,
-	)
-}
-await sql`drop table bench_posts_search, bench_posts_plain`
 
 // ---- the table ----------------------------------------------------------------------
 console.log(
@@ -173,12 +188,14 @@ const perPost = (bytes = 0) => (sizes?.posts ? (bytes / sizes.posts).toFixed(1) 
 console.log(
 	`\nsearch index (posts_search GIN): ${perPost(sizes?.index_bytes)} bytes per post; the search column: ${perPost(sizes?.column_bytes)} bytes per post; the posts table: ${perPost(sizes?.table_bytes)} bytes per post`,
 )
-for (const row of postRows) printRow(row, rows[0]?.ceiling)
-console.log(
-	`POST /feed/post with the search column ÷ without: ${((postRows[0]?.rps ?? 0) / (postRows[1]?.rps || 1)).toFixed(2)}`,
-)
-console.log(
-	`posts/s of the insert statement (${writers} writers, batches of 20): without the search column ${Math.round(rates.plain)}, with it ${Math.round(rates.search)}, ratio ${(rates.search / rates.plain).toFixed(2)}`,
-)
+if (!reuse) {
+	for (const row of postRows) printRow(row, rows[0]?.ceiling)
+	console.log(
+		`POST /feed/post with the search column ÷ without: ${((postRows[0]?.rps ?? 0) / (postRows[1]?.rps || 1)).toFixed(2)}`,
+	)
+	console.log(
+		`posts/s of the insert statement (${writers} writers, batches of 20): without the search column ${Math.round(rates.plain)}, with it ${Math.round(rates.search)}, ratio ${(rates.search / rates.plain).toFixed(2)}`,
+	)
+} else console.log('write rows skipped (BENCH_SEARCH_REUSE=1 keeps the seeded database as it is)')
 await sql.end()
 redis.disconnect()

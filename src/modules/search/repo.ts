@@ -1,12 +1,10 @@
-// SQL of search (docs/search.md): posts by their search vector (migrations/0100), members
-// by the trigram index on their names. Every post result passes the visibility rules'
-// one home (lib/visibility.ts); a member blocked either way is never listed.
+// SQL of post search (docs/search.md): posts by their search vector (migrations/0100).
+// Every result passes the visibility rules' one home (lib/visibility.ts). Members are
+// searched in members-repo.ts.
 import type postgres from 'postgres'
 import type { Db } from '../../lib/db'
-import { blockedBetween } from '../../lib/sql-rules'
 import { mayViewSql } from '../../lib/visibility'
 import type { Viewer } from '../../timelines'
-import { type UserRow, userColumns } from '../users/repo'
 
 /**
  * Matches are ranked in blocks of this many, newest block first: a common word matches
@@ -49,8 +47,7 @@ export function searchPostIds(db: postgres.Sql, q: PostSearch): Promise<string[]
 async function customPlanned<T>(db: postgres.Sql, read: (tx: Db) => Promise<T>): Promise<T> {
 	return (await db.begin(async (tx) => {
 		const [, rows] = await Promise.all([
-			tx`select set_config('plan_cache_mode', 'force_custom_plan', true),
-				set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`,
+			tx`select set_config('plan_cache_mode', 'force_custom_plan', true)`,
 			read(tx),
 		])
 		return rows
@@ -76,68 +73,4 @@ async function postPage(db: Db, { viewer, search, limit, offset, now }: PostSear
 			h.created_at desc, h.id desc
 		limit ${limit} offset ${offset}`
 	return rows.map((r) => r.id)
-}
-
-/** A user row with whether the searcher is connected to them. */
-export type FoundMember = UserRow & { connected: boolean }
-
-/**
- * Word similarity a typo still reaches: one letter wrong in a short name leaves half of
- * its trigrams (pg_trgm's default threshold, 0.6, would miss it).
- */
-const TYPO_THRESHOLD = 0.45
-
-export interface MemberSearch {
-	communityId: number
-	searcherId: number
-	/** what was typed (empty: everyone) */
-	search: string
-	/** connections and CMs before the rest (the mention list) */
-	connectionsFirst: boolean
-	/** only the members seated in this room (a secret room's mention list) */
-	seatedIn?: string
-	limit: number
-	offset: number
-}
-
-/**
- * Members of the community whose name starts with `search`, or with a word `search` is
- * close to (word similarity: a word's prefix, or a typo); never the searcher, the owner,
- * nor anyone blocked either way. Best match first (a name prefix, then similarity), by name within.
- */
-export function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
-	const typed = q.search.trim().toLowerCase()
-	const connected = db`exists (select 1 from connections cn
-		where cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
-	const first = q.connectionsFirst
-		? db`(case when ${connected} or u.role <> 'member' then 0 else 1 end),`
-		: db``
-	const columns = db`${db(userColumns.map((c) => `u.${c}`))}, ${connected} as connected`
-	// the owner is the dashboard's login, not a member one mentions
-	const visible = db`u.community_id = ${q.communityId} and not u.is_deleted and u.role <> 'owner'
-		and u.id <> ${q.searcherId}
-		and not ${blockedBetween(db, q.searcherId, db`u.id`)}
-		${
-			q.seatedIn === undefined
-				? db``
-				: db`and exists (select 1 from chatroom_participants sp
-					where sp.chatroom_id = ${q.seatedIn} and sp.user_id = u.id)`
-		}`
-	if (!typed)
-		return db<FoundMember[]>`
-			select ${columns} from users u where ${visible}
-			order by ${first} lower(u.name), u.id limit ${q.limit} offset ${q.offset}`
-	const prefix = `${typed.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
-	const name = db`u.name_search`
-	return customPlanned(db, (tx) => {
-		// written inline (no CTE): the planner sees the words and uses the trigram index
-		const words = tx`lower(plaza_unaccent(${typed}))`
-		const starts = tx`plaza_unaccent(${prefix})`
-		return tx<FoundMember[]>`
-			select ${columns} from users u
-			where ${visible} and (${name} like ${starts} or ${words} <% ${name})
-			order by ${first} (${name} like ${starts}) desc, word_similarity(${words}, ${name}) desc,
-				lower(u.name), u.id
-			limit ${q.limit} offset ${q.offset}`
-	})
 }

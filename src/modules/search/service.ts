@@ -11,7 +11,8 @@ import { findTopicsByIds } from '../topics/repo'
 import { presentMember, presentUser } from '../users/present'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { searchMembers, searchPostIds } from './repo'
+import { searchMembers } from './members-repo'
+import { searchPostIds } from './repo'
 
 export interface PageOf {
 	page?: number
