@@ -47,9 +47,12 @@ export interface MemberSearch {
 export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<FoundMember[]> {
 	const typed = q.search.trim().toLowerCase()
 	const want = q.offset + q.limit
-	const found: FoundMember[] = []
-	if (q.connectionsFirst) found.push(...(await closeMatches(db, q, typed, want)))
-	if (found.length < want) found.push(...(await prefixMatches(db, q, typed, want - found.length)))
+	// the two groups exclude each other: both are asked at once, each for a whole reach
+	const [close, prefixed] = await Promise.all([
+		q.connectionsFirst ? closeMatches(db, q, typed, want) : [],
+		prefixMatches(db, q, typed, want),
+	])
+	const found = [...close, ...prefixed]
 	if (found.length < want && typed)
 		found.push(...(await typoMatches(db, q, typed, want - found.length)))
 	return found.slice(q.offset, want)
