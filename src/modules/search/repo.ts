@@ -1,7 +1,6 @@
 // SQL of post search (docs/search.md): posts by their search vector (migrations/0100).
 // Every result passes the visibility rules' one home (lib/visibility.ts). Members are
 // searched in members-repo.ts.
-import type postgres from 'postgres'
 import type { Db } from '../../lib/db'
 import { mayViewSql } from '../../lib/visibility'
 import type { Viewer } from '../../timelines'
@@ -11,9 +10,8 @@ import type { Viewer } from '../../timelines'
  * a large share of a community's posts, and ranking them all would cost a visit to every
  * match. A page reads only the blocks it reaches — the newest matches, found through
  * the GIN index for a rare word or by walking the community's time index (posts_feed)
- * for a common one — and paging stays stable (a block's order never depends on the
- * page asked). The tsquery is written inline (no CTE) so the planner sees the words and
- * picks the path from the column's statistics.
+ * for a common one (word-frequency.ts chooses) — and paging stays stable (a block's
+ * order never depends on the page asked).
  */
 export const RANK_BLOCK = 200
 
@@ -33,37 +31,39 @@ export interface PostSearch {
 	now: number
 }
 
-/** Ids of the posts matching `search` that the viewer may see, best first, one page of them. */
-export function searchPostIds(db: postgres.Sql, q: PostSearch): Promise<string[]> {
-	return customPlanned(db, (tx) => postPage(tx, q))
+/** Lexemes of posts.search and the share of posts holding each, from ANALYZE's statistics. */
+export async function wordFrequencies(db: Db): Promise<Map<string, number>> {
+	const rows = await db<{ word: string; share: number }[]>`
+		select x.word, x.share::float8 as share
+		from pg_stats s,
+			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x(word, share)
+		where s.schemaname = current_schema() and s.tablename = 'posts' and s.attname = 'search'
+			and x.word is not null`
+	return new Map(rows.map((r) => [r.word, r.share]))
 }
 
 /**
- * Runs `read` in a transaction planned for its own values: the path (GIN or time index)
- * depends on the words searched, and a prepared statement's generic plan (chosen after
- * five runs) would take one path for every word. The setting and the statement are sent
- * together, and last for this transaction only.
+ * Ids of the posts matching `search` that the viewer may see, best first, one page of
+ * them. `walk`: find the matches by walking the community's posts newest first with the
+ * match as a filter (ts_match_vq, the function behind `@@`, which no index serves: the
+ * plan walks posts_feed whatever the statement's parameters); otherwise through the GIN
+ * index (`@@`). Both are plain prepared statements, their plans cached.
  */
-async function customPlanned<T>(db: postgres.Sql, read: (tx: Db) => Promise<T>): Promise<T> {
-	return (await db.begin(async (tx) => {
-		const [, rows] = await Promise.all([
-			tx`select set_config('plan_cache_mode', 'force_custom_plan', true)`,
-			read(tx),
-		])
-		return rows
-	})) as T
-}
-
-async function postPage(db: Db, { viewer, search, limit, offset, now }: PostSearch) {
+export async function searchPostIds(
+	db: Db,
+	{ viewer, search, limit, offset, now }: PostSearch,
+	walk: boolean,
+): Promise<string[]> {
 	const halfLifeMs = RECENCY_HALF_LIFE_DAYS * 86_400_000
 	const reach = (Math.floor((offset + limit - 1) / RANK_BLOCK) + 1) * RANK_BLOCK
 	const query = db`websearch_to_tsquery('simple', plaza_unaccent(${search}))`
+	const matches = walk ? db`ts_match_vq(p.search, ${query})` : db`p.search @@ ${query}`
 	const rows = await db<{ id: string }[]>`
 		select h.id from (
 			select m.*, (row_number() over (order by m.created_at desc, m.id desc) - 1) / ${RANK_BLOCK} as block
 			from (
 				select p.id, p.created_at, p.search from posts p
-				where p.community_id = ${viewer.communityId} and not p.is_deleted and p.search @@ ${query}
+				where p.community_id = ${viewer.communityId} and not p.is_deleted and ${matches}
 					and ${mayViewSql(db, 'p', viewer)}
 				order by p.created_at desc, p.id desc
 				limit ${reach}) m) h
