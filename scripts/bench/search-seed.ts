@@ -165,3 +165,26 @@ export async function seededSearch(size: {
 		authors: users.length - 1,
 	}
 }
+
+/**
+ * The words the bench searches, drawn from the seeded posts: `common`, the marker and
+ * the vocabulary's lexemes in 5–50% of the posts (ANALYZE's statistics); `rare`, the
+ * marker and the vocabulary's rarest words in a 2% sample (the Zipf tail: a few hundred
+ * posts each of 1,000,000).
+ */
+export async function benchWords(count = 5): Promise<{ common: string[]; rare: string[] }> {
+	const common = await sql<{ word: string }[]>`
+		select x.word from pg_stats s,
+			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x(word, share)
+		where s.tablename = 'posts' and s.attname = 'search' and x.word <> ${COMMON_WORD}
+			and x.share between 0.05 and 0.5
+		order by x.share desc limit ${count - 1}`
+	const rare = await sql<{ word: string }[]>`
+		select word from ts_stat('select search from posts tablesample system (2) repeatable (7)')
+		where length(word) >= 5 and word <> ${RARE_WORD}
+		order by ndoc, word limit ${count - 1}`
+	return {
+		common: [COMMON_WORD, ...common.map((r) => r.word)],
+		rare: [RARE_WORD, ...rare.map((r) => r.word)],
+	}
+}
