@@ -140,3 +140,51 @@ export async function seedSearch(
 	log(`posts_search built and tables analyzed in ${Math.round(performance.now() - started)} ms`)
 	return { communityId: c, viewer, authors: authors.length }
 }
+
+/**
+ * The bench seeded earlier in this database (BENCH_SEARCH_REUSE=1), when it holds exactly
+ * `size` and its posts still have their search column; null otherwise.
+ */
+export async function seededSearch(size: {
+	members: number
+	posts: number
+}): Promise<SearchBench | null> {
+	const [column] = await sql`select 1 from information_schema.columns
+		where table_name = 'posts' and column_name = 'search'`
+	if (!column) return null
+	const [counts] = await sql<{ c: number; members: number; posts: number }[]>`
+		select (select community_id from users where user_unique_id = 'bench-0') as c,
+			(select count(*)::int from users where user_unique_id like 'bench-%') as members,
+			(select count(*)::int from posts) as posts`
+	if (!counts?.c || counts.members !== size.members || counts.posts !== size.posts) return null
+	const users = await sql<{ id: number; uuid: string }[]>`
+		select id, uuid from users where community_id = ${counts.c} and role = 'member' order by id limit 1001`
+	return {
+		communityId: counts.c,
+		viewer: users[0] as { id: number; uuid: string },
+		authors: users.length - 1,
+	}
+}
+
+/**
+ * The words the bench searches, drawn from the seeded posts: `common`, the marker and
+ * the vocabulary's lexemes in 5–50% of the posts (ANALYZE's statistics); `rare`, the
+ * marker and the vocabulary's rarest words in a 2% sample (the Zipf tail: a few hundred
+ * posts each of 1,000,000).
+ */
+export async function benchWords(count = 5): Promise<{ common: string[]; rare: string[] }> {
+	const common = await sql<{ word: string }[]>`
+		select x.word from pg_stats s,
+			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x(word, share)
+		where s.tablename = 'posts' and s.attname = 'search' and x.word <> ${COMMON_WORD}
+			and x.share between 0.05 and 0.5
+		order by x.share desc limit ${count - 1}`
+	const rare = await sql<{ word: string }[]>`
+		select word from ts_stat('select search from posts tablesample system (2) repeatable (7)')
+		where length(word) >= 5 and word <> ${RARE_WORD}
+		order by ndoc, word limit ${count - 1}`
+	return {
+		common: [COMMON_WORD, ...common.map((r) => r.word)],
+		rare: [RARE_WORD, ...rare.map((r) => r.word)],
+	}
+}

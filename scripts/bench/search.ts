@@ -4,7 +4,7 @@
 // autocannon (BENCH_CONNECTIONS=64, BENCH_SECONDS=10):
 //   GET /search/post for a common word (in ~20% of the posts) and a rare one (~0.01%),
 //   GET /community/tag (a prefix) and /community/member/search (a typo), and the member
-//   searches and the common word again with one connection (a search's own latency),
+//   searches again with one connection (a search's own latency),
 //   POST /feed/post end to end with the search column, then with it dropped,
 // beside the bare server's constant route; then the search index's size per post, and
 // posts/s of the post insert statement with and without the search column (two scratch
@@ -22,6 +22,7 @@ process.env.RATE_LIMIT_IP_PER_MINUTE = '100000000'
 const {
 	benchLog: log,
 	measure,
+	measureWith,
 	printHeader,
 	printRow,
 	rowOf,
@@ -29,11 +30,11 @@ const {
 } = await import('./harness')
 const { default: autocannon } = await import('autocannon')
 type Row = import('./harness').Row
-const { dropDatabase, ensureDatabase, sql } = await import('../../src/lib/db')
+const { ensureDatabase, sql } = await import('../../src/lib/db')
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { signAccessToken } = await import('../../src/lib/tokens')
-const { COMMON_WORD, RARE_WORD, seedSearch } = await import('./search-seed')
+const { benchWords, seedSearch, seededSearch } = await import('./search-seed')
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
@@ -44,14 +45,23 @@ const size = {
 const writers = Number(process.env.BENCH_WRITERS ?? 8)
 const insertSeconds = Number(process.env.BENCH_INSERT_SECONDS ?? 10)
 
-await dropDatabase(process.env.DATABASE_URL)
+// BENCH_SEARCH_REUSE=1: keep a database seeded by an earlier run of the same size (the
+// write rows, which add posts and drop the search column, are then skipped so that it
+// stays reusable); otherwise the database is made anew
+const reuse = process.env.BENCH_SEARCH_REUSE === '1'
 await ensureDatabase(process.env.DATABASE_URL)
+const reused = reuse ? await seededSearch(size).catch(() => null) : null
+if (!reused) {
+	await sql.unsafe('drop schema public cascade; create schema public')
+	log('database emptied')
+}
 await migrate()
 await redis.flushdb()
-const bench = await seedSearch(size, log)
+if (reused) log('reusing the seeded database')
+const bench = reused ?? (await seedSearch(size, log))
 const token = await signAccessToken(
 	{ sub: bench.viewer.uuid, uid: bench.viewer.id, cid: bench.communityId, role: 'member' },
-	120,
+	900,
 )
 
 // ---- index size per post (before the write rows drop the column) -------------------
@@ -73,14 +83,35 @@ try {
 		'bare server (own process)',
 		'/bench/bare',
 	)
+	// each request searches the next word of its list: no two in a row the same
+	const words = await benchWords()
+	log(`common words: ${words.common.join(', ')}; rare words: ${words.rare.join(', ')}`)
+	const searching = (list: string[]) => {
+		let next = 0
+		return {
+			setupRequest: (request: { headers: Record<string, string> }) => ({
+				...request,
+				headers: { ...request.headers, authorization: `Bearer ${token}` },
+				path: `/search/post?search=${list[next++ % list.length]}&page=1&page_size=20`,
+			}),
+		}
+	}
+	for (const [kind, list] of [
+		['common', words.common],
+		['rare', words.rare],
+	] as const)
+		rows.push({
+			row: await measureWith(
+				{ port: server.port, connections, seconds },
+				`search/post ${kind} (${list.length} words)`,
+				`/search/post?search=${list[0]}`,
+				searching(list),
+			),
+			ceiling: bareRow,
+		})
 	const on = (name: string, path: string) =>
 		measure({ port: server.port, token, connections, seconds }, name, path)
 	for (const [name, path] of [
-		[
-			`search/post common "${COMMON_WORD}"`,
-			`/search/post?search=${COMMON_WORD}&page=1&page_size=20`,
-		],
-		[`search/post rare "${RARE_WORD}"`, `/search/post?search=${RARE_WORD}&page=1&page_size=20`],
 		['community/tag prefix "mar"', '/community/tag?search_name=mar&page=1&page_size=10'],
 		[
 			'member/search typo "margeret"',
@@ -98,20 +129,18 @@ try {
 			'member/search typo "margeret", 1 conn',
 			'/community/member/search?search=margeret&page=1&page_size=10',
 		],
-		[
-			`search/post common "${COMMON_WORD}", 1 conn`,
-			`/search/post?search=${COMMON_WORD}&page=1&page_size=20`,
-		],
 	] as const)
 		rows.push({ row: await alone(name, path), ceiling: bareRow })
 	rows.unshift({ row: bareRow, ceiling: bareRow })
 	// POST /feed/post end to end, with the search column and its index, then without
 	// them (dropping a column is instant; the bench database is made anew each run)
-	const [sample] = await sql<{ text: string }[]>`select text from posts order by id desc limit 1`
-	const body = JSON.stringify({ text: sample?.text ?? `a post about the ${COMMON_WORD}` })
-	postRows.push(await createPosts('POST /feed/post, search column', body))
-	await sql`alter table posts drop column search`
-	postRows.push(await createPosts('POST /feed/post, no search column', body))
+	if (!reuse) {
+		const [sample] = await sql<{ text: string }[]>`select text from posts order by id desc limit 1`
+		const body = JSON.stringify({ text: sample?.text ?? 'a post about the sunrise' })
+		postRows.push(await createPosts('POST /feed/post, search column', body))
+		await sql`alter table posts drop column search`
+		postRows.push(await createPosts('POST /feed/post, no search column', body))
+	}
 } finally {
 	bare.child.kill('SIGTERM')
 	server.child.kill('SIGTERM')
@@ -135,50 +164,54 @@ async function createPosts(name: string, body: string): Promise<Row> {
 // Two empty scratch tables shaped like posts (its indexes included), one with the
 // search column. The statement is the shape of posts/repo.ts newPostsCte: one insert
 // of a batch from unnest.
-await sql`drop table if exists bench_posts_search, bench_posts_plain`
-// posts has no search column by now (the write rows dropped it): the plain table is its
-// shape, the other gets the column and its GIN index back as migrations/0100 makes them
-await sql`create table bench_posts_plain (like posts including defaults including indexes)`
-await sql`create table bench_posts_search (like posts including defaults including indexes)`
-await sql`alter table bench_posts_search add column search tsvector
+const rates = { plain: 0, search: 0 }
+if (!reuse) await insertRates()
+
+async function insertRates() {
+	await sql`drop table if exists bench_posts_search, bench_posts_plain`
+	// posts has no search column by now (the write rows dropped it): the plain table is its
+	// shape, the other gets the column and its GIN index back as migrations/0100 makes them
+	await sql`create table bench_posts_plain (like posts including defaults including indexes)`
+	await sql`create table bench_posts_search (like posts including defaults including indexes)`
+	await sql`alter table bench_posts_search add column search tsvector
 	generated always as (post_search_vector(heading, text, topic_names)) stored`
-await sql`create index on bench_posts_search using gin (search)`
-const texts = (
-	await sql<{ text: string; heading: string }[]>`
+	await sql`create index on bench_posts_search using gin (search)`
+	const texts = (
+		await sql<{ text: string; heading: string }[]>`
 	select heading, text from posts order by id desc limit 2000`
-).map((r) => r)
-let sequence = 0
-async function insertRate(table: string): Promise<number> {
-	const until = performance.now() + insertSeconds * 1000
-	let written = 0
-	await Promise.all(
-		Array.from({ length: writers }, async () => {
-			while (performance.now() < until) {
-				const batch = Array.from({ length: 20 }, () => {
-					const i = sequence++
-					const source = texts[i % texts.length] as { text: string; heading: string }
-					return { id: `f${i.toString(16).padStart(23, '0')}`, ...source }
-				})
-				await sql`
+	).map((r) => r)
+	let sequence = 0
+	async function insertRate(table: string): Promise<number> {
+		const until = performance.now() + insertSeconds * 1000
+		let written = 0
+		await Promise.all(
+			Array.from({ length: writers }, async () => {
+				while (performance.now() < until) {
+					const batch = Array.from({ length: 20 }, () => {
+						const i = sequence++
+						const source = texts[i % texts.length] as { text: string; heading: string }
+						return { id: `f${i.toString(16).padStart(23, '0')}`, ...source }
+					})
+					await sql`
 					insert into ${sql(table)} (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at, topic_names)
 					select id, ${bench.communityId}, ${bench.viewer.id}, heading, text, '[]'::jsonb, 'public', ${Date.now()}, ${Date.now()}, ''
 					from unnest(${batch.map((b) => b.id)}::text[], ${batch.map((b) => b.heading)}::text[], ${batch.map((b) => b.text)}::text[])
 						as p(id, heading, text)`
-				written += batch.length
-			}
-		}),
-	)
-	return written / insertSeconds
+					written += batch.length
+				}
+			}),
+		)
+		return written / insertSeconds
+	}
+	for (let round = 0; round < 2; round++) {
+		rates.plain = Math.max(rates.plain, await insertRate('bench_posts_plain'))
+		rates.search = Math.max(rates.search, await insertRate('bench_posts_search'))
+		log(
+			`insert round ${round + 1}: plain ${Math.round(rates.plain)} posts/s, search ${Math.round(rates.search)} posts/s (best so far)`,
+		)
+	}
+	await sql`drop table bench_posts_search, bench_posts_plain`
 }
-const rates = { plain: 0, search: 0 }
-for (let round = 0; round < 2; round++) {
-	rates.plain = Math.max(rates.plain, await insertRate('bench_posts_plain'))
-	rates.search = Math.max(rates.search, await insertRate('bench_posts_search'))
-	log(
-		`insert round ${round + 1}: plain ${Math.round(rates.plain)} posts/s, search ${Math.round(rates.search)} posts/s (best so far)`,
-	)
-}
-await sql`drop table bench_posts_search, bench_posts_plain`
 
 // ---- the table ----------------------------------------------------------------------
 console.log(
@@ -190,12 +223,14 @@ const perPost = (bytes = 0) => (sizes?.posts ? (bytes / sizes.posts).toFixed(1) 
 console.log(
 	`\nsearch index (posts_search GIN): ${perPost(sizes?.index_bytes)} bytes per post; the search column: ${perPost(sizes?.column_bytes)} bytes per post; the posts table: ${perPost(sizes?.table_bytes)} bytes per post`,
 )
-for (const row of postRows) printRow(row, rows[0]?.ceiling)
-console.log(
-	`POST /feed/post with the search column ÷ without: ${((postRows[0]?.rps ?? 0) / (postRows[1]?.rps || 1)).toFixed(2)}`,
-)
-console.log(
-	`posts/s of the insert statement (${writers} writers, batches of 20): without the search column ${Math.round(rates.plain)}, with it ${Math.round(rates.search)}, ratio ${(rates.search / rates.plain).toFixed(2)}`,
-)
+if (!reuse) {
+	for (const row of postRows) printRow(row, rows[0]?.ceiling)
+	console.log(
+		`POST /feed/post with the search column ÷ without: ${((postRows[0]?.rps ?? 0) / (postRows[1]?.rps || 1)).toFixed(2)}`,
+	)
+	console.log(
+		`posts/s of the insert statement (${writers} writers, batches of 20): without the search column ${Math.round(rates.plain)}, with it ${Math.round(rates.search)}, ratio ${(rates.search / rates.plain).toFixed(2)}`,
+	)
+} else console.log('write rows skipped (BENCH_SEARCH_REUSE=1 keeps the seeded database as it is)')
 await sql.end()
 redis.disconnect()

@@ -70,11 +70,9 @@ describe('member search by name', () => {
 		for (const name of ['Mara Cole', 'Anna Mara', 'Marabel Ito', 'Mara Ames', 'Tomara Li'])
 			await newUser(local, { name })
 		const page = async (n: number) => {
-			const reply = await api(
-				'GET',
-				`/community/member/search?search=mara&page=${n}&page_size=2`,
-				{ token: me.token },
-			)
+			const reply = await api('GET', `/community/member/search?search=mara&page=${n}&page_size=2`, {
+				token: me.token,
+			})
 			expect(reply.status).toBe(200)
 			return (reply.body.data.members as { name: string }[]).map((m) => m.name)
 		}
@@ -113,6 +111,30 @@ describe('the mention list', () => {
 		expect(await mentions(alice, 'a')).toEqual(['Aaron Cm', 'Amy Zwick'])
 		// no search_name: everyone but the searcher (the enableConnections CM included)
 		expect((await mentions(me, '', 100)).length).toBe(4)
+	})
+
+	test('pages run through connections and CMs, name prefixes, then typos, none twice', async () => {
+		const local = await newCommunity()
+		const me = await newUser(local, { name: 'Me' })
+		await newUser(local, { name: 'Mara Cm', role: 'cm' })
+		const friend = await newUser(local, { name: 'Zora Marlow' })
+		await newUser(local, { name: 'Marla Adams' })
+		await newUser(local, { name: 'Marlo Brown' })
+		await newUser(local, { name: 'Amy Marlie' })
+		await enableConnections(local)
+		await connect(me, friend)
+		const whole = await mentions(me, 'marl', 10)
+		// the connection (a word prefix) and the CM (a close word) first, then the name
+		// prefixes, then the word match
+		expect(whole).toEqual(['Zora Marlow', 'Mara Cm', 'Marla Adams', 'Marlo Brown', 'Amy Marlie'])
+		const paged: string[] = []
+		for (let page = 1; page <= 6; page++) {
+			const reply = await api('GET', `/community/tag?page=${page}&page_size=1&search_name=marl`, {
+				token: me.token,
+			})
+			paged.push(...reply.body.data.members.map((m: { name: string }) => m.name))
+		}
+		expect(paged).toEqual(whole)
 	})
 
 	test('blocked members, either way, are never listed', async () => {

@@ -11,7 +11,9 @@ import { findTopicsByIds } from '../topics/repo'
 import { presentMember, presentUser } from '../users/present'
 import { presentWidget } from '../widgets/present'
 import { findWidgetsByIds } from '../widgets/repo'
-import { searchMembers, searchPostIds } from './repo'
+import { searchMembers } from './members-repo'
+import { searchPostIds } from './repo'
+import { walksByTime } from './word-frequency'
 
 export interface PageOf {
 	page?: number
@@ -22,13 +24,12 @@ export interface PageOf {
 export async function searchPosts(session: Session, search: string, query: PageOf) {
 	const viewer = viewerOf(session)
 	const { pageSize, offset } = paging(query.page, query.page_size, 20)
-	const ids = await searchPostIds(sql, {
-		viewer,
-		search,
-		limit: pageSize,
-		offset,
-		now: Date.now(),
-	})
+	const walk = await walksByTime(sql, search)
+	const ids = await searchPostIds(
+		sql,
+		{ viewer, search, limit: pageSize, offset, now: Date.now() },
+		walk,
+	)
 	// the SQL filtered by the visibility rule: the hydration keeps every kind it let through
 	const { posts, users } = await hydratePosts(viewer, ids, {
 		visibilities: ['public', 'connections', 'private'],
