@@ -4,7 +4,25 @@
 // other tenant tables all lead with community_id, so Citus can distribute it by
 // community_id and keep every key check on one shard.
 import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { sql } from '../../src/lib/db'
+
+/**
+ * The tables the migrations create: the schema under test. Other tests make scratch
+ * tables of their own in the same database (the group-commit and coalesce probes),
+ * which are nobody's schema.
+ */
+function migrationTables(): Set<string> {
+	const dir = join(import.meta.dir, '../../migrations')
+	const names = new Set<string>()
+	for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')))
+		for (const match of readFileSync(join(dir, file), 'utf8').matchAll(
+			/create table (?:if not exists )?([a-z_0-9]+)/gi,
+		))
+			names.add((match[1] as string).toLowerCase())
+	return names
+}
 
 /** Tables that are not per community, and why. */
 const GLOBAL_TABLES: Record<string, string> = {
@@ -37,7 +55,10 @@ async function tenantTables(): Promise<string[]> {
 		join pg_namespace n on n.oid = c.relnamespace
 		where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
 		order by 1`
-	return rows.map((row) => row.table).filter((table) => !(table in GLOBAL_TABLES))
+	const schema = migrationTables()
+	return rows
+		.map((row) => row.table)
+		.filter((table) => schema.has(table) && !(table in GLOBAL_TABLES))
 }
 
 async function missingCommunityColumn(tables: string[]): Promise<Problem[]> {
