@@ -5,7 +5,7 @@
 // from /proc, beside the wall time. The server's profile (markdown and .cpuprofile) lands
 // in BENCH_PROFILE_DIR (.data/profile). On 2 cores all four share the CPU, so CPU per
 // request limits the rate, unless they sum to well under 2 (then it waits on something).
-// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|topic-posts|read|read-writing|writing]
+// Run: bun run scripts/bench/writes-profile.ts [spread|one|posts|topic-posts|initiate|read|read-writing|writing]
 // (BENCH_SECONDS=10 after BENCH_WARM_SECONDS=5 unmeasured; read-writing: universal page 1
 // while 100 posts a second are written; writing: the 100 posts a second alone, no
 // reads; topic-posts: posts into 1–2 of the community's 10 topics, as bench:writes' row;
@@ -171,6 +171,20 @@ const rows: Record<string, Row> = {
 			r.path = '/feed/post'
 			r.headers = { ...r.headers, ...auth(i) }
 			r.body = JSON.stringify({ text: 'a post into topics', topic_ids: topicsOf(topicIds, i) })
+			return r
+		},
+	},
+	// App launch of a returning member, as bench:writes' initiate row (the API key, no token).
+	initiate: {
+		method: 'POST',
+		setup: (r) => {
+			const i = k++
+			r.path = '/sdk/initiate'
+			r.headers = { ...r.headers, 'x-api-key': project.api_key }
+			r.body = JSON.stringify({
+				user_unique_id: writers[i % USERS]?.uniqueId,
+				user_name: 'Returning',
+			})
 			return r
 		},
 	},

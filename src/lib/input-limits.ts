@@ -81,6 +81,10 @@ export function assertDeclaredLength(request: Request, pathname: string): void {
 /** The body's bytes, stopping at the limit (a chunked body declares no length). */
 async function readBounded(request: Request, limit: number): Promise<Uint8Array> {
 	if (!request.body) return new Uint8Array()
+	// A declared length was held to the limit before (assertDeclaredLength) and the server
+	// reads no more than it declares: read natively, without the stream's JavaScript
+	// machinery (a tenth of a small POST's CPU).
+	if (request.headers.has('content-length')) return new Uint8Array(await request.arrayBuffer())
 	const chunks: Uint8Array[] = []
 	let size = 0
 	for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
