@@ -17,7 +17,9 @@ const LEASE_MS = 30_000
 
 /** One pass over the owed resets: how many were paid, and how many Redis refused again. */
 export async function payOwedResets(): Promise<{ paid: number; refused: number }> {
-	let paidCount = 0
+	const total = { paid: 0, refused: 0 }
+	// Every community is tried even after a refusal: on a cluster one shard may refuse
+	// while the others take writes, and one stuck scope must not hold up the rest.
 	for (const communityId of await communitiesOwed(sql, COMMUNITIES_PER_PASS)) {
 		const marks = await claimOwed(sql, communityId, CLAIM_BATCH, LEASE_MS)
 		const outcomes = await Promise.allSettled(marks.map((m) => appendReset(m.stream)))
@@ -25,9 +27,8 @@ export async function payOwedResets(): Promise<{ paid: number; refused: number }
 		const refused = marks.filter((_, n) => outcomes[n]?.status === 'rejected')
 		await deletePaid(sql, communityId, paid)
 		await releaseOwed(sql, communityId, refused)
-		paidCount += paid.length
-		// Redis still refuses: the other communities wait for the next pass.
-		if (refused.length > 0) return { paid: paidCount, refused: refused.length }
+		total.paid += paid.length
+		total.refused += refused.length
 	}
-	return { paid: paidCount, refused: 0 }
+	return total
 }

@@ -63,9 +63,16 @@ describe('a publish Redis refused after its commit', () => {
 		expect(await publishLive(scope, { type: 'test.lost', data: { n: 2 } })).toBeNull()
 		expect(await marksOf(scope)).toEqual([{ failures: 2, claimed: false }])
 
-		// A pass while Redis still refuses pays nothing, fails visibly and gives the claim back.
-		await expect(liveResetsJob.run()).rejects.toThrow('owed live resets refused by Redis')
+		// Another community's scope Redis takes (marked as a refused publish would mark it).
+		const other = liveScopes.universal((await newCommunity('live-owed-other')).communityId)
+		await markOwed(sql, other.communityId, other.key)
+
+		// A pass while Redis still refuses this scope pays the other, fails visibly and
+		// gives this claim back.
+		await expect(liveResetsJob.run()).rejects.toThrow('1 owed live resets refused by Redis')
 		expect(await marksOf(scope)).toEqual([{ failures: 2, claimed: false }])
+		expect(await marksOf(other)).toEqual([])
+		expect(await streamTypes(other)).toEqual(['reset'])
 		// Nothing in this process retries it behind the reconciler's back.
 		await redis.del(scope.key)
 		await Bun.sleep(1200)
