@@ -125,7 +125,9 @@ try {
 		for (; sent < due; sent++) {
 			const room = roomIds[sent % ROOMS] as string
 			perRoom.set(room, (perRoom.get(room) ?? 0) + 1)
-			batch.push(publishLive(liveScopes.chatroom(room), { type: 'bench', data: { n: sent } }))
+			batch.push(
+				publishLive(liveScopes.chatroom(communityId, room), { type: 'bench', data: { n: sent } }),
+			)
 		}
 		await Promise.all(batch)
 		await Bun.sleep(2)

@@ -2,6 +2,7 @@
 import { fanOutPruneJob } from './fanout-prune'
 import { feedsReconcileJob } from './feeds-reconcile'
 import { idempotencyCleanupJob } from './idempotency-cleanup'
+import { liveResetsJob } from './live-resets'
 import { recomputeJob } from './recompute'
 import { refreshTokenCleanupJob } from './refresh-token-cleanup'
 import { topicCountsJob } from './topic-counts'
@@ -20,4 +21,5 @@ export const jobs: Job[] = [
 	fanOutPruneJob,
 	refreshTokenCleanupJob,
 	topicCountsJob,
+	liveResetsJob,
 ]

@@ -7,15 +7,19 @@
 //
 // A failed publish is logged and counted, never thrown: Postgres has committed and the
 // caller's answer must not fail for a notification. The scope is then owed a `reset`
-// marker: retried every second until Redis takes it, it reaches connected clients as a
-// `reset` frame and stays in the stream for resuming ones — they refetch, never silence.
-// (A process that dies before Redis is back loses what it owed.)
+// marker, which reaches connected clients as a `reset` frame and stays in the stream for
+// resuming ones — they refetch, never silence. What is owed is written to Postgres
+// (live_owed_resets, owed.ts) and paid by the worker's reconciler once Redis takes
+// writes again, whoever wrote it and whether or not that process still lives. Only when
+// Postgres refuses the mark too does this process keep it in memory, retried every second.
 import { Cluster } from 'ioredis'
+import { sql } from '../lib/db'
 import { log } from '../lib/log'
 import { redis } from '../lib/redis'
 import { channelOf } from './channel'
 import { livePublishFailures } from './metrics'
-import type { LiveScope } from './scopes'
+import { markOwed } from './owed-repo'
+import type { LiveChannel, LiveScope } from './scopes'
 
 /** What a writer publishes: a type (`conversation.new`, `badge`, …) and its data. */
 export interface LiveEvent {
@@ -54,43 +58,63 @@ const scripted = redis as unknown as WithLive
 /** The type of the marker a scope gets after a lost event (hub.ts frames it as `reset`). */
 export const RESET_EVENT = 'reset'
 
-const append = (scope: LiveScope, json: string) =>
+const append = (key: string, json: string) =>
 	scripted.livePublish(
-		scope.key,
+		key,
 		STREAM_MAX_LEN,
 		json,
 		sharded ? '1' : '0',
 		STREAM_TTL_SECONDS,
-		channelOf(scope.key),
+		channelOf(key),
 	)
+
+/** Appends and publishes a `reset` marker on the stream `key`; rejects when Redis refuses. */
+export const appendReset = (key: string): Promise<string> =>
+	append(key, JSON.stringify({ type: RESET_EVENT, at: Date.now(), data: {} }))
 
 /** Appends and publishes one event; its stream id, or null when Redis did not take it. */
 export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<string | null> {
 	// `at` is the commit time as the writer saw it: the reader's commit→send lag.
 	const json = JSON.stringify({ type: event.type, at: Date.now(), data: event.data })
 	try {
-		return await append(scope, json)
+		return await append(scope.key, json)
 	} catch (error) {
 		livePublishFailures.inc()
 		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
-		oweReset(scope)
+		await oweReset(scope)
 		return null
 	}
 }
 
-const owed = new Map<string, LiveScope>()
+// The durable mark costs one statement per failed publish and nothing on success. Once it
+// is written the reconciler alone pays it: one owner, one reset per failure, and a
+// dead process loses nothing (paying it here as well would only save the worker's
+// pass interval, a few seconds, on a marker that already means "refetch").
+async function oweReset(scope: LiveScope): Promise<void> {
+	try {
+		await markOwed(sql, scope.communityId, scope.key)
+	} catch (error) {
+		log.error(
+			{ err: (error as Error).message, scope: scope.name },
+			'live reset owed in memory only: Postgres refused its mark',
+		)
+		oweInMemory(scope.key)
+	}
+}
+
+const owed = new Set<string>()
 let retrying: ReturnType<typeof setInterval> | undefined
 
-function oweReset(scope: LiveScope): void {
-	owed.set(scope.key, scope)
-	retrying ??= setInterval(() => void payResets(), 1000)
+function oweInMemory(key: string): void {
+	owed.add(key)
+	retrying ??= setInterval(() => void payInMemory(), 1000)
 	retrying.unref()
 }
 
-async function payResets(): Promise<void> {
-	for (const [key, scope] of owed) {
+async function payInMemory(): Promise<void> {
+	for (const key of owed) {
 		try {
-			await append(scope, JSON.stringify({ type: RESET_EVENT, at: Date.now(), data: {} }))
+			await appendReset(key)
 			owed.delete(key)
 		} catch {
 			return
@@ -106,7 +130,7 @@ async function payResets(): Promise<void> {
  * A control signal on a scope's channel, not kept in its stream: `revoked` on a user's
  * `me` channel tells every process holding that user's connections to check their tokens.
  */
-export async function signalLive(scope: LiveScope, signal: 'revoked'): Promise<void> {
+export async function signalLive(scope: LiveChannel, signal: 'revoked'): Promise<void> {
 	try {
 		const channel = channelOf(scope.key)
 		if (sharded) await (redis as Cluster).spublish(channel, `!${signal}`)

@@ -5,16 +5,17 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { liveScopes, publishLive } from '../../src/live'
 import { follow, newRoom } from '../support/chat'
-import { newCommunity, newUser, type TestUser } from '../support/community'
+import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { type Frame, openSocket, subscribe } from '../support/live'
 import { type Plaza, spawnPlaza } from '../support/process'
 
 let apis: Plaza[] = []
+let community: TestCommunity
 let cm: TestUser
 let ana: TestUser
 
 beforeAll(async () => {
-	const community = await newCommunity('live-fleet')
+	community = await newCommunity('live-fleet')
 	cm = await newUser(community, { role: 'cm', name: 'Cm' })
 	ana = await newUser(community, { name: 'Ana' })
 	apis = await Promise.all([spawnPlaza('api'), spawnPlaza('api')])
@@ -34,7 +35,10 @@ test('the first subscriptions of a fresh process, all at once, each hear their r
 	const sockets = await Promise.all(rooms.map(() => openSocket({ token: cm.token }, base(fresh))))
 	await Promise.all(sockets.map((s, n) => subscribe(s, `chatroom:${rooms[n]?.id}`)))
 	for (const room of rooms)
-		await publishLive(liveScopes.chatroom(room.id), { type: 'ping', data: {} })
+		await publishLive(liveScopes.chatroom(community.communityId, room.id), {
+			type: 'ping',
+			data: {},
+		})
 	await Promise.all(sockets.map((s) => s.next((f) => f.event?.type === 'ping', 'the room event')))
 	for (const s of sockets) s.close()
 })

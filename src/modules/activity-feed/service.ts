@@ -340,16 +340,17 @@ export async function markActivityRead(session: Session, activityId: string): Pr
 	const marked = isId(activityId) ? await markRead(sql, session.userId, activityId) : []
 	if (marked.length === 0) throw notFound('Activity')
 	await applyChanges(marked.map(readChange))
-	await announceBadge(session.userId)
+	await announceBadge(session.communityId, session.userId)
 }
 
 export async function markAllActivitiesRead(session: Session): Promise<void> {
 	await applyChanges((await markAllRead(sql, session.userId)).map(readChange))
-	await announceBadge(session.userId)
+	await announceBadge(session.communityId, session.userId)
 }
 
 const readChange = (m: ReadMark): Change => ({
 	userId: m.recipient_id,
+	communityId: m.community_id,
 	op: 'read',
 	id: m.id,
 	version: m.version,

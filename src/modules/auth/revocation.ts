@@ -21,7 +21,7 @@ import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
 import { type AccessClaims, MAX_ACCESS_TOKEN_MINUTES, type Role } from '../../lib/tokens'
-import { liveScopes, signalLive } from '../../live'
+import { signalLive, userChannel } from '../../live'
 import { findRevokedFamilies, findStoredAuth, type StoredAuth } from './repo'
 import { authFromCopy, ROLE_FIELD, refillRole } from './roles'
 import { forgetTokenStates, keepState, keptState } from './token-states'
@@ -39,7 +39,7 @@ export async function markFamiliesRevoked(userId: number, familyIds: string[]): 
 		.expire(key, MARK_TTL_SECONDS)
 		.exec()
 	// Live connections of this user (any api process) re-check their tokens now.
-	await signalLive(liveScopes.me(userId), 'revoked')
+	await signalLive(userChannel(userId), 'revoked')
 }
 
 /** Every token of the user, also those signed without a family (issued by scripts). */
@@ -52,7 +52,7 @@ export async function markUserRevoked(userId: number, familyIds: string[]): Prom
 		.expire(key, MARK_TTL_SECONDS)
 		.exec()
 	await markFamiliesRevoked(userId, familyIds)
-	if (familyIds.length === 0) await signalLive(liveScopes.me(userId), 'revoked')
+	if (familyIds.length === 0) await signalLive(userChannel(userId), 'revoked')
 }
 
 /** What the token's checks found: its role stored now (null: user gone), removed rights, whether it was revoked. */

@@ -2,12 +2,13 @@
 import { liveScopes, publishLive } from '../../live'
 
 export function announceSeat(
+	communityId: number,
 	chatroomId: string,
 	memberId: number,
 	joined: boolean,
 	method: string,
 ): Promise<string | null> {
-	return publishLive(liveScopes.chatroom(chatroomId), {
+	return publishLive(liveScopes.chatroom(communityId, chatroomId), {
 		type: joined ? 'member.joined' : 'member.left',
 		data: { chatroom_id: chatroomId, member_id: memberId, method },
 	})

@@ -173,14 +173,14 @@ export async function follow(session: Session, input: FollowInput): Promise<void
 		if (room.is_secret) throw badRequest('Cannot unfollow chatroom')
 		const method = target.byCm ? 'cm_removed' : 'self_left'
 		if (await sql.begin((tx) => leaveChatroom(tx, { ...seating, method })))
-			await announceSeat(room.id, target.userId, false, method)
+			await announceSeat(viewer.communityId, room.id, target.userId, false, method)
 		return
 	}
 	if (!target.byCm && !access.canJoin)
 		throw forbidden('You do not have access to join this chatroom')
 	const method = target.byCm ? 'cm_added' : 'self_joined'
 	if (await sql.begin((tx) => joinChatroom(tx, { ...seating, method })))
-		await announceSeat(room.id, target.userId, true, method)
+		await announceSeat(viewer.communityId, room.id, target.userId, true, method)
 }
 
 /** DELETE /chatroom/participants: leave (also a secret room), or a CM removes a member. */
@@ -197,7 +197,7 @@ export async function removeParticipant(session: Session, input: RemoveParticipa
 			method,
 		}),
 	)
-	if (left) await announceSeat(room.id, target.userId, false, method)
+	if (left) await announceSeat(viewer.communityId, room.id, target.userId, false, method)
 }
 
 export async function participants(

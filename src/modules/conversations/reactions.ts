@@ -83,7 +83,7 @@ const announceReaction = (
 	conversationId: string,
 	reaction: string | null,
 ) =>
-	publishLive(liveScopes.chatroom(chatroomId), {
+	publishLive(liveScopes.chatroom(session.communityId, chatroomId), {
 		type: reaction === null ? 'reaction.removed' : 'reaction.added',
 		data: {
 			chatroom_id: chatroomId,

@@ -111,7 +111,7 @@ export async function postConversation(
 		notice,
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
-	await publishLive(liveScopes.chatroom(room.id), {
+	await publishLive(liveScopes.chatroom(viewer.communityId, room.id), {
 		type: 'conversation.new',
 		data: { conversation: conversations[0] },
 	})
@@ -143,7 +143,7 @@ export async function editText(session: Session, conversationId: string | number
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])
-	await publishLive(liveScopes.chatroom(row.chatroom_id), {
+	await publishLive(liveScopes.chatroom(row.community_id, row.chatroom_id), {
 		type: 'conversation.edited',
 		data: { conversation: conversations[0] },
 	})
@@ -166,7 +166,7 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 		}
 	})
 	for (const row of rows)
-		await publishLive(liveScopes.chatroom(row.chatroom_id), {
+		await publishLive(liveScopes.chatroom(row.community_id, row.chatroom_id), {
 			type: 'conversation.deleted',
 			data: { conversation_id: String(row.id), chatroom_id: String(row.chatroom_id) },
 		})
@@ -206,14 +206,14 @@ export async function announceHeld(rows: ConversationRow[]) {
 	for (const row of rows) {
 		const ids = { conversation_id: String(row.id), chatroom_id: String(row.chatroom_id) }
 		if (row.held) {
-			await publishLive(liveScopes.chatroom(row.chatroom_id), {
+			await publishLive(liveScopes.chatroom(row.community_id, row.chatroom_id), {
 				type: 'conversation.deleted',
 				data: ids,
 			})
 			continue
 		}
 		const { conversations } = await hydrateShared(sql, [row])
-		await publishLive(liveScopes.chatroom(row.chatroom_id), {
+		await publishLive(liveScopes.chatroom(row.community_id, row.chatroom_id), {
 			type: 'conversation.edited',
 			data: { conversation: conversations[0] },
 		})

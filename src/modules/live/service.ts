@@ -16,6 +16,7 @@ import {
 	MAX_CONNECTIONS_PER_USER,
 	parseScope,
 	type Subscription,
+	userChannel,
 } from '../../live'
 import { viewerBlocks } from '../../timelines'
 import { tokenState } from '../auth/revocation'
@@ -78,7 +79,7 @@ async function stillValid(claims: AccessClaims): Promise<boolean> {
 
 export const holderOf = (caller: LiveCaller): Holder => ({
 	userId: caller.session.userId,
-	controlKey: liveScopes.me(caller.session.userId).key,
+	controlKey: userChannel(caller.session.userId).key,
 	expiresAt: caller.claims.exp * 1000,
 	stillValid: () => stillValid(caller.claims),
 })
@@ -92,10 +93,10 @@ export async function resolveScope(session: Session, name: unknown): Promise<Sub
 		)
 	switch (wanted.kind) {
 		case 'me':
-			return { scope: liveScopes.me(session.userId) }
+			return { scope: liveScopes.me(session.communityId, session.userId) }
 		case 'chatroom': {
 			const room = await seeRoom(sql, chatViewer(session), wanted.id)
-			return { scope: liveScopes.chatroom(room.id) }
+			return { scope: liveScopes.chatroom(session.communityId, room.id) }
 		}
 		case 'feed:universal':
 			return {

@@ -27,7 +27,7 @@ export async function announceChanges(changes: Change[]): Promise<void> {
 	const counts = await unreadCounts(sql, [...byRecipient.keys()])
 	await Promise.all(
 		[...byRecipient].map(async ([recipientId, changed]) => {
-			const scope = liveScopes.me(recipientId)
+			const scope = liveScopes.me((changed[0] as Change).communityId, recipientId)
 			for (const { op, row } of changed)
 				if (op === 'set' && row)
 					await publishLive(scope, {
@@ -40,8 +40,12 @@ export async function announceChanges(changes: Change[]): Promise<void> {
 }
 
 /** The user's badge now (after a read, a new activity). */
-export async function announceBadge(userId: number, db: Db = sql): Promise<void> {
-	await publishLive(liveScopes.me(userId), {
+export async function announceBadge(
+	communityId: number,
+	userId: number,
+	db: Db = sql,
+): Promise<void> {
+	await publishLive(liveScopes.me(communityId, userId), {
 		type: 'badge',
 		data: { count: await unreadCount(db, userId) },
 	})

@@ -162,6 +162,7 @@ export function upsertGroupActivities(
 
 export interface Removed {
 	id: string
+	community_id: number
 	recipient_id: number
 }
 
@@ -217,17 +218,19 @@ export function deleteEmptyPostGroups(db: Db, action: ActionCode, postIds: strin
 		delete from activities
 		where post_id = any(${postIds}::text[]) and action = ${action} and group_key = post_id
 			and cardinality(actor_ids) = 0
-		returning id, recipient_id`
+		returning id, community_id, recipient_id`
 }
 
 export function deleteActivitiesOfPost(db: Db, postId: string) {
-	return db<Removed[]>`delete from activities where post_id = ${postId} returning id, recipient_id`
+	return db<
+		Removed[]
+	>`delete from activities where post_id = ${postId} returning id, community_id, recipient_id`
 }
 
 export function deleteActivitiesOfComment(db: Db, commentId: string) {
 	return db<Removed[]>`
 		delete from activities where comment_id = ${commentId} or (entity_type = 1 and entity_id = ${commentId})
-		returning id, recipient_id`
+		returning id, community_id, recipient_id`
 }
 
 /** Users who commented on the post (live comments), except those given. */
@@ -256,8 +259,8 @@ export async function activitySnapshot(db: Db, recipientId: number, limit: numbe
 		db<ActivityRow[]>`
 			select ${db.unsafe(columns())} from activities where recipient_id = ${recipientId}
 			order by updated_at desc, id desc limit ${limit}`,
-		db<{ id: string; version: number }[]>`
-			select id, version::float8 as version from activities
+		db<{ id: string; community_id: number; version: number }[]>`
+			select id, community_id, version::float8 as version from activities
 			where recipient_id = ${recipientId} and not is_read`,
 	])
 	return { rows, unread }
@@ -271,6 +274,7 @@ export async function unreadCount(db: Db, recipientId: number): Promise<number> 
 
 export interface ReadMark {
 	id: string
+	community_id: number
 	recipient_id: number
 	version: number
 }
@@ -280,12 +284,12 @@ export function markRead(db: Db, recipientId: number, id: string) {
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + case when is_read then 0 else 1 end
 		where id = ${id} and recipient_id = ${recipientId}
-		returning id, recipient_id, version::float8 as version`
+		returning id, community_id, recipient_id, version::float8 as version`
 }
 
 export function markAllRead(db: Db, recipientId: number) {
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + 1
 		where recipient_id = ${recipientId} and not is_read
-		returning id, recipient_id, version::float8 as version`
+		returning id, community_id, recipient_id, version::float8 as version`
 }

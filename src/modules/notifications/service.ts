@@ -106,7 +106,13 @@ function payloadOf(
 }
 
 const deletions = (removed: Removed[]): Change[] =>
-	removed.map((r) => ({ userId: r.recipient_id, op: 'del', id: r.id, version: 0 }))
+	removed.map((r) => ({
+		userId: r.recipient_id,
+		communityId: r.community_id,
+		op: 'del',
+		id: r.id,
+		version: 0,
+	}))
 
 /** Unlike: the actor leaves its groups (emptied ones go), in Postgres then in the copies. */
 async function removeActorOf(tx: Db, action: ActionCode, groupKey: string, actorId: number) {

@@ -129,6 +129,8 @@ return redis.call('scard', KEYS[2])`,
 type Op = 'set' | 'setread' | 'read' | 'unread' | 'del'
 export interface Change {
 	userId: number
+	/** The recipient's community (its live `me` scope's tenant: notifications/live.ts). */
+	communityId: number
 	op: Op
 	id: string
 	version: number
@@ -153,6 +155,7 @@ const argsOf = (c: Change) => [
 /** A changed row as the copy takes it. */
 export const rowChange = (row: ActivityRow): Change => ({
 	userId: row.recipient_id,
+	communityId: row.community_id,
 	op: row.is_read ? 'setread' : 'set',
 	id: row.id,
 	version: row.version,
@@ -242,7 +245,13 @@ export async function rebuild(userId: number): Promise<boolean> {
 		...shown.map(rowChange),
 		...unread
 			.filter((u) => !inFeed.has(u.id))
-			.map((u) => ({ userId, op: 'unread' as const, id: u.id, version: u.version })),
+			.map((u) => ({
+				userId,
+				communityId: u.community_id,
+				op: 'unread' as const,
+				id: u.id,
+				version: u.version,
+			})),
 	]
 	const applied = await commands.activityApply(
 		meta,

@@ -17,7 +17,7 @@ const anyMember = { userId: 0, isCm: false }
 
 type AnnouncedPoll = Pick<
 	PollRow,
-	'conversation_id' | 'chatroom_id' | 'creator_id' | 'expiry_time' | 'poll_type'
+	'conversation_id' | 'community_id' | 'chatroom_id' | 'creator_id' | 'expiry_time' | 'poll_type'
 >
 
 const announcements = coalesce<AnnouncedPoll, void>({
@@ -40,5 +40,8 @@ async function announceNow(poll: AnnouncedPoll): Promise<void> {
 			.filter((r) => r.option_id !== null)
 			.map((r) => ({ id: r.option_id, votes_count: r.votes }))
 	}
-	await publishLive(liveScopes.chatroom(poll.chatroom_id), { type: 'poll.votes', data })
+	await publishLive(liveScopes.chatroom(poll.community_id, poll.chatroom_id), {
+		type: 'poll.votes',
+		data,
+	})
 }
