@@ -16,10 +16,11 @@ export interface LiveEvent {
 	data?: Record<string, unknown>
 }
 
-export type LiveStatus = 'off' | 'connecting' | 'live'
+export type LiveStatus = 'off' | 'connecting' | 'reconnecting' | 'live'
 
 const SCOPE = 'community'
 const RETRY_MS = 1_000
+const RETRY_MAX_MS = 30_000
 
 const listeners = new Set<(event: LiveEvent) => void>()
 const statusListeners = new Set<(status: LiveStatus) => void>()
@@ -28,6 +29,10 @@ let socket: WebSocket | undefined
 let cursor: string | undefined
 let running = false
 let retry: ReturnType<typeof setTimeout> | undefined
+/** Live once since startLive: a connection lost now is "reconnecting". */
+let wasLive = false
+/** Attempts since the last subscription: the wait doubles with each, up to RETRY_MAX_MS. */
+let failures = 0
 
 function setStatus(next: LiveStatus): void {
 	status = next
@@ -40,9 +45,11 @@ function emit(event: LiveEvent): void {
 
 function scheduleReconnect(): void {
 	if (!running) return
-	setStatus('connecting')
+	setStatus(wasLive ? 'reconnecting' : 'connecting')
 	clearTimeout(retry)
-	retry = setTimeout(connect, RETRY_MS + Math.random() * RETRY_MS)
+	const wait = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** failures)
+	failures += 1
+	retry = setTimeout(connect, wait + Math.random() * RETRY_MS)
 }
 
 interface Frame {
@@ -60,6 +67,8 @@ function onFrame(frame: Frame): void {
 		cursor = frame.id
 		emit(frame.event)
 	} else if (frame.type === 'subscribed') {
+		wasLive = true
+		failures = 0
 		setStatus('live')
 		if (cursor) return // resumed: the events after the cursor were sent
 		cursor = frame.cursor
@@ -77,7 +86,7 @@ function onFrame(frame: Frame): void {
 
 async function connect(): Promise<void> {
 	if (!running) return
-	setStatus('connecting')
+	setStatus(wasLive ? 'reconnecting' : 'connecting')
 	let ticket: string
 	try {
 		;({ ticket } = await callForEnvelope<{ ticket: string }>('POST', '/live/ticket'))
@@ -120,6 +129,8 @@ export function stopLive(): void {
 	const ws = socket
 	socket = undefined
 	cursor = undefined
+	wasLive = false
+	failures = 0
 	ws?.close()
 	setStatus('off')
 }

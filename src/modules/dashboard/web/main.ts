@@ -33,7 +33,8 @@ const pages = [
 
 const liveLabels = {
 	off: '',
-	connecting: 'Live updates: reconnecting…',
+	connecting: 'Live updates: connecting…',
+	reconnecting: 'Live updates: reconnecting…',
 	live: 'Live updates: on',
 }
 
