@@ -22,8 +22,15 @@ interface Pending {
 	cause?: StatsCause
 }
 
-// One small entry per community written to since the process started.
+// One small entry per community written to lately; past PRUNE_AT entries, those whose
+// interval is over (no hint owed) are dropped, so many tenants do not grow it for good.
 const communities = new Map<number, Pending>()
+const PRUNE_AT = 10_000
+
+function prune(now: number): void {
+	for (const [id, state] of communities)
+		if (!state.timer && now - state.lastSent >= HINT_MS) communities.delete(id)
+}
 
 function send(communityId: number, cause: StatsCause): void {
 	void publishLive(liveScopes.community(communityId), { type: 'stats', data: { cause } })
@@ -38,6 +45,7 @@ export function announceStats(communityId: number, cause: StatsCause, now = Date
 	const state = communities.get(communityId)
 	if (!state || now - state.lastSent >= HINT_MS) {
 		if (state?.timer) clearTimeout(state.timer)
+		if (!state && communities.size >= PRUNE_AT) prune(now)
 		communities.set(communityId, { lastSent: now })
 		send(communityId, cause)
 		return
