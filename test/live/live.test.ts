@@ -14,6 +14,7 @@ import {
 	publishLive,
 	subscriberName,
 } from '../../src/live'
+import { HINT_MS } from '../../src/modules/dashboard/stats-live'
 import { newPoll, vote } from '../polls/support'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
@@ -309,6 +310,37 @@ describe('community scope: pending posts', () => {
 		await newPost(writer, { text: 'waits for a CM' })
 		const pending = await socket.next((f) => f.event?.data?.cause === 'post.pending', 'pending')
 		expect(pending.event?.data).toMatchObject({ open_reports: 0, pending_posts: 1 })
+		socket.close()
+	})
+})
+
+describe('community scope: stats', () => {
+	test('a member joining and a burst of posts are hinted, at most once per interval, the last change included', async () => {
+		const busy = await newCommunity('live-stats')
+		const manager = await newUser(busy, { role: 'cm', name: 'Manager' })
+		const socket = await openSocket({ token: manager.token })
+		expect((await subscribe(socket, 'community')).type).toBe('subscribed')
+		const stats = () => socket.frames.filter((f) => f.event?.type === 'stats')
+		const writer = await newUser(busy, { name: 'Writer' })
+		const joined = await socket.next((f) => f.event?.type === 'stats', 'stats after a join')
+		expect(joined.event.data).toEqual({ cause: 'member.joined' })
+		const started = Date.now()
+		await Promise.all(Array.from({ length: 12 }, (_, i) => newPost(writer, { text: `burst ${i}` })))
+		const lastStarted = Date.now()
+		await newPost(writer, { text: 'the last of the burst' })
+		const elapsed = Date.now() - started
+		// The last post is within the interval of an earlier hint: told at its end.
+		const last = await socket.next(
+			(f) => f.event?.type === 'stats' && f.event.at >= lastStarted,
+			'a hint after the last post',
+		)
+		expect(last.event.data).toEqual({ cause: 'post.created' })
+		await Bun.sleep(HINT_MS + 500)
+		// 13 posts, one hint per interval (the join's interval included): never one per post.
+		const hinted = stats().length - 1
+		expect(hinted).toBeGreaterThanOrEqual(1)
+		expect(hinted).toBeLessThanOrEqual(Math.floor(elapsed / HINT_MS) + 2)
+		expect(hinted).toBeLessThan(13)
 		socket.close()
 	})
 })

@@ -1,12 +1,13 @@
 // The web dashboard of DESIGN §15 at /dashboard (the page and its bundled assets,
-// which hold no data), and the one API only it needed: GET /community/overview.
+// which hold no data), and the API only it needed: GET /community/overview and the
+// review queue's counts (GET /community/overview/queue).
 // Everything else the page shows comes from the public API it calls with the
 // signed-in owner's or CM's token.
 import { Elysia } from 'elysia'
 import { ok } from '../../lib/envelope'
 import { authPlugin } from '../auth/plugin'
 import { type Asset, appScript, appStyles, shell } from './assets'
-import { overview } from './service'
+import { overview, reviewQueue } from './service'
 
 const tags = ['dashboard']
 
@@ -43,3 +44,15 @@ export const dashboardModule = new Elysia({ name: 'dashboard' })
 			tags,
 		},
 	})
+	.get(
+		'/community/overview/queue',
+		async ({ session }) => ok(await reviewQueue(session.communityId)),
+		{
+			auth: 'cm',
+			detail: {
+				summary:
+					'Open reports and posts awaiting approval, counted (CM/owner): what the live `queue` event carries',
+				tags,
+			},
+		},
+	)

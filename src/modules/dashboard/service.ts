@@ -2,6 +2,7 @@
 // community is, whether its webhooks are healthy, and how webhook deliveries and
 // pushes went today.
 import { replica, sql } from '../../lib/db'
+import { queueCounts } from '../moderation/queue-repo'
 import { findCommunity } from '../projects/repo'
 import { attemptsByHour, countCommunity, pushesByHour, webhookHealth } from './repo'
 
@@ -25,10 +26,12 @@ function lastDayBuckets<K extends string>(
 
 export async function overview(communityId: number, now = Date.now()) {
 	const since = Math.floor(now / HOUR) * HOUR - 23 * HOUR
-	const [community, counts, webhooks, attempts, pushes] = await Promise.all([
+	const [community, counts, queue, webhooks, attempts, pushes] = await Promise.all([
 		findCommunity(sql, communityId),
 		// counts and charts: a replica's lag of a second does not matter here
 		countCommunity(replica, communityId),
+		// the primary: the live `queue` events count there, and a CM's own close must show
+		queueCounts(sql, communityId),
 		webhookHealth(replica, communityId),
 		attemptsByHour(replica, communityId, since),
 		pushesByHour(replica, communityId, since),
@@ -36,6 +39,7 @@ export async function overview(communityId: number, now = Date.now()) {
 	return {
 		community: { id: communityId, name: community?.name ?? '' },
 		counts,
+		queue,
 		webhooks: webhooks.map((webhook) => ({
 			webhook_id: webhook.id,
 			webhook_type: webhook.webhook_type,
@@ -48,3 +52,6 @@ export async function overview(communityId: number, now = Date.now()) {
 		pushes_24h: lastDayBuckets(pushes, ['sent', 'failed'], now),
 	}
 }
+
+/** The review queue's open counts: what the live `queue` event carries, for a page's first look. */
+export const reviewQueue = (communityId: number) => queueCounts(sql, communityId)

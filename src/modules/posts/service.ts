@@ -29,6 +29,7 @@ import { recordEvent } from '../../webhooks/outbox'
 import { Rights, requireRight } from '../auth/rights'
 import { isCm, type Session, viewerOf } from '../auth/session'
 import { isConnected } from '../connections/repo'
+import { announceStats } from '../dashboard/stats-live'
 import { onContentDeleted, onPostTagged } from '../notifications/service'
 import { withPollResults } from '../polls/feed-poll'
 import { holdsNewPost } from '../settings/moderation'
@@ -158,6 +159,7 @@ export async function createPost(session: Session, input: CreatePostInput) {
 	}
 	const written = await (isPlain(request) ? plainPosts : postBatches).run(request)
 	announceNew(written.post, request.history)
+	announceStats(session.communityId, 'post.created')
 	return presentWritten(viewerOf(session), written.post, written.context)
 }
 

@@ -10,6 +10,7 @@ import { sql } from '../../lib/db'
 import { forbidden } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { feedManager } from '../../timelines'
+import { announceStats } from '../dashboard/stats-live'
 import { communityForApiKey, presentCommunity } from '../projects/service'
 import { presentUser } from '../users/present'
 import { type UserRow, updateProfile } from '../users/repo'
@@ -84,7 +85,10 @@ async function firstLaunch(launch: Launch, input: InitiateInput): Promise<UserRo
 		imageUrl: input.imageUrl ?? '',
 		isGuest: input.isGuest ?? false,
 	})
-	if (created) return created
+	if (created) {
+		announceStats(created.community_id, 'member.joined')
+		return created
+	}
 	// A concurrent first call created the same user: this launch is a returning one (as
 	// before, the winner's name and image stand).
 	const found = await returning.run(launch)

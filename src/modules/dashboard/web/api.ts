@@ -76,7 +76,12 @@ function refreshSession(): Promise<boolean> {
 	return refreshing
 }
 
-export async function call<T = any>(method: string, path: string, options: CallOptions = {}) {
+/** The whole answer, for the routes that answer beside `data` (`POST /live/ticket`). */
+export async function callForEnvelope<T = Record<string, unknown>>(
+	method: string,
+	path: string,
+	options: CallOptions = {},
+): Promise<T> {
 	const token = options.anonymous ? undefined : currentSession()?.auth_token
 	let { status, envelope } = await send(method, path, options, token)
 	if (status === 401 && token) {
@@ -86,6 +91,11 @@ export async function call<T = any>(method: string, path: string, options: CallO
 	}
 	if (status >= 400 || envelope.success === false)
 		throw new ApiError(status, envelope.error_message ?? `Request failed (${status})`)
+	return envelope as T
+}
+
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}) {
+	const envelope = await callForEnvelope<{ data?: unknown }>(method, path, options)
 	return envelope.data as T
 }
 

@@ -4,6 +4,7 @@ import { html } from 'htm/preact'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { call } from './api'
+import { startLive, stopLive, useLiveStatus } from './live'
 import { CustomActivity } from './pages/activity'
 import { Chatrooms } from './pages/chatrooms'
 import { Import } from './pages/import'
@@ -29,6 +30,13 @@ const pages = [
 	{ path: 'webhooks', title: 'Webhooks', view: Webhooks },
 	{ path: 'import', title: 'Import', view: Import },
 ]
+
+const liveLabels = {
+	off: '',
+	connecting: 'Live updates: connecting…',
+	reconnecting: 'Live updates: reconnecting…',
+	live: 'Live updates: on',
+}
 
 const pathOfHash = () => location.hash.replace(/^#\/?/, '') || 'overview'
 
@@ -56,6 +64,13 @@ function App() {
 	const [session, setSession] = useState(currentSession())
 	useEffect(() => onSessionChange(setSession), [])
 	const path = useHashPath()
+	// One live connection for every page, while signed in (web/live.ts).
+	const signedIn = session !== null
+	useEffect(() => {
+		if (signedIn) startLive()
+		else stopLive()
+	}, [signedIn])
+	const live = useLiveStatus()
 	const page = pages.find((candidate) => candidate.path === path) ?? pages[0]
 	useEffect(() => {
 		document.title = session ? `${page.title} · plaza dashboard` : 'Sign in · plaza dashboard'
@@ -69,6 +84,7 @@ function App() {
 		<header class="top">
 			<strong>plaza</strong>
 			<span class="community">${session.community?.name ?? ''}</span>
+			<span class="live" role="status">${liveLabels[live]}</span>
 			<span class="who">${session.user.name}</span>
 			<button type="button" onClick=${signOut}>Sign out</button>
 		</header>

@@ -8,6 +8,7 @@ import { feedManager } from '../../../timelines'
 import { Rights, requireRight } from '../../auth/rights'
 import { isCm, type Session } from '../../auth/session'
 import { isBlockedBetween } from '../../connections/repo'
+import { announceStats } from '../../dashboard/stats-live'
 import {
 	onCommentAdded,
 	onCommentLikeChanged,
@@ -142,6 +143,7 @@ export async function addComment(
 		}
 	})
 	await feedManager.onPostsChanged(session.communityId, [post.id])
+	announceStats(session.communityId, 'comment.created')
 	const shown = parent ? [comment, parent] : [comment]
 	const viewer = await viewerOf(session, post, shown)
 	return {

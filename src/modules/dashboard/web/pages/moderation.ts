@@ -3,10 +3,14 @@
 // entities closed together with one action (PATCH /community/report); the report tags
 // of each entity type, added and removed; the report threshold that hides a post for
 // everyone; which new posts wait for approval (post_moderation) — pending posts are the
-// queue's `pending_post` entries, approved or rejected like reports.
+// queue's `pending_post` entries, approved or rejected like reports. Live (web/live.ts):
+// the queue's counts follow each `queue` event, and the list is read again after one
+// (at most once per RELOAD_MS), so a report filed meanwhile shows without a reload.
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { call } from '../api'
+import { useThrottled } from '../live'
+import { describeQueue, type QueueCounts, useLiveQueue } from '../queue'
 import { Field, FormError, LoadError, Loading, Submit, useForm, useLoad } from '../ui'
 
 const TYPES = ['post', 'comment', 'reply', 'conversation', 'member', 'chatroom']
@@ -23,6 +27,8 @@ const ACTIONS = [
 ]
 
 const QUEUE_TYPES = [...TYPES, 'pending_post']
+
+const RELOAD_MS = 1_000
 
 interface User {
 	uuid: string
@@ -81,6 +87,16 @@ function QueueList() {
 			}),
 		[entity_type, state, page],
 	)
+	const rest = useLoad(() => call<QueueCounts>('GET', '/community/overview/queue'))
+	const reloadList = useThrottled(queue.reload, RELOAD_MS)
+	const refetchCounts = useThrottled(() => {
+		counts.refetching()
+		rest.reload()
+	}, RELOAD_MS)
+	const counts = useLiveQueue(rest.data, (type) => {
+		if (type === 'sync') refetchCounts()
+		if (type === 'queue' || type === 'sync') reloadList()
+	})
 	const [selected, setSelected] = useState<Set<string>>(new Set())
 	const action = useForm({ action_taken: ACTIONS[0]?.value ?? '' })
 	const close = action.submit(async (values) => {
@@ -112,6 +128,7 @@ function QueueList() {
 	]
 	return html`<section aria-labelledby="queue-title">
 		<h2 id="queue-title">Review queue</h2>
+		${counts.shown && html`<p class="queue-counts" role="status">${describeQueue(counts.shown)}</p>`}
 		<form aria-label="Filter the queue" class="inline" onSubmit=${(e: Event) => e.preventDefault()}>
 			<${Field} form=${filters} name="entity_type" label="Entity type" options=${typeOptions} />
 			<${Field} form=${filters} name="state" label="State" options=${stateOptions} />

@@ -1,14 +1,20 @@
-// Overview: the community's size, the health of its webhooks, and the webhook
-// attempts and pushes of the last 24 hours as small charts (uPlot).
+// Overview: the community's size and review queue, the health of its webhooks, and
+// the webhook attempts and pushes of the last 24 hours as small charts (uPlot). Live
+// (web/live.ts): a `queue` event sets the queue's counts as it comes (they are
+// absolute); `stats` (members, posts or comments moved) and `sync` refetch the whole
+// overview, at most once per REFETCH_MS however many events come.
 import { html } from 'htm/preact'
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import { call } from '../api'
+import { useThrottled } from '../live'
+import { type QueueCounts, useLiveQueue } from '../queue'
 import { formatTime, LoadError, Loading, useLoad } from '../ui'
 
 interface Overview {
 	community: { id: number; name: string }
 	counts: { members: number; cms: number; posts: number; comments: number; topics: number }
+	queue: QueueCounts
 	webhooks: {
 		webhook_id: string
 		webhook_type: string
@@ -22,6 +28,8 @@ interface Overview {
 }
 
 type Hour = { hour: number } & Record<string, number>
+
+const REFETCH_MS = 3_000
 
 /** Two outcomes per hour of the last 24 h as a line chart, with the totals as its caption. */
 function HourlyChart({
@@ -71,14 +79,24 @@ export function Overview() {
 	const { data, error, loading, reload } = useLoad(() =>
 		call<Overview>('GET', '/community/overview'),
 	)
+	const refetch = useThrottled(() => {
+		queue.refetching()
+		reload()
+	}, REFETCH_MS)
+	const queue = useLiveQueue(data?.queue, (type) => {
+		if (type === 'stats' || type === 'sync') refetch()
+	})
 	if (error) return html`<${LoadError} message=${error} retry=${reload} />`
-	if (loading || !data) return html`<${Loading} what="the overview" />`
+	// A refetch keeps the page as it is until the new counts come.
+	if (!data) return html`<${Loading} what="the overview" />`
 	const counts = [
 		['Members', data.counts.members],
 		['Community managers', data.counts.cms],
 		['Posts', data.counts.posts],
 		['Comments', data.counts.comments],
 		['Topics', data.counts.topics],
+		['Open reports', queue.shown?.open_reports ?? 0],
+		['Posts awaiting approval', queue.shown?.pending_posts ?? 0],
 	] as const
 	return html`<section aria-labelledby="counts-title">
 			<h2 id="counts-title">${data.community.name}</h2>
@@ -104,6 +122,6 @@ export function Overview() {
 			<${HourlyChart} title="Webhook attempts" hours=${data.webhook_attempts_24h} good="delivered" bad="failed" />
 			<h2>Pushes</h2>
 			<${HourlyChart} title="Pushes" hours=${data.pushes_24h} good="sent" bad="failed" />
-			<p><small>Updated ${formatTime(Date.now())}</small> <button type="button" onClick=${reload}>Refresh</button></p>
+			<p><small>Updated ${formatTime(Date.now())}${loading ? ' · refreshing…' : ''}</small> <button type="button" onClick=${reload}>Refresh</button></p>
 		</section>`
 }
