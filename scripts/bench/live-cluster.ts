@@ -59,7 +59,7 @@ try {
 		steps.push(
 			`${fmt(step)} scope${step > 1 ? 's' : ''}: ${perApi.map((m) => `${m.reduce((a, b) => a + b, 0)} (${m.join('+')})`).join(', ')}`,
 		)
-		benchLog(`at ${step} scopes, per api process (per master): ${steps.at(-1)}`)
+		benchLog(`per api process, total (per master): ${steps.at(-1)}`)
 	}
 	for (const r of readers) await publishLive(liveScopes.me(r.id), { type: 'bench', data: {} })
 	const all = await settle(() => received >= SCOPES, 10_000)
