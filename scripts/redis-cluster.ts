@@ -109,11 +109,14 @@ export async function stopRedisCluster(dir: string): Promise<void> {
 	rmSync(dir, { recursive: true, force: true })
 }
 
-/** Starts three empty master nodes, assigns all 16384 slots and waits for cluster_state:ok. */
-export async function startRedisCluster(): Promise<RedisClusterHandle> {
+/**
+ * Starts three empty master nodes (on `fixedPorts`, else three free ones), assigns all
+ * 16384 slots and waits for cluster_state:ok.
+ */
+export async function startRedisCluster(fixedPorts?: number[]): Promise<RedisClusterHandle> {
 	const dir = mkdtempSync(join(tmpdir(), 'plaza-redis-cluster-'))
 	try {
-		const ports = await pickPorts()
+		const ports = fixedPorts ?? (await pickPorts())
 		await Promise.all(ports.map((port) => startNode(dir, port)))
 		for (const port of ports)
 			await waitFor(`node ${port}`, async () => (await cli(port, 'ping')).trim() === 'PONG')

@@ -36,18 +36,19 @@ async function collectLines(stream: ReadableStream<Uint8Array>, lines: string[])
 }
 
 /**
- * Starts `bun src/index.ts` with ROLE=`role` and resolves once it logs that it listens
- * (api, all; a worker given METRICS_PORT: its metrics port) or that its workers started.
+ * Starts `bun src/index.ts` (or `entry`, a script that imports it) with ROLE=`role` and
+ * resolves once it logs that it listens (api, all; a worker given METRICS_PORT: its
+ * metrics port) or that its workers started.
  */
 export async function spawnPlaza(
 	role: 'api' | 'worker' | 'all',
 	env: Record<string, string> = {},
-	{ startTimeoutMs = 15_000 } = {},
+	{ startTimeoutMs = 15_000, entry = 'src/index.ts' } = {},
 ): Promise<Plaza> {
 	const inherited: Record<string, string | undefined> = { ...process.env }
 	// A process given its own database must not read the suite's through the replica.
 	if (env.DATABASE_URL && !env.DATABASE_REPLICA_URL) delete inherited.DATABASE_REPLICA_URL
-	const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+	const proc = Bun.spawn([process.execPath, entry], {
 		cwd: root,
 		env: { ...inherited, ROLE: role, PORT: '0', LOG_LEVEL: 'info', ...env },
 		stdout: 'pipe',
