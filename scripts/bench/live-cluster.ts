@@ -61,7 +61,8 @@ try {
 		)
 		benchLog(`per api process, total (per master): ${steps.at(-1)}`)
 	}
-	for (const r of readers) await publishLive(liveScopes.me(communityId, r.id), { type: 'bench', data: {} })
+	for (const r of readers)
+		await publishLive(liveScopes.me(communityId, r.id), { type: 'bench', data: {} })
 	const all = await settle(() => received >= SCOPES, 10_000)
 	row(
 		`3-node cluster: Redis subscriber connections per api process, 2 api processes`,

@@ -64,7 +64,9 @@ try {
 	)
 
 	benchLog(`warming up: ${RATE} events/s for ${WARM_SECONDS} s, unmeasured`)
-	await publishAtRate(RATE, WARM_SECONDS, (k) => liveScopes.chatroom(communityId, pick(rooms, k % ROOMS)))
+	await publishAtRate(RATE, WARM_SECONDS, (k) =>
+		liveScopes.chatroom(communityId, pick(rooms, k % ROOMS)),
+	)
 	await Bun.sleep(1000)
 	benchLog(`publishing ${RATE} events/s for ${SECONDS} s`)
 	measuring = true
