@@ -71,11 +71,69 @@ export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<s
 	try {
 		return await append(scope, json)
 	} catch (error) {
-		livePublishFailures.inc()
-		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
-		oweReset(scope)
+		failed(scope, error as Error)
 		return null
 	}
+}
+
+/**
+ * Many events to many scopes in one round trip (a page of a room's participants): the
+ * same script per event, sent as one pipeline standalone; on a cluster the scopes hash
+ * to many slots, which one pipeline may not span, so the calls leave together through
+ * ioredis' auto-pipelining (one write per master). Each failure is counted and owes its
+ * scope a `reset`, as publishLive's; the number published comes back.
+ */
+export async function publishLiveMany(
+	items: { scope: LiveScope; event: LiveEvent }[],
+): Promise<number> {
+	if (items.length === 0) return 0
+	const at = Date.now()
+	const jsons = items.map(({ event }) => JSON.stringify({ type: event.type, at, data: event.data }))
+	const results = sharded
+		? await Promise.all(
+				items.map(({ scope }, i) =>
+					append(scope, jsons[i] as string).then(
+						() => null,
+						(error: Error) => error,
+					),
+				),
+			)
+		: await pipelined(items, jsons)
+	let published = 0
+	results.forEach((error, i) => {
+		if (!error) published++
+		else failed((items[i] as { scope: LiveScope }).scope, error)
+	})
+	return published
+}
+
+async function pipelined(
+	items: { scope: LiveScope }[],
+	jsons: string[],
+): Promise<(Error | null)[]> {
+	const pipeline = redis.pipeline() as unknown as WithLive & { exec(): Promise<unknown> }
+	items.forEach(({ scope }, i) => {
+		void pipeline.livePublish(
+			scope.key,
+			STREAM_MAX_LEN,
+			jsons[i] as string,
+			'0',
+			STREAM_TTL_SECONDS,
+			channelOf(scope.key),
+		)
+	})
+	try {
+		const replies = (await pipeline.exec()) as [Error | null, unknown][] | null
+		return items.map((_, i) => replies?.[i]?.[0] ?? null)
+	} catch (error) {
+		return items.map(() => error as Error)
+	}
+}
+
+function failed(scope: LiveScope, error: Error): void {
+	livePublishFailures.inc()
+	log.warn({ err: error.message, scope: scope.name }, 'live event not published')
+	oweReset(scope)
 }
 
 const owed = new Map<string, LiveScope>()

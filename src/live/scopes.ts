@@ -12,7 +12,7 @@ export interface LiveScope {
 }
 
 export const liveScopes = {
-	/** A user's own scope: badge, new activity (and, later, DMs and chat unread). */
+	/** A user's own scope: badge, new activity, DM requests, each room's chat unread count. */
 	me: (userId: number): LiveScope => ({ name: 'me', key: keys.liveStream(`u${userId}`, 'me') }),
 	chatroom: (chatroomId: string | number): LiveScope => ({
 		name: `chatroom:${chatroomId}`,
