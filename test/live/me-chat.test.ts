@@ -147,6 +147,21 @@ describe('chat unread on me', () => {
 			'bob: 0 after reading',
 		)
 		expect(zero.event.type).toBe('chat.unread')
+		// reading the newest page moves the mark too: from Postgres (cal, the first reader),
+		// then from the page Redis keeps (ana: her own messages were behind her mark)
+		for (const [user, socket] of [
+			[cal, calMe],
+			[ana, anaMe],
+		] as const) {
+			const page = await api('GET', `/conversation?chatroom_id=${room}&paginate_by=20`, {
+				token: user.token,
+			})
+			expect(page.status).toBe(200)
+			await socket.next(
+				(f) => f.event?.data?.chatroom_id === room && f.event.data.unread_messages === 0,
+				`${user.name}: 0 after reading the newest page`,
+			)
+		}
 		for (const s of [anaMe, bobMe, calMe, danMe]) s.close()
 	})
 

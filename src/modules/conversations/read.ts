@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import { chatViewer, isCmViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
+import { announceOwnUnread } from '../chatrooms/live'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
 import { presentRooms } from '../chatrooms/service'
@@ -118,9 +119,15 @@ async function moveMark(
 	conversationId: string | null,
 ) {
 	if (!seat || !conversationId) return
-	if (BigInt(seat.read_conversation_id) < BigInt(conversationId))
-		await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
-	await rememberReadMark(chatroomId, seat.user_id, conversationId)
+	const unread =
+		BigInt(seat.read_conversation_id) < BigInt(conversationId)
+			? await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
+			: null
+	// the reader's other devices learn the new count (both Redis calls leave together)
+	await Promise.all([
+		rememberReadMark(chatroomId, seat.user_id, conversationId),
+		unread === null ? null : announceOwnUnread(seat.user_id, chatroomId, unread),
+	])
 }
 
 export interface SyncQuery {
