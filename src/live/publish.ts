@@ -38,7 +38,19 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[5], id .. '\\n' .. ARGV[2])
 return id`
 
+// The same for many scopes at once (standalone only: the keys span slots). KEYS the
+// streams; ARGV[1] max length, ARGV[2] time to live, ARGV[3] what channel.ts appends to a
+// key to name its channel, ARGV[3 + i] the event of KEYS[i].
+const manyScript = `
+for i, key in ipairs(KEYS) do
+	local id = redis.call('XADD', key, 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[3 + i])
+	redis.call('EXPIRE', key, ARGV[2])
+	redis.call('PUBLISH', key .. ARGV[3], id .. '\\n' .. ARGV[3 + i])
+end
+return #KEYS`
+
 type WithLive = {
+	livePublishMany(...args: (string | number)[]): Promise<number>
 	livePublish(
 		key: string,
 		max: number,
@@ -49,6 +61,7 @@ type WithLive = {
 	): Promise<string>
 }
 redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
+redis.defineCommand('livePublishMany', { lua: manyScript })
 const scripted = redis as unknown as WithLive
 
 /** The type of the marker a scope gets after a lost event (hub.ts frames it as `reset`). */
@@ -77,11 +90,13 @@ export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<s
 }
 
 /**
- * Many events to many scopes in one round trip (a page of a room's participants): the
- * same script per event, sent as one pipeline standalone; on a cluster the scopes hash
- * to many slots, which one pipeline may not span, so the calls leave together through
- * ioredis' auto-pipelining (one write per master). Each failure is counted and owes its
- * scope a `reset`, as publishLive's; the number published comes back.
+ * Many events to many scopes in one round trip (a page of a room's participants):
+ * standalone, one script appends and publishes them all (one command, not a thousand:
+ * the sender's and Redis' cost per command is most of a small event's); on a cluster the
+ * scopes hash to many slots, which one script or pipeline may not span, so publishLive's
+ * script per event, the calls leaving together through ioredis' auto-pipelining (one
+ * write per master). Each failure is counted and owes its scope a `reset`, as
+ * publishLive's; the number published comes back.
  */
 export async function publishLiveMany(
 	items: { scope: LiveScope; event: LiveEvent }[],
@@ -98,7 +113,7 @@ export async function publishLiveMany(
 					),
 				),
 			)
-		: await pipelined(items, jsons)
+		: await inOneScript(items, jsons)
 	let published = 0
 	results.forEach((error, i) => {
 		if (!error) published++
@@ -107,24 +122,20 @@ export async function publishLiveMany(
 	return published
 }
 
-async function pipelined(
+async function inOneScript(
 	items: { scope: LiveScope }[],
 	jsons: string[],
 ): Promise<(Error | null)[]> {
-	const pipeline = redis.pipeline() as unknown as WithLive & { exec(): Promise<unknown> }
-	items.forEach(({ scope }, i) => {
-		void pipeline.livePublish(
-			scope.key,
-			STREAM_MAX_LEN,
-			jsons[i] as string,
-			'0',
-			STREAM_TTL_SECONDS,
-			channelOf(scope.key),
-		)
-	})
 	try {
-		const replies = (await pipeline.exec()) as [Error | null, unknown][] | null
-		return items.map((_, i) => replies?.[i]?.[0] ?? null)
+		await scripted.livePublishMany(
+			items.length,
+			...items.map(({ scope }) => scope.key),
+			STREAM_MAX_LEN,
+			STREAM_TTL_SECONDS,
+			channelOf(''),
+			...jsons,
+		)
+		return items.map(() => null)
 	} catch (error) {
 		return items.map(() => error as Error)
 	}

@@ -1,7 +1,8 @@
 // The `me` scope's chat events through a real WebSocket: a DM request reaches the
 // receiver and its answer the requester; after the notice worker expanded new messages
 // every other participant (muted ones too) gets the room's absolute unread count, once
-// per room of a batch, the author and outsiders nothing; reading sends the reader 0.
+// per room of a batch and at most once a second, the author and outsiders nothing;
+// reading sends the reader 0.
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
@@ -186,6 +187,24 @@ describe('chat unread on me', () => {
 		expect(unreadOf(bobMe, room)).toEqual([{ chatroom_id: room, unread_messages: 1 }])
 		expect(unreadOf(calMe, room)).toEqual([{ chatroom_id: room, unread_messages: 2 }])
 		for (const s of [anaMe, bobMe, calMe]) s.close()
+	})
+
+	test('a busy room: its count at once, then what came within the second once, at its end', async () => {
+		const room = (await newRoom(cm, { title: 'Busy' })).id as string
+		for (const user of [ana, bob]) await follow(user, room)
+		const bobMe = await meOf(bob)
+		stopEngine = startPush({ pollMs: 20, reapMs: 200, reconcileMs: 500, reconcileGraceMs: 300 })
+		await say(ana, room, 'first')
+		const first = await bobMe.next((f) => f.event?.data?.chatroom_id === room, 'the first count')
+		await say(ana, room, 'second')
+		await say(ana, room, 'third')
+		const last = await bobMe.next(
+			(f) => f.event?.data?.chatroom_id === room && f.event.data.unread_messages === 3,
+			'the count of the window',
+		)
+		expect(unreadOf(bobMe, room).map((d) => d.unread_messages)).toEqual([1, 3])
+		expect(last.event.at - first.event.at).toBeGreaterThanOrEqual(900)
+		bobMe.close()
 	})
 
 	test('a member who left the room hears nothing of it', async () => {

@@ -13,7 +13,7 @@ import { FAILING_AFTER, jobFailed, registerFailingJobs } from '../../lib/job-hea
 import { log } from '../../lib/log'
 import { addPushSource } from '../../push/sources'
 import { listenedEvents } from '../../webhooks/outbox'
-import { announceRoomUnread } from '../chatrooms/live'
+import { announceRoomUnreadSoon, type UnreadRoom } from '../chatrooms/live'
 import { onConversationCreated } from '../notifications/chat'
 import {
 	claimNotices,
@@ -90,13 +90,11 @@ export async function expandDueNotices(): Promise<boolean> {
 /**
  * The unread counts of the rooms of expanded notices, one announcement per room. The
  * author is left out only when every message of the room in the batch was theirs (a
- * message of another changes their count too). A failure is logged: the notices are gone.
+ * message of another changes their count too); a room announced less than a second ago
+ * gets its count at the end of that second (chatrooms/live.ts announceRoomUnreadSoon).
  */
 async function announceUnread(notices: NoticeRow[]): Promise<void> {
-	const rooms = new Map<
-		string,
-		{ communityId: number; chatroomId: string; except: number | null }
-	>()
+	const rooms = new Map<string, UnreadRoom>()
 	for (const n of notices) {
 		const key = `${n.community_id}:${n.chatroom_id}`
 		const room = rooms.get(key)
@@ -108,10 +106,7 @@ async function announceUnread(notices: NoticeRow[]): Promise<void> {
 			})
 		else if (room.except !== n.author_id) room.except = null
 	}
-	for (const room of rooms.values())
-		await announceRoomUnread(sql, room).catch((error) =>
-			log.warn({ err: (error as Error).message, ...room }, 'chat unread not announced'),
-		)
+	for (const room of rooms.values()) await announceRoomUnreadSoon(sql, room)
 }
 
 /** After a failed batch: each notice alone, a failing one recorded and retried later. */
