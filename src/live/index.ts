@@ -9,6 +9,6 @@ export {
 } from './connection'
 export { isStreamId } from './history'
 export { subscriberName, useServer } from './hub'
-export { type LiveEvent, publishLive, signalLive } from './publish'
+export { type LiveEvent, publishLive, publishLiveMany, signalLive } from './publish'
 export { connectionsOf, MAX_CONNECTIONS_PER_USER, register } from './registry'
 export { type LiveChannel, type LiveScope, liveScopes, parseScope, userChannel } from './scopes'

@@ -42,7 +42,19 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call(ARGV[3] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[5], id .. '\\n' .. ARGV[2])
 return id`
 
+// The same for many scopes at once (standalone only: the keys span slots). KEYS the
+// streams; ARGV[1] max length, ARGV[2] time to live, ARGV[3] what channel.ts appends to a
+// key to name its channel, ARGV[3 + i] the event of KEYS[i].
+const manyScript = `
+for i, key in ipairs(KEYS) do
+	local id = redis.call('XADD', key, 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[3 + i])
+	redis.call('EXPIRE', key, ARGV[2])
+	redis.call('PUBLISH', key .. ARGV[3], id .. '\\n' .. ARGV[3 + i])
+end
+return #KEYS`
+
 type WithLive = {
+	livePublishMany(...args: (string | number)[]): Promise<number>
 	livePublish(
 		key: string,
 		max: number,
@@ -53,6 +65,7 @@ type WithLive = {
 	): Promise<string>
 }
 redis.defineCommand('livePublish', { numberOfKeys: 1, lua: script })
+redis.defineCommand('livePublishMany', { lua: manyScript })
 const scripted = redis as unknown as WithLive
 
 /** The type of the marker a scope gets after a lost event (hub.ts frames it as `reset`). */
@@ -79,9 +92,7 @@ export async function publishLive(scope: LiveScope, event: LiveEvent): Promise<s
 	try {
 		return await append(scope.key, json)
 	} catch (error) {
-		livePublishFailures.inc()
-		log.warn({ err: (error as Error).message, scope: scope.name }, 'live event not published')
-		await oweReset(scope)
+		await failed(scope, error as Error)
 		return null
 	}
 }
@@ -100,6 +111,63 @@ async function oweReset(scope: LiveScope): Promise<void> {
 		)
 		oweInMemory(scope.key)
 	}
+}
+
+/**
+ * Many events to many scopes in one round trip (a page of a room's participants):
+ * standalone, one script appends and publishes them all (one command, not a thousand:
+ * the sender's and Redis' cost per command is most of a small event's); on a cluster the
+ * scopes hash to many slots, which one script or pipeline may not span, so publishLive's
+ * script per event, the calls leaving together through ioredis' auto-pipelining (one
+ * write per master). Each failure is counted and owes its scope a `reset`, as
+ * publishLive's; the number published comes back.
+ */
+export async function publishLiveMany(
+	items: { scope: LiveScope; event: LiveEvent }[],
+): Promise<number> {
+	if (items.length === 0) return 0
+	const at = Date.now()
+	const jsons = items.map(({ event }) => JSON.stringify({ type: event.type, at, data: event.data }))
+	const results = sharded
+		? await Promise.all(
+				items.map(({ scope }, i) =>
+					append(scope.key, jsons[i] as string).then(
+						() => null,
+						(error: Error) => error,
+					),
+				),
+			)
+		: await inOneScript(items, jsons)
+	const failures = results.flatMap((error, i) =>
+		error ? [failed((items[i] as { scope: LiveScope }).scope, error)] : [],
+	)
+	await Promise.all(failures)
+	return results.length - failures.length
+}
+
+async function inOneScript(
+	items: { scope: LiveScope }[],
+	jsons: string[],
+): Promise<(Error | null)[]> {
+	try {
+		await scripted.livePublishMany(
+			items.length,
+			...items.map(({ scope }) => scope.key),
+			STREAM_MAX_LEN,
+			STREAM_TTL_SECONDS,
+			channelOf(''),
+			...jsons,
+		)
+		return items.map(() => null)
+	} catch (error) {
+		return items.map(() => error as Error)
+	}
+}
+
+function failed(scope: LiveScope, error: Error): Promise<void> {
+	livePublishFailures.inc()
+	log.warn({ err: error.message, scope: scope.name }, 'live event not published')
+	return oweReset(scope)
 }
 
 const owed = new Set<string>()

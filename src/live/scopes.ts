@@ -25,7 +25,7 @@ export const userChannel = (userId: number): LiveChannel => ({
 })
 
 export const liveScopes = {
-	/** A user's own scope: badge, new activity (and, later, DMs and chat unread). */
+	/** A user's own scope: badge, new activity, DM requests, each room's chat unread count. */
 	me: (communityId: number, userId: number): LiveScope => ({
 		...userChannel(userId),
 		communityId,

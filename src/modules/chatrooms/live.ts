@@ -1,5 +1,11 @@
-// A seat taken or left, told to the room's live scope (`chatroom:<id>`) after commit.
-import { liveScopes, publishLive } from '../../live'
+// What a room tells live scopes after commit: a seat taken or left (`chatroom:<id>`), and
+// each participant's unread count of the room (`me`, `chat.unread`): ABSOLUTE, the
+// `unread_messages` of the REST chat home and chatroom answers, so a missed event is
+// mended by the next one. Muted participants get it too: a count, not a push.
+import type { Db } from '../../lib/db'
+import { log } from '../../lib/log'
+import { liveScopes, publishLive, publishLiveMany } from '../../live'
+import { unreadPage } from './unread-repo'
 
 export function announceSeat(
 	communityId: number,
@@ -12,4 +18,91 @@ export function announceSeat(
 		type: joined ? 'member.joined' : 'member.left',
 		data: { chatroom_id: chatroomId, member_id: memberId, method },
 	})
+}
+
+/** Seats read, and events sent, per round trip. */
+export const UNREAD_PAGE = 1000
+
+const unreadEvent = (chatroomId: string, count: number) => ({
+	type: 'chat.unread',
+	data: { chatroom_id: chatroomId, unread_messages: count },
+})
+
+/**
+ * Every seat of the room but `except` (the author, when all the messages announced were
+ * theirs: their own never count) gets its count now: a page of 1,000 seats is one
+ * statement and one Redis round trip. Called by the chat notice worker after its commit,
+ * once per room of a batch however many of its messages the batch held.
+ */
+export async function announceRoomUnread(db: Db, room: UnreadRoom): Promise<void> {
+	for (let afterUserId = 0; ; ) {
+		const seats = await unreadPage(db, room.communityId, room.chatroomId, {
+			afterUserId,
+			limit: UNREAD_PAGE,
+			except: room.except,
+		})
+		await publishLiveMany(
+			seats.map((s) => ({
+				scope: liveScopes.me(room.communityId, s.user_id),
+				event: unreadEvent(room.chatroomId, s.unread_messages),
+			})),
+		)
+		if (seats.length < UNREAD_PAGE) return
+		afterUserId = (seats[seats.length - 1] as { user_id: number }).user_id
+	}
+}
+
+export interface UnreadRoom {
+	communityId: number
+	chatroomId: string
+	/** the author left out, or null when several wrote */
+	except: number | null
+}
+
+/** At most one announcement of a room per this many ms (per process). */
+export const UNREAD_WINDOW_MS = 1000
+
+const windows = new Map<string, { owed: UnreadRoom | null }>()
+
+/**
+ * announceRoomUnread, at most once a second per room: the first at once, then what came
+ * meanwhile once, at the end of the window (its counts read then, the latest). A busy
+ * room's members thus get its count once a second however fast it is written: what the
+ * announcements cost grows with the room's members, never with its messages times its
+ * members. Failures are logged (the counts are absolute: the next one mends them).
+ */
+export async function announceRoomUnreadSoon(db: Db, room: UnreadRoom): Promise<void> {
+	const key = `${room.communityId}:${room.chatroomId}`
+	const open = windows.get(key)
+	if (open) {
+		open.owed = open.owed ? { ...room, except: sameOr(open.owed.except, room.except) } : room
+		return
+	}
+	const window: { owed: UnreadRoom | null } = { owed: null }
+	windows.set(key, window)
+	const close = () => {
+		const owed = window.owed
+		if (!owed) return void windows.delete(key)
+		window.owed = null
+		void announceLogged(db, owed).finally(() => setTimeout(close, UNREAD_WINDOW_MS).unref())
+	}
+	await announceLogged(db, room)
+	setTimeout(close, UNREAD_WINDOW_MS).unref()
+}
+
+const sameOr = (a: number | null, b: number | null) => (a === b ? a : null)
+
+const announceLogged = (db: Db, room: UnreadRoom) =>
+	announceRoomUnread(db, room).catch((error) =>
+		log.warn({ err: (error as Error).message, ...room }, 'chat unread not announced'),
+	)
+
+/** One reader's count of the room, after they read it. */
+export function announceOwnUnread(
+	communityId: number,
+	userId: number,
+	chatroomId: string,
+	count: number,
+) {
+	return publishLive(liveScopes.me(communityId, userId), unreadEvent(chatroomId, count))
 }

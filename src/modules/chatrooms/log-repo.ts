@@ -89,13 +89,18 @@ export async function insertConversation(
 	return { conversation, roomVersion: room_version }
 }
 
+/**
+ * Moves the seat's read mark forward to the conversation; the seat's unread count of the
+ * room after the move (present.ts unreadOf), or null when the mark did not move (already
+ * there or further, or no seat).
+ */
 export async function moveReadMark(
 	db: Db,
 	chatroomId: string,
 	userId: number,
 	conversationId: string,
-): Promise<void> {
-	await db`
+): Promise<number | null> {
+	const [moved] = await db`
 		update chatroom_participants p set
 			read_conversation_id = c.id,
 			read_count = c.seq,
@@ -106,7 +111,10 @@ export async function moveReadMark(
 		from conversations c
 		where p.chatroom_id = ${chatroomId} and p.user_id = ${userId}
 			and c.id = ${conversationId} and c.chatroom_id = ${chatroomId}
-			and p.read_conversation_id < c.id`
+			and p.read_conversation_id < c.id
+		returning greatest(0, (select r.messages_count from chatrooms r where r.id = p.chatroom_id)
+			- p.read_count - p.own_unread)::float8 as unread`
+	return moved ? (moved.unread as number) : null
 }
 
 /** Adds tags; returns the user ids that were not tagged before. */

@@ -17,7 +17,7 @@ import {
 } from './access'
 import { attachedCohorts, cohortAccess } from './cohort-access'
 import { attachCohorts } from './cohort-rooms'
-import { announceSeat } from './live'
+import { announceOwnUnread, announceSeat } from './live'
 import { moveReadMark } from './log-repo'
 import { joinChatroom, leaveChatroom } from './membership'
 import type {
@@ -254,7 +254,10 @@ async function readUpToNow(session: Session, room: ChatroomRow) {
 		await moveReadMark(sql, room.id, session.userId, room.last_conversation_id)
 	const seat = await findParticipant(sql, room.id, session.userId)
 	const fresh = await findChatroom(sql, session.communityId, room.id)
-	return { unread_messages: fresh ? unreadOf(fresh, seat) : 0 }
+	const unread = fresh ? unreadOf(fresh, seat) : 0
+	// the reader's other devices learn the room is read (a viewer without a seat has no count)
+	if (seat) await announceOwnUnread(session.communityId, session.userId, room.id, unread)
+	return { unread_messages: unread }
 }
 
 /**

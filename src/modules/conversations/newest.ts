@@ -20,6 +20,7 @@ import type { Db } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { redis } from '../../lib/redis'
 import { type ChatViewer, DM, isCmViewer } from '../chatrooms/access'
+import { announceOwnUnread } from '../chatrooms/live'
 import type { ChatroomRow } from '../chatrooms/repo'
 import { rememberReadMark, roomState } from '../chatrooms/room-state'
 import { hydrateShared, livePollIds, type SharedPage, withPolls } from './hydrate'
@@ -82,8 +83,13 @@ export async function newestFromRedis(
 	// Marks only move forward: one already at the newest conversation needs no write.
 	// (A reader without a seat matches no row; the mark is remembered all the same.)
 	if (entry.newestId && BigInt(state.readMark) < BigInt(entry.newestId)) {
-		await moveReadMark(db, chatroomId, viewer.userId, entry.newestId)
-		await rememberReadMark(chatroomId, viewer.userId, entry.newestId)
+		const unread = await moveReadMark(db, chatroomId, viewer.userId, entry.newestId)
+		await Promise.all([
+			rememberReadMark(chatroomId, viewer.userId, entry.newestId),
+			unread === null
+				? null
+				: announceOwnUnread(viewer.communityId, viewer.userId, chatroomId, unread),
+		])
 	}
 	return served(db, viewer, entry)
 }

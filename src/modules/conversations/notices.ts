@@ -5,12 +5,15 @@
 // runs it) expands due notices: the recipients from the seam (recipients.ts, pages of
 // 1,000 participants), then their pushes and `notifications.chat` pages
 // (notifications/chat.ts), and deletes the notices, all in one transaction — a crash
-// leaves the notice to be expanded again, never half of it.
+// leaves the notice to be expanded again, never half of it. After that commit each room
+// of the batch tells its participants' live `me` scopes their unread count of it
+// (chatrooms/live.ts): once per room however many of its messages the batch held.
 import { type Db, sql } from '../../lib/db'
 import { FAILING_AFTER, jobFailed, registerFailingJobs } from '../../lib/job-health'
 import { log } from '../../lib/log'
 import { addPushSource } from '../../push/sources'
 import { listenedEvents } from '../../webhooks/outbox'
+import { announceRoomUnreadSoon, type UnreadRoom } from '../chatrooms/live'
 import { onConversationCreated } from '../notifications/chat'
 import {
 	claimNotices,
@@ -67,38 +70,67 @@ async function expand(tx: Db, n: NoticeRow, listened: Listened) {
 
 /** Expands up to BATCH due notices together; true when there were any. */
 export async function expandDueNotices(): Promise<boolean> {
+	let notices: NoticeRow[]
 	try {
-		return await sql.begin(async (tx) => {
-			const notices = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
+		notices = await sql.begin(async (tx) => {
+			const claimed = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
 			const listened = listenedOnce()
-			for (const notice of notices) await expand(tx, notice, listened)
-			await deleteNotices(tx, notices)
-			return notices.length > 0
+			for (const notice of claimed) await expand(tx, notice, listened)
+			await deleteNotices(tx, claimed)
+			return claimed
 		})
 	} catch (error) {
 		log.warn({ err: error }, 'chat notices: a batch failed; expanding them one by one')
 		return expandOneByOne()
 	}
+	await announceUnread(notices)
+	return notices.length > 0
+}
+
+/**
+ * The unread counts of the rooms of expanded notices, one announcement per room. The
+ * author is left out only when every message of the room in the batch was theirs (a
+ * message of another changes their count too); a room announced less than a second ago
+ * gets its count at the end of that second (chatrooms/live.ts announceRoomUnreadSoon).
+ */
+async function announceUnread(notices: NoticeRow[]): Promise<void> {
+	const rooms = new Map<string, UnreadRoom>()
+	for (const n of notices) {
+		const key = `${n.community_id}:${n.chatroom_id}`
+		const room = rooms.get(key)
+		if (!room)
+			rooms.set(key, {
+				communityId: n.community_id,
+				chatroomId: n.chatroom_id,
+				except: n.author_id,
+			})
+		else if (room.except !== n.author_id) room.except = null
+	}
+	for (const room of rooms.values()) await announceRoomUnreadSoon(sql, room)
 }
 
 /** After a failed batch: each notice alone, a failing one recorded and retried later. */
 async function expandOneByOne(): Promise<boolean> {
 	const due = await claimNotices(sql, Date.now(), MAX_ATTEMPTS, BATCH)
+	const expanded: NoticeRow[] = []
 	for (const notice of due) {
 		const only = { communityId: notice.community_id, conversationId: notice.conversation_id }
 		try {
-			await sql.begin(async (tx) => {
+			const done = await sql.begin(async (tx) => {
 				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
-				if (!claimed) return
+				if (!claimed) return null
 				await expand(tx, claimed, listenedOnce())
 				await deleteNotices(tx, [claimed])
+				return claimed
 			})
+			if (done) expanded.push(done)
 		} catch (error) {
 			const retryAt = Date.now() + Math.min(2 ** notice.attempts, 300) * 1000
 			jobFailed('chat_notices', error, { ...only, attempts: notice.attempts + 1 })
 			await failNotice(sql, notice, String(error), retryAt)
 		}
 	}
+	await announceUnread(expanded)
 	return false
 }
 

@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../../lib/errors'
 import { paging } from '../../lib/paging'
 import type { Session } from '../auth/plugin'
 import { chatViewer, isCmViewer, seeRoom, seeRoomAs } from '../chatrooms/access'
+import { announceOwnUnread } from '../chatrooms/live'
 import { numericId, type ParticipantRow } from '../chatrooms/repo'
 import { rememberReadMark, rememberRoom } from '../chatrooms/room-state'
 import { presentRooms } from '../chatrooms/service'
@@ -94,13 +95,13 @@ async function roomPage(session: Session, asked: PageQuery): Promise<PageResult>
 		// both Redis commands leave in one round trip (auto-pipelining).
 		const remembered = !room.is_secret || isCmViewer(viewer) ? rememberRoom(room) : null
 		const [, newest] = await Promise.all([remembered, newestPage(sql, viewer, room, limit)])
-		await moveMark(room.id, seat, newest.newestId)
+		await moveMark(room, seat, newest.newestId)
 		return asResult(newest)
 	}
 	const rows = await pageOfRoom(sql, room.id, scroll, limit)
 	// scrolling newer up to the end reads the newest conversations too
 	if (scroll.direction === 'newer' && rows.length < limit)
-		await moveMark(room.id, seat, rows.at(-1)?.id ?? null)
+		await moveMark(room, seat, rows.at(-1)?.id ?? null)
 	const { conversations, users } = await hydrate(sql, viewer, rows)
 	return { data: { conversations, users } }
 }
@@ -113,14 +114,21 @@ const asResult = (newest: NewestPage): PageResult =>
  * tells Redis where it is, so the next read of the same page skips Postgres.
  */
 async function moveMark(
-	chatroomId: string,
+	room: { id: string; community_id: number },
 	seat: ParticipantRow | null,
 	conversationId: string | null,
 ) {
 	if (!seat || !conversationId) return
-	if (BigInt(seat.read_conversation_id) < BigInt(conversationId))
-		await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
-	await rememberReadMark(chatroomId, seat.user_id, conversationId)
+	const chatroomId = room.id
+	const unread =
+		BigInt(seat.read_conversation_id) < BigInt(conversationId)
+			? await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
+			: null
+	// the reader's other devices learn the new count (both Redis calls leave together)
+	await Promise.all([
+		rememberReadMark(chatroomId, seat.user_id, conversationId),
+		unread === null ? null : announceOwnUnread(room.community_id, seat.user_id, chatroomId, unread),
+	])
 }
 
 export interface SyncQuery {

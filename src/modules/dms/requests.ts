@@ -13,6 +13,7 @@ import { findChatroom, numericId } from '../chatrooms/repo'
 import { setBlock } from '../connections/blocks/service'
 import { postConversation } from '../conversations/write'
 import { findUserById } from '../users/repo'
+import { announceAnswer, announceRequest } from './live'
 import { presentDmRooms } from './present'
 import { type DmRow, findDmByRoom, lockDmByRoom, setRequestState } from './repo'
 
@@ -40,7 +41,7 @@ export async function answerDmRequest(session: Session, input: DmRequestInput) {
 	const ended = await endedBecause(sql, dm, session.userId)
 	if (ended) throw forbidden(ended)
 	if (input.chat_request_state === PENDING) return sendRequest(session, dm, input.text)
-	await sql.begin(async (tx) => {
+	const requester = await sql.begin(async (tx) => {
 		const locked = (await lockDmByRoom(tx, session.communityId, chatroomId)) as DmRow
 		if (locked.chat_request_state !== PENDING) throw badRequest('There is no DM request to answer')
 		if (locked.requested_by === session.userId)
@@ -49,6 +50,12 @@ export async function answerDmRequest(session: Session, input: DmRequestInput) {
 			state: input.chat_request_state,
 			at: Date.now(),
 		})
+		return locked.requested_by ?? otherMemberOf(locked, session.userId)
+	})
+	await announceAnswer(session.communityId, requester, {
+		chatroomId,
+		status: input.chat_request_state,
+		answeredBy: session.userId,
 	})
 	return { conversation: null, chat_request_state: input.chat_request_state }
 }
@@ -87,13 +94,19 @@ async function sendRequest(session: Session, dm: DmRow, text: string | undefined
 			at: Date.now(),
 		})
 	})
-	if (!message) return { conversation: null, chat_request_state: PENDING }
-	const posted = await postConversation(
-		session,
-		{ chatroom_id: chatroomId, text: message },
-		{ dmRequest: true },
-	)
-	return { conversation: posted.conversation, chat_request_state: PENDING }
+	const posted = message
+		? await postConversation(
+				session,
+				{ chatroom_id: chatroomId, text: message },
+				{ dmRequest: true },
+			)
+		: null
+	await announceRequest(session.communityId, otherMemberOf(dm, session.userId), {
+		chatroomId,
+		requester: { id: session.userId, uuid: session.uuid },
+		conversationId: posted?.id ?? null,
+	})
+	return { conversation: posted?.conversation ?? null, chat_request_state: PENDING }
 }
 
 export const BLOCK = 0
