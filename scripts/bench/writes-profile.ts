@@ -251,6 +251,7 @@ const started = performance.now()
 const waits = WAITS ? sampleWaits() : undefined
 const loaded = await load(row, SECONDS)
 const wrote = writer?.stop()
+if (wrote?.firstError) console.log(`the writer's first failure: ${wrote.firstError}`)
 if (loaded?.ticks) console.log(`requests per second: ${loaded.ticks.join(' ')}`)
 const { n, errors } = loaded ?? { n: wrote?.written ?? 0, errors: wrote?.failed ?? 0 }
 const waited = await waits?.stop()

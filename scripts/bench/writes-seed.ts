@@ -146,17 +146,21 @@ export function writeEvery(
 ) {
 	let written = 0
 	let failed = 0
+	let firstError: string | undefined
 	let i = 0
 	const timer = setInterval(() => {
 		call('POST', '/feed/post', auth(i++), { text: `live ${i}` }).then(
 			() => written++,
-			() => failed++,
+			(error: Error) => {
+				failed++
+				firstError ??= error.message
+			},
 		)
 	}, everyMs)
 	return {
 		stop() {
 			clearInterval(timer)
-			return { written, failed }
+			return { written, failed, firstError }
 		},
 	}
 }

@@ -1,6 +1,9 @@
 // A worker loop: runs `pass` again at once while it finds work, and sleeps `idleMs`
 // when it finds none or fails (the error goes to `onError`, and the loop goes on).
-// `wake()` ends every loop's sleep early (a NOTIFY said work is waiting); `stop()` lets
+// `wake()` ends every loop's sleep early (a NOTIFY said work is waiting), and a wake that
+// comes during a pass runs another pass at once (the work it announced may have come
+// after the pass looked), so a pass may stop at a short claim instead of claiming again
+// to be sure; `stop()` lets
 // each loop finish the pass it is in, wakes it if asleep, and resolves once all have
 // ended. With `loops` > 1, that many loops run side by side, each sleeping on its own.
 //
@@ -23,9 +26,11 @@ export function startWorkerLoop(options: {
 	loops?: number
 }): WorkerLoop {
 	let running = true
+	let woken = false
 	const stopping = () => !running
 	const sleepers = new Set<() => void>()
 	const wake = () => {
+		woken = true
 		for (const sleeper of sleepers) sleeper()
 	}
 	const sleep = () =>
@@ -40,13 +45,14 @@ export function startWorkerLoop(options: {
 		})
 	const loop = async () => {
 		while (running) {
+			woken = false
 			try {
 				if (await options.pass(stopping)) continue
 			} catch (error) {
 				options.onError(error, stopping())
 			}
 			if (!running) break
-			await sleep()
+			if (!woken) await sleep()
 		}
 	}
 	const loops = Array.from({ length: options.loops ?? 1 }, loop)

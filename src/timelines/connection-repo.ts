@@ -23,23 +23,24 @@ export async function followersAfter(
 	return rows.map((r) => r.user_id)
 }
 
-/** Those of `followerIds` who no longer follow the author (a reject or block since the batch was read). */
-export async function stoppedFollowing(
+/**
+ * After a batch of an add job, in one statement: whether the post still fans out (false
+ * once deleted or no longer shown to connections: what enqueueFanOutRemoval follows), and
+ * those of `followerIds` who no longer follow the author (a reject or block since the
+ * batch was read).
+ */
+export async function afterBatch(
 	db: Db,
+	postId: string,
 	authorId: number,
 	followerIds: number[],
-): Promise<number[]> {
-	const rows = await db<{ id: number }[]>`
-		select id from unnest(${followerIds}::int[]) as f(id)
-		where not exists (select 1 from connections c where c.connection_id = ${authorId} and c.user_id = f.id)`
-	return rows.map((r) => r.id)
-}
-
-/** False once the post is deleted or no longer shown to connections (what enqueueFanOutRemoval follows). */
-export async function postStillFansOut(db: Db, postId: string): Promise<boolean> {
-	const [row] = await db`
-		select 1 from posts where id = ${postId} and ${reachesFollowersSql(db, 'posts')}`
-	return row !== undefined
+): Promise<{ fansOut: boolean; stopped: number[] }> {
+	const [row] = await db<{ fans_out: boolean; stopped: number[] }[]>`
+		select exists (select 1 from posts where id = ${postId} and ${reachesFollowersSql(db, 'posts')}) as fans_out,
+			array(select id from unnest(${followerIds}::int[]) as f(id)
+				where not exists (select 1 from connections c where c.connection_id = ${authorId} and c.user_id = f.id)
+			) as stopped`
+	return { fansOut: row?.fans_out ?? false, stopped: row?.stopped ?? [] }
 }
 
 export async function recentPostsOfAuthor(

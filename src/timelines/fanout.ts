@@ -16,6 +16,7 @@ import { reachesFollowers } from '../lib/visibility'
 import { startWorkerLoop } from '../lib/worker-loop'
 import { queueAdd, queueRemove } from './connection-feed'
 import {
+	afterBatch,
 	checkpointFanOutJob,
 	claimFanOutJobs,
 	type FanOutJob,
@@ -28,8 +29,6 @@ import {
 	insertNewPostJobs,
 	type NewFanOutJob,
 	newPostJobsCtes,
-	postStillFansOut,
-	stoppedFollowing,
 } from './connection-repo'
 
 const BATCH = 5000
@@ -106,11 +105,12 @@ async function runBatch(job: FanOutJob, followers: number[]): Promise<boolean> {
 		else queueRemove(pipeline, follower, job.post_id)
 	})
 	if (job.kind === 'remove') return true
-	if (!(await postStillFansOut(sql, job.post_id))) {
+	const { fansOut, stopped } = await afterBatch(sql, job.post_id, job.author_id, followers)
+	if (!fansOut) {
 		await takeBack(job, followers)
 		return false
 	}
-	await takeBack(job, await stoppedFollowing(sql, job.author_id, followers))
+	await takeBack(job, stopped)
 	return true
 }
 
@@ -155,6 +155,9 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 			next.catch(() => {}) // the prefetched batch is not needed
 			break
 		}
+		// The last batch needs no checkpoint: the job is finished next (most jobs are one batch).
+		const last = followers.length < BATCH && !config.FANOUT_PAUSE_AFTER_CHECKPOINT
+		if (last) break
 		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
 		if (config.FANOUT_PAUSE_AFTER_CHECKPOINT) await pauseForCrashTest(job, cursor)
 	}
@@ -170,18 +173,24 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 export async function drainFanOut(): Promise<number> {
 	let ran = 0
 	for (;;) {
-		const started = performance.now()
-		const jobs = await claimFanOutJobs(sql, LEASE_SECONDS, CLAIM)
-		if (jobs.length === 0) return ran
-		const idle = jobs.filter((job) => !job.busy)
-		if (idle.length > 0) {
-			const seconds = (performance.now() - started) / 1000
-			for (const _ of idle) fanOutLag.observe(seconds)
-			jobSucceeded('fanout')
-		}
-		for (const job of jobs) if (job.busy) await runJob(job)
-		ran += jobs.length
+		const claimed = await claimAndRun()
+		if (claimed === 0) return ran
+		ran += claimed
 	}
+}
+
+/** One claim of up to CLAIM jobs, run; how many were claimed. */
+async function claimAndRun(): Promise<number> {
+	const started = performance.now()
+	const jobs = await claimFanOutJobs(sql, LEASE_SECONDS, CLAIM)
+	const idle = jobs.filter((job) => !job.busy)
+	if (idle.length > 0) {
+		const seconds = (performance.now() - started) / 1000
+		for (const _ of idle) fanOutLag.observe(seconds)
+		jobSucceeded('fanout')
+	}
+	for (const job of jobs) if (job.busy) await runJob(job)
+	return jobs.length
 }
 
 /** One job to its end; a failure is recorded on the job (retried later, or parked). */
@@ -210,7 +219,10 @@ export function startFanOutConsumer(concurrency = 2): () => Promise<void> {
 			return null
 		})
 	const loop = startWorkerLoop({
-		pass: async () => (await drainFanOut()) > 0,
+		// A short claim took every due job: the loop sleeps until a NOTIFY (or the idle
+		// poll, for retries) instead of claiming again to find none (a statement per post
+		// at a trickle of posts). A NOTIFY during the pass runs the next one at once.
+		pass: async () => (await claimAndRun()) === CLAIM,
 		onError: (error) => jobFailed('fanout', error, { where: 'claim loop' }),
 		idleMs: IDLE_POLL_MS,
 		loops: concurrency,
