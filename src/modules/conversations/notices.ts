@@ -22,7 +22,12 @@ import {
 	noticeChannel,
 	noticeCtes,
 } from './notice-repo'
-import { type NewConversationFacts, recipientsOf } from './recipients'
+import {
+	type Audience,
+	type NewConversationFacts,
+	recipientsAmong,
+	roomAudience,
+} from './recipients'
 
 /** Notices expanded in one transaction. */
 const BATCH = 32
@@ -44,7 +49,25 @@ function listenedOnce(): Listened {
 	}
 }
 
-async function expand(tx: Db, n: NoticeRow, listened: Listened) {
+/**
+ * Each room's audience, read once per batch: the notices of a busy room expanded
+ * together (up to BATCH) share one read of its participants, not one each.
+ */
+type Audiences = (tx: Db, chatroomId: string, withDevice: boolean) => Promise<Audience>
+function audiencesOnce(): Audiences {
+	const known = new Map<string, Promise<Audience>>()
+	return (tx, chatroomId, withDevice) => {
+		const key = `${chatroomId}:${withDevice}`
+		let audience = known.get(key)
+		if (!audience) {
+			audience = roomAudience(tx, chatroomId, { withDevice })
+			known.set(key, audience)
+		}
+		return audience
+	}
+}
+
+async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audiences) {
 	const facts = {
 		...n.facts,
 		chatroomId: n.chatroom_id,
@@ -57,7 +80,7 @@ async function expand(tx: Db, n: NoticeRow, listened: Listened) {
 		chatroomId: n.chatroom_id,
 		authorId: n.author_id,
 		// Without a webhook to tell, only participants a push can reach are read.
-		recipients: await recipientsOf(tx, facts, { withDevice: !toWebhooks }),
+		recipients: recipientsAmong(await audiences(tx, n.chatroom_id, !toWebhooks), facts),
 		roomTitle: n.message.room_title,
 		authorName: n.message.author_name,
 		text: n.message.text,
@@ -70,8 +93,8 @@ export async function expandDueNotices(): Promise<boolean> {
 	try {
 		return await sql.begin(async (tx) => {
 			const notices = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
-			const listened = listenedOnce()
-			for (const notice of notices) await expand(tx, notice, listened)
+			const [listened, audiences] = [listenedOnce(), audiencesOnce()]
+			for (const notice of notices) await expand(tx, notice, listened, audiences)
 			await deleteNotices(tx, notices)
 			return notices.length > 0
 		})
@@ -90,7 +113,7 @@ async function expandOneByOne(): Promise<boolean> {
 			await sql.begin(async (tx) => {
 				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
 				if (!claimed) return
-				await expand(tx, claimed, listenedOnce())
+				await expand(tx, claimed, listenedOnce(), audiencesOnce())
 				await deleteNotices(tx, [claimed])
 			})
 		} catch (error) {
