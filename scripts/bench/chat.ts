@@ -19,7 +19,8 @@
 // table keeps each row's best round.
 // Run: npm run bench:chat   (BENCH_SECONDS=10, BENCH_CONNECTIONS=64, BENCH_ROUNDS=2,
 // BENCH_WARM_SECONDS=2, BENCH_MESSAGES=20000, BENCH_MEMBERS=1000; BENCH_CHAT_WRITES=0
-// leaves out the write rows)
+// leaves out the write rows; BENCH_ROWS=writes runs only the write rows (f), with neither
+// the read rows, the votes nor the ceiling)
 export {}
 
 process.env.DATABASE_URL =
@@ -43,6 +44,7 @@ const {
 	warmSeconds,
 } = await import('./harness')
 type Row = import('./harness').Row
+type Ceiling = import('./harness').Ceiling
 const autocannon = (await import('autocannon')).default as unknown as (
 	o: unknown,
 ) => Promise<import('autocannon').Result>
@@ -61,6 +63,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 // The machine may be shared: each case runs this many times (interleaved) and keeps its best run.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const chatWrites = process.env.BENCH_CHAT_WRITES !== '0'
+const onlyWrites = process.env.BENCH_ROWS === 'writes'
 const WRITERS = 16
 const READERS = 64
 const size = {
@@ -95,8 +98,8 @@ const manyReaders = {
 	},
 }
 
-const activityToken = await seedActivities()
-const ceiling = await startCeiling()
+const activityToken = onlyWrites ? '' : await seedActivities()
+const ceiling = onlyWrites ? null : await startCeiling()
 const { child, port } = await startBenchServer('scripts/bench/chat-server.ts')
 log(`server on port ${port}, ${connections} connections, ${seconds} s per run`)
 const load = { port, token, connections, seconds }
@@ -194,7 +197,8 @@ async function noticesDrained(participants: number): Promise<void> {
 	)
 }
 
-try {
+/** The read rows (a)–(c), (g) and the votes (d)/(e), beside the ceiling. */
+async function readRows(ceiling: Ceiling): Promise<void> {
 	let bare: Row | undefined
 	let newest: Row | undefined
 	let newestMany: Row | undefined
@@ -253,36 +257,46 @@ try {
 		`target: (e) >= 2,000 votes/s; totals afterwards ${exact.ok ? 'EXACT' : 'WRONG'}: counted ${exact.counted.join('/')} expected ${exact.expected.join('/')} (${exact.text}); (e)'s ÷bare is over (d)`,
 	)
 	if (!exact.ok) process.exitCode = 1
-	if (chatWrites) {
-		let baseline: Row | undefined
-		const written = new Map<number, Row>()
-		for (let round = 0; round < rounds; round++) {
-			baseline = best(baseline, await insertBaseline(WRITERS, seconds, warmSeconds))
-			for (const { participants, chatroomId } of [...bench.rooms].sort(
-				(a, b) => a.participants - b.participants,
-			))
-				written.set(
-					participants,
-					best(written.get(participants), await writeRow(participants, chatroomId)),
-				)
-		}
-		if (!baseline) throw new Error('no runs')
-		console.log(`\nchat writes: ${WRITERS} writers, ${seconds} s/run, best of ${rounds}`)
-		printHeader()
-		printRow(baseline)
-		for (const row of written.values()) printRow(row, undefined, baseline)
-		const rates = [...written.entries()].sort((a, b) => a[0] - b[0])
-		const [smallest, largest] = [rates[0], rates[rates.length - 1]]
-		if (smallest && largest)
-			console.log(
-				`room of ${largest[0]} ÷ room of ${smallest[0]}: ${(largest[1].rps / Math.max(1, smallest[1].rps)).toFixed(3)} (target >= 0.8); ÷base is over the INSERT loop (target >= 0.10 in the room of ${largest[0]}, p99 <= 50 ms)`,
+}
+
+/** The write rows (f) beside the INSERT loop, then the created_at order of the big room. */
+async function writeRows(): Promise<void> {
+	let baseline: Row | undefined
+	const written = new Map<number, Row>()
+	for (let round = 0; round < rounds; round++) {
+		baseline = best(baseline, await insertBaseline(WRITERS, seconds, warmSeconds))
+		for (const { participants, chatroomId } of [...bench.rooms].sort(
+			(a, b) => a.participants - b.participants,
+		))
+			written.set(
+				participants,
+				best(written.get(participants), await writeRow(participants, chatroomId)),
 			)
-		const big = bench.rooms.find((r) => r.participants === size.members)
-		if (big && !(await newestPageInOrder(big.chatroomId))) process.exitCode = 1
 	}
-	printCeiling(ceiling)
+	if (!baseline) throw new Error('no runs')
+	console.log(`\nchat writes: ${WRITERS} writers, ${seconds} s/run, best of ${rounds}`)
+	printHeader()
+	printRow(baseline)
+	for (const row of written.values()) printRow(row, undefined, baseline)
+	const rates = [...written.entries()].sort((a, b) => a[0] - b[0])
+	const [smallest, largest] = [rates[0], rates[rates.length - 1]]
+	if (smallest && largest)
+		console.log(
+			`room of ${largest[0]} ÷ room of ${smallest[0]}: ${(largest[1].rps / Math.max(1, smallest[1].rps)).toFixed(3)} (target >= 0.8); ÷base is over the INSERT loop (target >= 0.10 in the room of ${largest[0]}, p99 <= 50 ms)`,
+		)
+	console.log(
+		`machine: ${navigator.hardwareConcurrency} cores, load average ${await loadAverage()}`,
+	)
+	const big = bench.rooms.find((r) => r.participants === size.members)
+	if (big && !(await newestPageInOrder(big.chatroomId))) process.exitCode = 1
+}
+
+try {
+	if (ceiling) await readRows(ceiling)
+	if (chatWrites) await writeRows()
+	if (ceiling) printCeiling(ceiling)
 } finally {
-	ceiling.stop()
+	ceiling?.stop()
 	child.kill()
 	await sql.end()
 	redis.disconnect()

@@ -50,23 +50,30 @@ describe('recipients resolved after commit', () => {
 		const room = await newRoom(cm, { title: 'Later' })
 		for (const user of [reader, author]) await follow(user, room.id)
 		await registerDevice(reader, `dev-${reader.uuid}`, 'tok-notice-reader')
+		await registerDevice(author, `dev-${author.uuid}`, 'tok-notice-author')
 
-		// No push engine runs yet: the message is answered, its notice waits, nothing is queued.
+		// No push engine runs yet: the messages are answered, their notices wait, nothing is queued.
 		const message = await say(author, room.id, 'resolved later')
-		expect(await noticesOf(community)).toEqual([message.id])
+		const answer = await say(reader, room.id, 'answered')
+		expect((await noticesOf(community)).sort()).toEqual([message.id, answer.id].sort())
 		expect(await pushStatuses(community)).toEqual({})
 
+		// Both notices are expanded in one batch, from one read of the room's audience:
+		// each author still hears of the other's message only.
 		stopEngine = engine()
 		await waitFor(() => fake.to('tok-notice-reader').length === 1, { what: 'the push' })
+		await waitFor(() => fake.to('tok-notice-author').length === 1, { what: 'the answer push' })
 		expect(fake.to('tok-notice-reader')[0].data.sub_title).toBe('Writer: resolved later')
+		expect(fake.to('tok-notice-author')[0].data.sub_title).toBe('Reader: answered')
 		await waitFor(async () => (await noticesOf(community)).length === 0, {
-			what: 'the notice gone',
+			what: 'the notices gone',
 		})
 		await waitFor(async () => {
 			const s = await pushStatuses(community)
 			return !s.pending && !s.sending
 		})
 		expect(fake.to('tok-notice-reader')).toHaveLength(1)
+		expect(fake.to('tok-notice-author')).toHaveLength(1)
 	})
 
 	test('notifications.chat pages hold 1,000 customer ids each: 1,001 recipients are two pages', async () => {

@@ -25,7 +25,12 @@ import {
 	noticeChannel,
 	noticeCtes,
 } from './notice-repo'
-import { type NewConversationFacts, recipientsOf } from './recipients'
+import {
+	type Audience,
+	type NewConversationFacts,
+	recipientsAmong,
+	roomAudience,
+} from './recipients'
 
 /** Notices expanded in one transaction. */
 const BATCH = 32
@@ -47,7 +52,25 @@ function listenedOnce(): Listened {
 	}
 }
 
-async function expand(tx: Db, n: NoticeRow, listened: Listened) {
+/**
+ * Each room's audience, read once per batch: the notices of a busy room expanded
+ * together (up to BATCH) share one read of its participants, not one each.
+ */
+type Audiences = (tx: Db, chatroomId: string, withDevice: boolean) => Promise<Audience>
+function audiencesOnce(): Audiences {
+	const known = new Map<string, Promise<Audience>>()
+	return (tx, chatroomId, withDevice) => {
+		const key = `${chatroomId}:${withDevice}`
+		let audience = known.get(key)
+		if (!audience) {
+			audience = roomAudience(tx, chatroomId, { withDevice })
+			known.set(key, audience)
+		}
+		return audience
+	}
+}
+
+async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audiences) {
 	const facts = {
 		...n.facts,
 		chatroomId: n.chatroom_id,
@@ -60,7 +83,7 @@ async function expand(tx: Db, n: NoticeRow, listened: Listened) {
 		chatroomId: n.chatroom_id,
 		authorId: n.author_id,
 		// Without a webhook to tell, only participants a push can reach are read.
-		recipients: await recipientsOf(tx, facts, { withDevice: !toWebhooks }),
+		recipients: recipientsAmong(await audiences(tx, n.chatroom_id, !toWebhooks), facts),
 		roomTitle: n.message.room_title,
 		authorName: n.message.author_name,
 		text: n.message.text,
@@ -74,8 +97,8 @@ export async function expandDueNotices(): Promise<boolean> {
 	try {
 		notices = await sql.begin(async (tx) => {
 			const claimed = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
-			const listened = listenedOnce()
-			for (const notice of claimed) await expand(tx, notice, listened)
+			const [listened, audiences] = [listenedOnce(), audiencesOnce()]
+			for (const notice of claimed) await expand(tx, notice, listened, audiences)
 			await deleteNotices(tx, claimed)
 			return claimed
 		})
@@ -119,7 +142,7 @@ async function expandOneByOne(): Promise<boolean> {
 			const done = await sql.begin(async (tx) => {
 				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
 				if (!claimed) return null
-				await expand(tx, claimed, listenedOnce())
+				await expand(tx, claimed, listenedOnce(), audiencesOnce())
 				await deleteNotices(tx, [claimed])
 				return claimed
 			})

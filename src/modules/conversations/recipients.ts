@@ -44,29 +44,51 @@ export function reasonFor(
 /** Participants are read this many at a time (a room of 100,000 is 100 reads, never one). */
 export const recipientsPage = 1000
 
+/** A participant who may hear of a room's conversations (not muted; reachable, when asked). */
+export type Audience = Omit<ChatRecipient, 'reason'>[]
+
 /**
- * Who hears of the conversation, read 1,000 participants at a time. `withDevice`
+ * The room's participants who have not muted it, read 1,000 at a time; `withDevice`
  * leaves out those without a push device: when no webhook is told of the recipients,
- * a push is all that can reach them.
+ * a push is all that can reach them. One read serves every conversation of the room
+ * expanded together (notices.ts).
  */
+export async function roomAudience(
+	db: Db,
+	chatroomId: string,
+	options: { withDevice?: boolean } = {},
+): Promise<Audience> {
+	const audience: Audience = []
+	const withDevice = options.withDevice ?? false
+	for (let afterUserId = 0; ; ) {
+		// author 0: nobody is left out here; recipientsAmong leaves out each author
+		const rows = await unmutedParticipants(db, chatroomId, 0, {
+			afterUserId,
+			limit: recipientsPage,
+			withDevice,
+		})
+		audience.push(...rows)
+		if (rows.length < recipientsPage) return audience
+		afterUserId = (rows[rows.length - 1] as { user_id: number }).user_id
+	}
+}
+
+/** Who of the room's audience hears of the conversation (its author never does). */
+export function recipientsAmong(audience: Audience, facts: NewConversationFacts): ChatRecipient[] {
+	const recipients: ChatRecipient[] = []
+	for (const row of audience) {
+		if (row.user_id === facts.authorId) continue
+		const reason = reasonFor(row.noti_state, facts, row.user_id)
+		if (reason) recipients.push({ ...row, reason })
+	}
+	return recipients
+}
+
+/** Who hears of the conversation: its room's audience, read for it alone. */
 export async function recipientsOf(
 	db: Db,
 	facts: NewConversationFacts,
 	options: { withDevice?: boolean } = {},
 ): Promise<ChatRecipient[]> {
-	const recipients: ChatRecipient[] = []
-	const withDevice = options.withDevice ?? false
-	for (let afterUserId = 0; ; ) {
-		const rows = await unmutedParticipants(db, facts.chatroomId, facts.authorId, {
-			afterUserId,
-			limit: recipientsPage,
-			withDevice,
-		})
-		for (const row of rows) {
-			const reason = reasonFor(row.noti_state, facts, row.user_id)
-			if (reason) recipients.push({ ...row, reason })
-		}
-		if (rows.length < recipientsPage) return recipients
-		afterUserId = (rows[rows.length - 1] as { user_id: number }).user_id
-	}
+	return recipientsAmong(await roomAudience(db, facts.chatroomId, options), facts)
 }
