@@ -74,9 +74,6 @@ export const keys = {
 	chatRoom: (chatroomId: string) => `chat:{r${chatroomId}}:room`,
 	// the room's version: raised (never lowered) by every conversation write
 	chatVersion: (chatroomId: string) => `chat:{r${chatroomId}}:version`,
-	// how many new conversations of the room are being written (counted up before their
-	// transaction, down after their version raise): while any are, readers ask Postgres
-	chatWriting: (chatroomId: string) => `chat:{r${chatroomId}}:writing`,
 	// per member, the conversation their read mark was last moved to by a page read
 	chatReadMarks: (chatroomId: string) => `chat:{r${chatroomId}}:read`,
 	// a user's notification feed copy (modules/notifications/store.ts), one tag per user so

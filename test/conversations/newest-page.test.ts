@@ -2,14 +2,11 @@
 // once a room is known there, a read needs no Postgres, so these tests prime it with a
 // read first and then check that nothing a reader must see is lost: new, edited and
 // deleted messages, join lines, a deleted room, secret-room access, another
-// community, the read mark behind unread_messages, a write that never commits, and a
-// message between its commit and its version raise.
+// community, the read mark behind unread_messages, and a write that never commits.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
-import { insertConversation } from '../../src/modules/chatrooms/log-repo'
-import { writingIn, writtenIn } from '../../src/modules/chatrooms/room-state'
 import { follow, newRoom, roomAs, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { api } from '../support/http'
@@ -163,41 +160,5 @@ describe('newest page from Redis', () => {
 		expect((await newest(ana, room.id)).at(-1)?.answer).toBe('kept')
 		const later = await say(cm, room.id, 'later')
 		expect((await newest(ana, room.id)).at(-1)?.id).toBe(later.id)
-	})
-
-	test('a message committed before its version is raised is never missed: while it counts as being written, readers ask Postgres', async () => {
-		const room = await newRoom(cm)
-		await say(cm, room.id, 'kept')
-		await primed(cm, room.id)
-		const commit = (text: string) =>
-			sql.begin((tx) =>
-				insertConversation(tx, {
-					chatroom_id: room.id,
-					community_id: community.communityId,
-					user_id: cm.id,
-					state: 0,
-					text,
-					attachments: [],
-					replied_conversation_id: null,
-					temporary_id: null,
-				}),
-			)
-		// The window: committed, its version not raised yet. Uncounted, Redis answers the
-		// page it holds — what the count prevents.
-		const uncounted = await commit('uncounted')
-		expect((await newest(ana, room.id)).at(-1)?.answer).toBe('kept')
-		// A writer as post-batch.ts runs one: counted in before its transaction, committed.
-		expect(await writingIn(room.id)).toBe(true)
-		const counted = await commit('counted')
-		const page = await newest(ana, room.id)
-		expect(page.slice(-2).map((c) => c.id)).toEqual([
-			uncounted.conversation.id,
-			counted.conversation.id,
-		])
-		// Counted out with the raise: readers are served by Redis again, the new page.
-		await writtenIn(room.id, 1, counted.roomVersion)
-		expect(await redis.get(keys.chatWriting(room.id))).toBeNull()
-		expect(await redis.get(keys.chatVersion(room.id))).toBe(counted.roomVersion)
-		expect((await primed(ana, room.id)).at(-1)?.id).toBe(counted.conversation.id)
 	})
 })

@@ -53,8 +53,7 @@ export interface NewConversation {
  * taken once the turn is ours (Postgres re-evaluates an UPDATE's expressions on the row
  * it waited for), so `created_at` never steps back from one conversation of a room to
  * the next: it is the later of the database clock and the room's previous stamp.
- * Callers send it last in their transaction, with COMMIT right behind it when they can
- * (conversations/post-batch.ts pipelines both), so the turn lasts the statement and the
+ * Callers send it last in their transaction, so the turn lasts one round trip and the
  * commit. `extra` are CTEs that read `conversation` (its tags, its notice: written by
  * the same statement); their last one must be named `extra_done`.
  */

@@ -25,11 +25,9 @@ interface Context {
 	listening: Set<string>
 }
 
-type Firing = Pick<Context, 'tagged' | 'replied' | 'listening'> & { state: number }
-
 /** The events a conversation's write fires, before asking who listens. */
-function firedBy(ctx: Firing, isNew: boolean): string[] {
-	const sent = ctx.state === POLL ? 'chatroom.poll.created' : 'chatroom.message.sent'
+function firedBy(ctx: Context, isNew: boolean): string[] {
+	const sent = ctx.conversation.state === POLL ? 'chatroom.poll.created' : 'chatroom.message.sent'
 	return [
 		...(isNew ? ['conversation.create', sent] : []),
 		...(ctx.tagged.length > 0 ? ['chatroom.user.tagged'] : []),
@@ -37,12 +35,8 @@ function firedBy(ctx: Firing, isNew: boolean): string[] {
 	]
 }
 
-/** True when the write records events: a webhook listens for one it fires. */
-export const recordsEvents = (ctx: Firing, isNew: boolean) =>
-	firedBy(ctx, isNew).some((event) => ctx.listening.has(event))
-
 export async function recordConversationEvents(tx: Db, ctx: Context, isNew: boolean) {
-	if (!recordsEvents({ ...ctx, state: ctx.conversation.state }, isNew)) return
+	if (!firedBy(ctx, isNew).some((event) => ctx.listening.has(event))) return
 	const communityId = ctx.room.community_id
 	const [name, members] = await Promise.all([
 		communityName(tx, communityId),

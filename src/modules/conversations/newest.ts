@@ -1,10 +1,8 @@
 // A room's newest page, the hot read of chat. The page is stored in Redis under one
 // key per room and page size, labelled with the room version it was read at, and
-// served only when that label is not older than the room's version and no new message
-// of the room is being written (chatrooms/room-state.ts: a new message counts itself in
-// before its transaction and raises the version after its commit; other writes raise
-// it in their transaction), so a reader never gets a page older than the room, and
-// nothing has to be invalidated.
+// served only when that label is not older than the room's version (chatrooms/
+// room-state.ts: raised by every conversation write in its transaction), so a reader
+// never gets a page older than the room, and nothing has to be invalidated.
 //
 // Two ways in:
 //  - `newestFromRedis`: an open room (or a CM reading a secret one) that Redis knows:
@@ -80,8 +78,6 @@ export async function newestFromRedis(
 	if (state.communityId !== viewer.communityId) return null
 	// a DM is seen by its seated members only, which Redis does not hold
 	if ((state.isSecret && !isCmViewer(viewer)) || state.type === DM) return null
-	// a message may have committed and not yet raised the version: Postgres knows
-	if (state.writing) return null
 	const entry = parseEntry(known.entry)
 	if (!entry || entry.version < BigInt(state.version)) return null
 	// Marks only move forward: one already at the newest conversation needs no write.

@@ -5,23 +5,15 @@
 // (a company widget that does not exist, say), its messages run alone, each getting
 // its own answer. Everything a message needs that is not written with it was read
 // before (write.ts postConversation).
-//
-// The turn holds no wait on this process: BEGIN goes out with the inserts and, unless a
-// poll or a chat event must follow them, COMMIT right behind them (lib/db.ts
-// pipelinedTransaction), so Postgres runs insert and commit without waiting for an
-// answer to reach the app. The rooms' Redis versions are raised after the commit; each
-// message counted itself in as being written before (writeCounted: room-state.ts), so
-// until that raise readers of its room ask Postgres.
 
-import type postgres from 'postgres'
-import { afterCommit, commitNow, type Db, pipelinedTransaction } from '../../lib/db'
+import type { Db } from '../../lib/db'
 import { batchCommit } from '../../lib/group-commit'
 import type { ChatroomRow } from '../chatrooms/repo'
-import { writingIn, writtenIn } from '../chatrooms/room-state'
+import { raiseRoomVersion } from '../chatrooms/room-state'
 import { type preparePoll, savePoll } from '../polls/service'
 import type { UserRow } from '../users/repo'
 import { resolveAttachments } from './attachments'
-import { recordConversationEvents, recordsEvents } from './events'
+import { recordConversationEvents } from './events'
 import type { PostConversationInput } from './model'
 import { type NewNotice, noticeCtes } from './notices'
 import { type ConversationRow, insertConversation, tagsCte } from './repo'
@@ -40,8 +32,6 @@ export interface NewMessage {
 	tagged: UserRow[]
 	listening: Set<string>
 	notice: NewNotice
-	/** counted in as being written (room-state.ts writingIn): counted out after the commit */
-	counted: boolean
 }
 
 const insertOf = (tx: Db, m: NewMessage, attachments: unknown[]) =>
@@ -65,22 +55,6 @@ const insertOf = (tx: Db, m: NewMessage, attachments: unknown[]) =>
 			: noticeCtes(tx, m.notice),
 	)
 
-/** After the commit: each room's version raised to its newest, its messages counted out. */
-async function roomsWritten(messages: NewMessage[], inserted: { roomVersion: string }[]) {
-	const rooms = new Map<string, { version: bigint; counted: number }>()
-	messages.forEach((m, i) => {
-		const room = rooms.get(m.room.id) ?? { version: -1n, counted: 0 }
-		const v = BigInt(inserted[i]?.roomVersion ?? -1)
-		rooms.set(m.room.id, {
-			version: v > room.version ? v : room.version,
-			counted: room.counted + (m.counted ? 1 : 0),
-		})
-	})
-	await Promise.all(
-		[...rooms].map(([room, { version, counted }]) => writtenIn(room, counted, version.toString())),
-	)
-}
-
 async function writeAll(tx: Db, messages: NewMessage[]): Promise<ConversationRow[]> {
 	const stored = await Promise.all(
 		messages.map((m) => resolveAttachments(tx, m.communityId, m.userId, m.attachments)),
@@ -92,25 +66,22 @@ async function writeAll(tx: Db, messages: NewMessage[]): Promise<ConversationRow
 		const [x, y] = [BigInt(messages[a]?.room.id ?? 0), BigInt(messages[b]?.room.id ?? 0)]
 		return x < y ? -1 : x > y ? 1 : a - b
 	})
-	const inserting = Promise.all(
+	const inserted = await Promise.all(
 		order.map((i) => insertOf(tx, messages[i] as NewMessage, stored[i] as unknown[])),
 	)
-	// Polls and chat events follow the inserts (they need the ids); without any, COMMIT
-	// goes out right behind the inserts.
-	const follow = messages.filter((m) => m.draft || recordsEvents(m, true))
-	if (follow.length === 0) commitNow(tx)
-	const inserted = await inserting
 	const rows: ConversationRow[] = []
-	const ofMessage: { roomVersion: string }[] = []
 	order.forEach((i, k) => {
-		const one = inserted[k] as { conversation: ConversationRow; roomVersion: string }
-		rows[i] = one.conversation
-		ofMessage[i] = one
+		rows[i] = (inserted[k] as { conversation: ConversationRow }).conversation
 	})
-	afterCommit(tx, () => roomsWritten(messages, ofMessage))
+	const versions = new Map<string, bigint>()
+	for (const { conversation, roomVersion } of inserted) {
+		const v = BigInt(roomVersion)
+		if ((versions.get(conversation.chatroom_id) ?? -1n) < v)
+			versions.set(conversation.chatroom_id, v)
+	}
+	await Promise.all([...versions].map(([room, v]) => raiseRoomVersion(room, v.toString())))
 	await Promise.all(
 		messages.map(async (m, i) => {
-			if (!follow.includes(m)) return
 			const conversation = rows[i] as ConversationRow
 			if (m.draft)
 				await savePoll(
@@ -141,32 +112,13 @@ async function writeAll(tx: Db, messages: NewMessage[]): Promise<ConversationRow
 }
 
 let sequence = 0
-const batches = batchCommit<NewMessage, ConversationRow, never, postgres.ReservedSql>({
+const batches = batchCommit<NewMessage, ConversationRow>({
 	// every message is its own: any of them may share a batch
 	key: () => String(sequence++),
 	together: async (tx, messages) =>
 		(await writeAll(tx, messages)).map((value) => ({ ok: true as const, value })),
-	open: pipelinedTransaction,
 	inFlight: 4,
 })
 
-/**
- * Writes a new conversation of `chatroomId` with its tags, notice, poll and events;
- * resolves after the commit. The message is counted in as being written while
- * `prepare` reads what it needs (the same round trip), before its transaction, and
- * counted out with its room's version raise after the commit — or at once when it fails.
- */
-export async function writeConversation(
-	chatroomId: string,
-	prepare: () => Promise<Omit<NewMessage, 'counted'>>,
-): Promise<ConversationRow> {
-	const counting = writingIn(chatroomId)
-	try {
-		const [message, counted] = await Promise.all([prepare(), counting])
-		return await batches.run({ ...message, counted })
-	} catch (error) {
-		// a write that failed raised nothing: no hook of it ran
-		if (await counting) await writtenIn(chatroomId, 1)
-		throw error
-	}
-}
+/** Writes a new conversation with its tags, notice, poll and events; resolves after the commit. */
+export const writeConversation = (message: NewMessage) => batches.run(message)

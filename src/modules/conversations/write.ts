@@ -77,40 +77,38 @@ export async function postConversation(
 	}
 	// Everything but the writes is read before the transaction; the room's turn is taken
 	// by the insert (chatrooms/log-repo.ts), shared by a batch of writers (post-batch.ts).
-	const row = await writeConversation(room.id, async () => {
-		const [author, tagged, listening] = await Promise.all([
-			findUserById(sql, viewer.userId) as Promise<UserRow>,
-			findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
-			listenedEvents(sql, viewer.communityId),
-		])
-		const facts: Omit<NewConversationFacts, 'chatroomId' | 'authorId'> = {
-			state: isPoll ? POLL : MESSAGE,
-			taggedUserIds: tagged.map((u) => u.id),
-			repliedToUserId: replied?.user_id ?? null,
-			direct: room.type === DM,
-		}
-		const notice: NewNotice = {
-			communityId: viewer.communityId,
-			chatroomId: room.id,
-			authorId: viewer.userId,
-			facts,
-			message: { room_title: room.title, author_name: author.name, text },
-		}
-		return {
-			communityId: viewer.communityId,
-			userId: viewer.userId,
-			room,
-			state: facts.state,
-			text,
-			attachments,
-			replied,
-			temporaryId: input.temporary_id == null ? null : String(input.temporary_id),
-			draft,
-			author,
-			tagged,
-			listening,
-			notice,
-		}
+	const [author, tagged, listening] = await Promise.all([
+		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
+		listenedEvents(sql, viewer.communityId),
+	])
+	const facts: Omit<NewConversationFacts, 'chatroomId' | 'authorId'> = {
+		state: isPoll ? POLL : MESSAGE,
+		taggedUserIds: tagged.map((u) => u.id),
+		repliedToUserId: replied?.user_id ?? null,
+		direct: room.type === DM,
+	}
+	const notice: NewNotice = {
+		communityId: viewer.communityId,
+		chatroomId: room.id,
+		authorId: viewer.userId,
+		facts,
+		message: { room_title: room.title, author_name: author.name, text },
+	}
+	const row = await writeConversation({
+		communityId: viewer.communityId,
+		userId: viewer.userId,
+		room,
+		state: facts.state,
+		text,
+		attachments,
+		replied,
+		temporaryId: input.temporary_id == null ? null : String(input.temporary_id),
+		draft,
+		author,
+		tagged,
+		listening,
+		notice,
 	})
 	const { conversations } = await hydrate(sql, viewer, [row])
 	await publishLive(liveScopes.chatroom(viewer.communityId, room.id), {
