@@ -50,7 +50,9 @@ declare
 	found_id integer;
 begin
 	if new.community_id is null and parent_id is not null then
-		execute format('select community_id from %I where %I::text = $1', tg_argv[0], tg_argv[2])
+		-- Cast the value, never the column (tg_argv[3]: its type), so the parent's index
+		-- on that column (kept below) finds the row.
+		execute format('select community_id from %I where %I = $1::%s', tg_argv[0], tg_argv[2], tg_argv[3])
 			into found_id using parent_id;
 		new.community_id := found_id;
 	end if;
@@ -81,8 +83,10 @@ begin
 		['import_job_chunks', 'import_jobs', 'job_id', 'id']
 	] loop
 		execute format(
-			'create trigger %I before insert on %I for each row execute function fill_community_id(%L, %L, %L)',
-			link[1] || '_fill_community_id', link[1], link[2], link[3], link[4]);
+			'create trigger %I before insert on %I for each row execute function fill_community_id(%L, %L, %L, %L)',
+			link[1] || '_fill_community_id', link[1], link[2], link[3], link[4],
+			(select format_type(atttypid, atttypmod) from pg_attribute
+				where attrelid = link[2]::regclass and attname = link[4]));
 		-- Also under the import's session_replication_role = replica.
 		execute format('alter table %I enable always trigger %I', link[1], link[1] || '_fill_community_id');
 		execute format('alter table %I alter column community_id set not null', link[1]);
@@ -126,7 +130,8 @@ begin
 	for key in
 		select k.conname, k.conrelid::regclass as tbl, k.contype,
 			array(select a.attname::text from unnest(k.conkey) with ordinality u(n, i)
-				join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.n order by u.i) as cols
+				join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.n order by u.i) as cols,
+			k.conkey as attnums
 		from pg_constraint k
 		where k.contype in ('p', 'u') and k.connamespace = 'public'::regnamespace
 			and exists (select 1 from pg_attribute where attrelid = k.conrelid and attname = 'community_id')
@@ -137,6 +142,20 @@ begin
 		execute format('alter table %s add constraint %I %s (%s)', key.tbl, key.conname,
 			case key.contype when 'p' then 'primary key' else 'unique' end,
 			(select string_agg(quote_ident(c), ', ') from unnest(cols) c));
+		-- The old key stays as a plain index (<table>_<columns>_idx): most statements still
+		-- find a row by id, or by (post_id, user_id), without community_id, and foreign
+		-- keys' checks from tables not yet keyed use it too. Not unique: Citus allows a
+		-- unique index only with the distribution column; the new key and the id
+		-- sequences keep the rows unique. Skipped where another index already starts
+		-- with these columns.
+		if not exists (
+			select 1 from pg_index x
+			where x.indrelid = key.tbl and x.indpred is null and x.indexprs is null
+				and (x.indkey::int2[])[0:cardinality(key.attnums) - 1] = key.attnums
+		) then
+			execute format('create index on %s (%s)', key.tbl,
+				(select string_agg(quote_ident(c), ', ') from unnest(key.cols) c));
+		end if;
 	end loop;
 
 	-- Unique indexes that are not constraints (partial, on expressions), but the

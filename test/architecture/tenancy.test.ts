@@ -106,6 +106,73 @@ async function noPrimaryKey(tables: string[]): Promise<Problem[]> {
 	return rows.map((row) => ({ table: row.table, problem: 'no primary key' }))
 }
 
+/**
+ * The keys that migration 0190 rebuilt as (community_id, …): each old key stays a plain
+ * (non-unique) index, because most statements still find a row by these columns
+ * without community_id (`bun run scripts/tenant-sql-tally.ts` counts them) and would
+ * scan the table without it. An entry goes once its table's statements all name the
+ * community.
+ */
+const UNKEYED_LOOKUPS: [table: string, columns: string[]][] = [
+	['activities', ['id']],
+	['blocks', ['blocker_id', 'blocked_id']],
+	['chatroom_cohorts', ['chatroom_id', 'cohort_id']],
+	['chatroom_participants', ['chatroom_id', 'user_id']],
+	['chatrooms', ['id']],
+	['cohort_members', ['cohort_id', 'user_id']],
+	['cohorts', ['id']],
+	['comment_likes', ['comment_id', 'user_id']],
+	['comment_tags', ['comment_id', 'user_id']],
+	['comments', ['id']],
+	['connection_requests', ['request_by', 'request_to']],
+	['connections', ['user_id', 'connection_id']],
+	['conversation_tags', ['conversation_id', 'user_id']],
+	['conversations', ['id']],
+	['events', ['id']],
+	['fanout_jobs', ['id']],
+	['feed_activity', ['user_id']],
+	['feed_marks', ['post_id']],
+	['import_job_chunks', ['job_id', 'seq']],
+	['import_jobs', ['id']],
+	['poll_ballots', ['conversation_id', 'user_id']],
+	['poll_options', ['id']],
+	['polls', ['conversation_id']],
+	['post_likes', ['post_id', 'user_id']],
+	['post_saves', ['post_id', 'user_id']],
+	['post_tags', ['post_id', 'user_id']],
+	['post_topics', ['post_id', 'topic_id']],
+	['post_views', ['post_id', 'user_id']],
+	['post_widgets', ['post_id', 'widget_id']],
+	['posts', ['id']],
+	['push_deliveries', ['id']],
+	['refresh_tokens', ['token_hash']],
+	['topics', ['id']],
+	['users', ['id']],
+	['users', ['uuid']],
+	['webhook_attempts', ['id']],
+	['webhook_deliveries', ['id']],
+	['webhooks', ['id']],
+	['widgets', ['id']],
+]
+
+/** An entry of UNKEYED_LOOKUPS without a whole (not partial) index led by its columns. */
+async function unindexedLookups(): Promise<Problem[]> {
+	const problems: Problem[] = []
+	for (const [table, columns] of UNKEYED_LOOKUPS) {
+		const [row] = await sql<{ found: boolean }[]>`
+			select exists (
+				select 1 from pg_index x
+				where x.indrelid = ${table}::regclass and x.indpred is null and x.indexprs is null
+					and array(
+						select a.attname::text
+						from unnest((x.indkey::int2[])[0:${columns.length - 1}]) with ordinality u(n, i)
+						join pg_attribute a on a.attrelid = x.indrelid and a.attnum = u.n
+						order by u.i) = ${columns}::text[]) as found`
+		if (!row?.found) problems.push({ table, problem: `no index on (${columns.join(', ')})` })
+	}
+	return problems
+}
+
 describe('tenancy (DESIGN §21)', () => {
 	test('every named global table exists', async () => {
 		const rows = await sql<{ table: string }[]>`
@@ -124,5 +191,9 @@ describe('tenancy (DESIGN §21)', () => {
 			...(await foreignKeysNotLeadingWithCommunity(tables)),
 		]
 		expect(problems).toEqual([])
+	})
+
+	test('the old keys stay indexed for lookups without community_id', async () => {
+		expect(await unindexedLookups()).toEqual([])
 	})
 })
