@@ -41,24 +41,13 @@ update webhook_attempts c set community_id = p.community_id
 	from webhook_deliveries p where p.id = c.delivery_id;
 update import_job_chunks c set community_id = p.community_id from import_jobs p where p.id = c.job_id;
 
--- Transitional, plain Postgres only: until every insert names community_id (issue #42,
--- the statements' half), a row without it takes its parent's. Dropped on Citus (below),
--- where a trigger reading another table cannot run on a shard.
-create function fill_community_id() returns trigger language plpgsql as $$
-declare
-	parent_id text := to_jsonb(new) ->> tg_argv[1];
-	found_id integer;
-begin
-	if new.community_id is null and parent_id is not null then
-		-- Cast the value, never the column (tg_argv[3]: its type), so the parent's index
-		-- on that column (kept below) finds the row.
-		execute format('select community_id from %I where %I = $1::%s', tg_argv[0], tg_argv[2], tg_argv[3])
-			into found_id using parent_id;
-		new.community_id := found_id;
-	end if;
-	return new;
-end $$;
-
+-- Transitional, plain Postgres only: until every insert names community_id (the
+-- statements' half of DESIGN §21), a row without it takes its parent's. Dropped on Citus
+-- (scripts/citus), where a trigger reading another table cannot run on a shard. One
+-- function per table with static SQL: its plan is cached on each connection and finds
+-- the parent through the index kept on its old key (below), so a like or a topic link
+-- pays one index lookup (a generic function with EXECUTE planned every row), and an
+-- insert that names the community does not call it (the trigger's WHEN).
 do $$
 declare
 	-- child table, parent table, child column, parent column
@@ -83,16 +72,23 @@ begin
 		['import_job_chunks', 'import_jobs', 'job_id', 'id']
 	] loop
 		execute format(
-			'create trigger %I before insert on %I for each row execute function fill_community_id(%L, %L, %L, %L)',
-			link[1] || '_fill_community_id', link[1], link[2], link[3], link[4],
-			(select format_type(atttypid, atttypmod) from pg_attribute
-				where attrelid = link[2]::regclass and attname = link[4]));
+			$f$create function %1$I() returns trigger language plpgsql as $b$
+			begin
+				if new.community_id is null then
+					select p.community_id into new.community_id from %2$I p where p.%3$I = new.%4$I;
+				end if;
+				return new;
+			end $b$ $f$,
+			link[1] || '_fill_community_id', link[2], link[4], link[3]);
+		execute format(
+			'create trigger %1$I before insert on %2$I for each row when (new.community_id is null) execute function %1$I()',
+			link[1] || '_fill_community_id', link[1]);
 		-- Also under the import's session_replication_role = replica.
 		execute format('alter table %I enable always trigger %I', link[1], link[1] || '_fill_community_id');
+		-- No foreign key of its own to communities: the parent's, rebuilt below as
+		-- (community_id, parent) with its cascade, already proves and removes it, and one
+		-- more key check would lock the community's row on every like and link.
 		execute format('alter table %I alter column community_id set not null', link[1]);
-		execute format(
-			'alter table %I add foreign key (community_id) references communities (id) on delete cascade',
-			link[1]);
 	end loop;
 end $$;
 
