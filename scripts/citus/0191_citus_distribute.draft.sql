@@ -3,7 +3,7 @@
 -- are replaced by statements. On the local cluster (shared/citus/local-cluster.sh) it
 -- stops at: cannot distribute relation "connections" because it has triggers. With
 -- those four dropped first, it runs through: 3 reference tables, idempotency_keys by
--- scope, 58 tenant tables co-located by community_id, 126 foreign keys back.
+-- scope, 58 tenant tables co-located by community_id, 110 foreign keys back.
 -- DESIGN §21: on a Citus coordinator (the `citus` extension is present), the global
 -- tables become reference tables (a copy on every node) and every tenant table is
 -- distributed by community_id, all co-located with users, so a statement that names
