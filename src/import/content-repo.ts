@@ -156,8 +156,8 @@ export async function importPosts(
 			on conflict (community_id, external_id) where external_id is not null do nothing
 			returning id, external_id, likes_count, comments_count),
 		links as (
-			insert into post_topics (post_id, topic_id)
-			select ins.id, t.id from ins
+			insert into post_topics (community_id, post_id, topic_id)
+			select ${c}, ins.id, t.id from ins
 			join stage_posts s on s.external_id = ins.external_id
 			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
 			join topics t on t.community_id = ${c} and t.external_id = e.x

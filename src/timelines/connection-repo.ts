@@ -231,5 +231,5 @@ export async function markFeedRead(
 ): Promise<void> {
 	await db`
 		insert into feed_activity (user_id, community_id, last_read_at) values (${userId}, ${communityId}, ${now})
-		on conflict (user_id) do update set last_read_at = excluded.last_read_at`
+		on conflict (community_id, user_id) do update set last_read_at = excluded.last_read_at`
 }

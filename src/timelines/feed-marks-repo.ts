@@ -19,7 +19,7 @@ export async function upsertFeedMark(
 	const [row] = await tx<FeedMark[]>`
 		insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
 		values (${post.id}, ${post.community_id}, ${formerTopicIds}::text[], ${formerWidgetIds}::text[])
-		on conflict (post_id) do update set
+		on conflict (community_id, post_id) do update set
 			mark = nextval('feed_mark_seq'),
 			former_topic_ids = feed_marks.former_topic_ids || excluded.former_topic_ids,
 			former_widget_ids = feed_marks.former_widget_ids || excluded.former_widget_ids

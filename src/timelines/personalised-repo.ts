@@ -137,7 +137,7 @@ export async function recordRecompute(
 ): Promise<void> {
 	await db`
 		insert into feed_activity (user_id, community_id, last_read_at, recomputed_at) values (${userId}, ${communityId}, ${now}, ${now})
-		on conflict (user_id) do update set recomputed_at = excluded.recomputed_at`
+		on conflict (community_id, user_id) do update set recomputed_at = excluded.recomputed_at`
 }
 
 /** Users who read a feed since `since` (the recompute job's population), in id batches. */

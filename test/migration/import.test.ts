@@ -180,7 +180,8 @@ describe('import of a generated community', () => {
 		// listed here themselves; a new trigger on these tables must be handled there first.
 		const triggers = await sql`
 			select c.relname as table, t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
-			where not t.tgisinternal and c.relname in ('users', 'topics', 'posts', 'post_topics', 'comments',
+			-- tgenabled 'A': fires under the import too (0190's transitional <table>_fill_community_id).
+			where not t.tgisinternal and t.tgenabled <> 'A' and c.relname in ('users', 'topics', 'posts', 'post_topics', 'comments',
 				'post_likes', 'comment_likes', 'connections', 'communities')
 			order by 1, 2`
 		expect(triggers.map((t) => `${t.table}.${t.name}`)).toEqual([

@@ -73,7 +73,7 @@ export function upsertActivities(db: Db, a: NewActivities) {
 			case when ${a.grouped} then ${a.entityId} else e.id end,
 			${a.postId}, ${a.commentId}, array[${a.actorId}]::int[], ${a.customText ?? null}, ${a.now}, ${a.now}
 		from eligible e
-		on conflict (recipient_id, action, group_key) where not is_read do update set
+		on conflict (community_id, recipient_id, action, group_key) where not is_read do update set
 			actor_ids = array_append(array_remove(activities.actor_ids, ${a.actorId}), ${a.actorId}),
 			comment_id = excluded.comment_id, updated_at = excluded.updated_at,
 			version = activities.version + 1
@@ -144,7 +144,7 @@ export function upsertGroupActivities(
 				post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
 			select plaza_new_id(), c, r, ${a.action}, ${a.entityType}, e, e, p, null, actors, null, ${a.now}, ${a.now}
 			from eligible
-			on conflict (recipient_id, action, group_key) where not is_read do update set
+			on conflict (community_id, recipient_id, action, group_key) where not is_read do update set
 				actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
 					where x <> all(excluded.actor_ids) order by n) || excluded.actor_ids,
 				comment_id = excluded.comment_id, updated_at = excluded.updated_at,

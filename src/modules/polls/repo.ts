@@ -154,10 +154,10 @@ export async function castBallot(db: Db, ballot: Ballot): Promise<Cast> {
 			join chatrooms r on r.id = p.chatroom_id and not r.is_deleted
 			where p.conversation_id = ${ballot.conversationId} and p.community_id = ${ballot.communityId}
 		), written as (
-			insert into poll_ballots (conversation_id, user_id, option_ids, submitted_at)
-			select conversation_id, ${ballot.userId}, ${ballot.optionIds}::bigint[], ${ballot.now}
+			insert into poll_ballots (community_id, conversation_id, user_id, option_ids, submitted_at)
+			select ${ballot.communityId}, conversation_id, ${ballot.userId}, ${ballot.optionIds}::bigint[], ${ballot.now}
 			from target where seated
-			on conflict (conversation_id, user_id) ${onConflict}
+			on conflict (community_id, conversation_id, user_id) ${onConflict}
 			returning 1
 		)
 		select seated, exists (select 1 from written) as cast from target`

@@ -120,8 +120,8 @@ export async function linkTopics(
 ): Promise<void> {
 	if (topicIds.length === 0) return
 	await db`
-		insert into post_topics (post_id, topic_id)
-		select ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
+		insert into post_topics (community_id, post_id, topic_id)
+		select ${communityId}, ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
 		on conflict do nothing`
 }
 
@@ -135,8 +135,8 @@ export async function linkTopicsOf(
 ): Promise<void> {
 	if (links.length === 0) return
 	await db`
-		insert into post_topics (post_id, topic_id)
-		select l.post_id, t.id
+		insert into post_topics (community_id, post_id, topic_id)
+		select t.community_id, l.post_id, t.id
 		from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[],
 			${links.map((l) => l.communityId)}::int[]) as l(post_id, topic_id, community_id)
 		join topics t on t.id = l.topic_id and t.community_id = l.community_id

@@ -1,0 +1,199 @@
+// DESIGN §21, checked on the schema the migrations built (the test database's catalog):
+// every table is either a named global table (a Citus reference table, or one distributed
+// by its own key) or a tenant table whose primary key, unique indexes and foreign keys to
+// other tenant tables all lead with community_id, so Citus can distribute it by
+// community_id and keep every key check on one shard.
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { sql } from '../../src/lib/db'
+
+/**
+ * The tables the migrations create: the schema under test. Other tests make scratch
+ * tables of their own in the same database (the group-commit and coalesce probes),
+ * which are nobody's schema.
+ */
+function migrationTables(): Set<string> {
+	const dir = join(import.meta.dir, '../../migrations')
+	const names = new Set<string>()
+	for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')))
+		for (const match of readFileSync(join(dir, file), 'utf8').matchAll(
+			/create table (?:if not exists )?([a-z_0-9]+)/gi,
+		))
+			names.add((match[1] as string).toLowerCase())
+	return names
+}
+
+/** Tables that are not per community, and why. */
+const GLOBAL_TABLES: Record<string, string> = {
+	projects: 'reference table: one row per project, read by every api key lookup',
+	communities: 'reference table: the tenant list itself (community_id points here)',
+	push_credentials: 'reference table: per project, read by every push sender',
+	idempotency_keys: 'keyed by scope (the caller), distributed by scope on Citus',
+	schema_migrations: 'bookkeeping of the migration runner, coordinator only',
+}
+
+/**
+ * Unique indexes that stay global on purpose, each with its reason. On Citus they hold
+ * per shard only, so each is a known gap until it moves to a reference lookup.
+ */
+const GLOBAL_UNIQUES: Record<string, string> = {
+	// An owner's phone number logs in to exactly one project (OTP login finds the owner
+	// by number, before any community is known). To move to a reference table
+	// (owner_phones) with users/repo.ts findOwnerByMobile and projects/service.ts.
+	users_owner_mobile: 'owner phone number unique across projects (OTP login by number)',
+}
+
+interface Problem {
+	table: string
+	problem: string
+}
+
+async function tenantTables(): Promise<string[]> {
+	const rows = await sql<{ table: string }[]>`
+		select c.relname as table from pg_class c
+		join pg_namespace n on n.oid = c.relnamespace
+		where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+		order by 1`
+	const schema = migrationTables()
+	return rows
+		.map((row) => row.table)
+		.filter((table) => schema.has(table) && !(table in GLOBAL_TABLES))
+}
+
+async function missingCommunityColumn(tables: string[]): Promise<Problem[]> {
+	const rows = await sql<{ table: string }[]>`
+		select t as table from unnest(${tables}::text[]) t
+		where not exists (
+			select 1 from pg_attribute a
+			where a.attrelid = t::regclass and a.attname = 'community_id' and not a.attisdropped)`
+	return rows.map((row) => ({ table: row.table, problem: 'no community_id column' }))
+}
+
+async function keysNotLeadingWithCommunity(tables: string[]): Promise<Problem[]> {
+	const rows = await sql<{ table: string; index: string; def: string }[]>`
+		select c.relname as table, i.relname as index, pg_get_indexdef(x.indexrelid) as def
+		from pg_index x
+		join pg_class c on c.oid = x.indrelid
+		join pg_class i on i.oid = x.indexrelid
+		where c.relname = any(${tables}::text[]) and x.indisunique
+			and (x.indkey[0] = 0 or (
+				select attname from pg_attribute where attrelid = c.oid and attnum = x.indkey[0]
+			) <> 'community_id')
+		order by 1, 2`
+	return rows
+		.filter((row) => !(row.index in GLOBAL_UNIQUES))
+		.map((row) => ({ table: row.table, problem: `unique index ${row.index}: ${row.def}` }))
+}
+
+async function foreignKeysNotLeadingWithCommunity(tables: string[]): Promise<Problem[]> {
+	const rows = await sql<{ table: string; name: string; def: string }[]>`
+		select c.relname as table, k.conname as name, pg_get_constraintdef(k.oid) as def
+		from pg_constraint k
+		join pg_class c on c.oid = k.conrelid
+		join pg_class r on r.oid = k.confrelid
+		where k.contype = 'f' and c.relname = any(${tables}::text[]) and r.relname = any(${tables}::text[])
+			and ((select attname from pg_attribute where attrelid = k.conrelid and attnum = k.conkey[1]) <> 'community_id'
+				or (select attname from pg_attribute where attrelid = k.confrelid and attnum = k.confkey[1]) <> 'community_id')
+		order by 1, 2`
+	return rows.map((row) => ({ table: row.table, problem: `foreign key ${row.name}: ${row.def}` }))
+}
+
+async function noPrimaryKey(tables: string[]): Promise<Problem[]> {
+	const rows = await sql<{ table: string }[]>`
+		select t as table from unnest(${tables}::text[]) t
+		where not exists (select 1 from pg_constraint where conrelid = t::regclass and contype = 'p')`
+	return rows.map((row) => ({ table: row.table, problem: 'no primary key' }))
+}
+
+/**
+ * The keys that migration 0190 rebuilt as (community_id, …): each old key stays a plain
+ * (non-unique) index, because most statements still find a row by these columns
+ * without community_id (`bun run scripts/tenant-sql-tally.ts` counts them) and would
+ * scan the table without it. An entry goes once its table's statements all name the
+ * community.
+ */
+const UNKEYED_LOOKUPS: [table: string, columns: string[]][] = [
+	['activities', ['id']],
+	['blocks', ['blocker_id', 'blocked_id']],
+	['chatroom_cohorts', ['chatroom_id', 'cohort_id']],
+	['chatroom_participants', ['chatroom_id', 'user_id']],
+	['chatrooms', ['id']],
+	['cohort_members', ['cohort_id', 'user_id']],
+	['cohorts', ['id']],
+	['comment_likes', ['comment_id', 'user_id']],
+	['comment_tags', ['comment_id', 'user_id']],
+	['comments', ['id']],
+	['connection_requests', ['request_by', 'request_to']],
+	['connections', ['user_id', 'connection_id']],
+	['conversation_tags', ['conversation_id', 'user_id']],
+	['conversations', ['id']],
+	['events', ['id']],
+	['fanout_jobs', ['id']],
+	['feed_activity', ['user_id']],
+	['feed_marks', ['post_id']],
+	['import_job_chunks', ['job_id', 'seq']],
+	['import_jobs', ['id']],
+	['poll_ballots', ['conversation_id', 'user_id']],
+	['poll_options', ['id']],
+	['polls', ['conversation_id']],
+	['post_likes', ['post_id', 'user_id']],
+	['post_saves', ['post_id', 'user_id']],
+	['post_tags', ['post_id', 'user_id']],
+	['post_topics', ['post_id', 'topic_id']],
+	['post_views', ['post_id', 'user_id']],
+	['post_widgets', ['post_id', 'widget_id']],
+	['posts', ['id']],
+	['push_deliveries', ['id']],
+	['refresh_tokens', ['token_hash']],
+	['topics', ['id']],
+	['users', ['id']],
+	['users', ['uuid']],
+	['webhook_attempts', ['id']],
+	['webhook_deliveries', ['id']],
+	['webhooks', ['id']],
+	['widgets', ['id']],
+]
+
+/** An entry of UNKEYED_LOOKUPS without a whole (not partial) index led by its columns. */
+async function unindexedLookups(): Promise<Problem[]> {
+	const problems: Problem[] = []
+	for (const [table, columns] of UNKEYED_LOOKUPS) {
+		const [row] = await sql<{ found: boolean }[]>`
+			select exists (
+				select 1 from pg_index x
+				where x.indrelid = ${table}::regclass and x.indpred is null and x.indexprs is null
+					and array(
+						select a.attname::text
+						from unnest((x.indkey::int2[])[0:${columns.length - 1}]) with ordinality u(n, i)
+						join pg_attribute a on a.attrelid = x.indrelid and a.attnum = u.n
+						order by u.i) = ${columns}::text[]) as found`
+		if (!row?.found) problems.push({ table, problem: `no index on (${columns.join(', ')})` })
+	}
+	return problems
+}
+
+describe('tenancy (DESIGN §21)', () => {
+	test('every named global table exists', async () => {
+		const rows = await sql<{ table: string }[]>`
+			select relname as table from pg_class
+			where relname = any(${Object.keys(GLOBAL_TABLES)}::text[]) and relkind in ('r', 'p')`
+		expect(rows.map((row) => row.table).sort()).toEqual(Object.keys(GLOBAL_TABLES).sort())
+	})
+
+	test('every tenant table is keyed by community_id', async () => {
+		const tables = await tenantTables()
+		expect(tables.length).toBeGreaterThan(40)
+		const problems = [
+			...(await missingCommunityColumn(tables)),
+			...(await noPrimaryKey(tables)),
+			...(await keysNotLeadingWithCommunity(tables)),
+			...(await foreignKeysNotLeadingWithCommunity(tables)),
+		]
+		expect(problems).toEqual([])
+	})
+
+	test('the old keys stay indexed for lookups without community_id', async () => {
+		expect(await unindexedLookups()).toEqual([])
+	})
+})
