@@ -44,7 +44,9 @@ export interface LikeWrite {
  * `communityIds` (one per like) limits it to likes of posts everyone in that community
  * may like: live, and public or the liker's own — lib/visibility.ts openTo, the part of
  * the rule that needs no other read, so a batch can write these with the posts' lock and read,
- * before checking the rest. The other likes are left untouched, for the caller.
+ * before checking the rest. The other likes are left untouched, for the caller. A like
+ * row names its community when known, so its table's fill trigger (migration 0190) is
+ * skipped; without `communityIds` the trigger fills it from the post or comment.
  */
 export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communityIds?: number[]) {
 	const column = db(target.column)
@@ -58,8 +60,8 @@ export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communi
 				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[],
 				${communityIds ?? likes.map(() => 0)}::int[]) as i(target_id, user_id, at, mode, community_id)
 		), added as (
-			insert into ${db(target.table)} (${column}, user_id, created_at)
-			select target_id, user_id, at from input i where mode <> 'unset' and ${writable}
+			insert into ${db(target.table)} (community_id, ${column}, user_id, created_at)
+			select nullif(community_id, 0), target_id, user_id, at from input i where mode <> 'unset' and ${writable}
 			on conflict do nothing returning ${column} as target_id, user_id
 		), removed as (
 			delete from ${db(target.table)} l using input i
