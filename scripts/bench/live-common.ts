@@ -8,6 +8,7 @@ import { type LiveScope, publishLive } from '../../src/live'
 import { createProject } from '../../src/modules/projects/service'
 import { type Plaza, spawnPlaza } from '../../test/support/process'
 import { benchLog } from './harness'
+import { type ClientHooks, LiveClient } from './live-client'
 
 export { benchLog, sql }
 
@@ -157,3 +158,26 @@ export async function settle(done: () => boolean, timeoutMs: number): Promise<bo
 
 /** `list[i]`, for indexes the caller knows are in range. */
 export const pick = <T>(list: readonly T[], i: number): T => list[i] as T
+
+/**
+ * `count` clients on rooms: client n follows room n % layout, PER_USER clients to a
+ * reader (whose token it holds), all with the same hooks.
+ */
+export function roomClients(
+	count: number,
+	readers: readonly Member[],
+	rooms: readonly string[],
+	layout: number,
+	hooks: ClientHooks,
+): LiveClient[] {
+	return Array.from(
+		{ length: count },
+		(_, n) =>
+			new LiveClient(
+				n,
+				pick(readers, Math.floor(n / PER_USER)).token,
+				[`chatroom:${pick(rooms, n % layout)}`],
+				hooks,
+			),
+	)
+}

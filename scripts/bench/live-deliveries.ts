@@ -8,7 +8,7 @@
 // in the step says which was the bottleneck (the clients are one bun process).
 import './live-env'
 import { liveScopes } from '../../src/live'
-import { connectAll, LiveClient } from './live-client'
+import { connectAll } from './live-client'
 import {
 	benchLog,
 	community,
@@ -22,6 +22,7 @@ import {
 	pct,
 	pick,
 	publishAtRate,
+	roomClients,
 	row,
 	settle,
 	sql,
@@ -62,21 +63,12 @@ try {
 	async function climb(layout: number, name: string): Promise<number> {
 		let delivered = 0
 		let latencies: number[] = []
-		const clients = Array.from(
-			{ length: CLIENTS },
-			(_, n) =>
-				new LiveClient(
-					n,
-					pick(readers, Math.floor(n / PER_USER)).token,
-					[`chatroom:${pick(rooms, n % layout)}`],
-					{
-						onEvent: (_c, e) => {
-							delivered++
-							latencies.push(Date.now() - e.at)
-						},
-					},
-				),
-		)
+		const clients = roomClients(CLIENTS, readers, rooms, layout, {
+			onEvent: (_c, e) => {
+				delivered++
+				latencies.push(Date.now() - e.at)
+			},
+		})
 		await connectAll(clients, (c) => wsBase(pick(apis, c.n % 2)), benchLog)
 		const perEvent = CLIENTS / layout
 		let sustained = 0

@@ -8,7 +8,7 @@
 // from each dropped socket's close to its `subscribed` on the survivor.
 import './live-env'
 import { liveScopes } from '../../src/live'
-import { connectAll, type EventFrame, LiveClient } from './live-client'
+import { connectAll, type EventFrame, type LiveClient } from './live-client'
 import {
 	benchLog,
 	community,
@@ -21,6 +21,7 @@ import {
 	pct,
 	pick,
 	publishAtRate,
+	roomClients,
 	row,
 	settle,
 	sql,
@@ -81,29 +82,20 @@ try {
 		const n = /"n":(\d+)/.exec(e.text)?.[1]
 		s.numbers.add(Number(n))
 	}
-	const clients = Array.from(
-		{ length: CLIENTS },
-		(_, n) =>
-			new LiveClient(
-				n,
-				pick(readers, Math.floor(n / PER_USER)).token,
-				[`chatroom:${pick(rooms, n % ROOMS)}`],
-				{
-					onEvent,
-					onOther: (_c, f) => {
-						if (f.type === 'reset') resets++
-					},
-					onDrop: (c) => {
-						const closedAt = performance.now()
-						dropped.set(c.n, closedAt)
-						c.connect(wsBase(survivor)).then(
-							() => resumeMs.push(performance.now() - closedAt),
-							(error: Error) => failedResumes.push(error.message),
-						)
-					},
-				},
-			),
-	)
+	const clients = roomClients(CLIENTS, readers, rooms, ROOMS, {
+		onEvent,
+		onOther: (_c, f) => {
+			if (f.type === 'reset') resets++
+		},
+		onDrop: (c) => {
+			const closedAt = performance.now()
+			dropped.set(c.n, closedAt)
+			c.connect(wsBase(survivor)).then(
+				() => resumeMs.push(performance.now() - closedAt),
+				(error: Error) => failedResumes.push(error.message),
+			)
+		},
+	})
 	await connectAll(clients, (c) => wsBase(pick(apis, c.n % 2)), benchLog)
 
 	const published = Array.from({ length: ROOMS }, () => [] as string[])

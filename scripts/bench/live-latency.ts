@@ -5,7 +5,7 @@
 // against its arrival, over BENCH_SECONDS (30) after BENCH_WARM_SECONDS (3) unmeasured.
 import './live-env'
 import { liveScopes } from '../../src/live'
-import { connectAll, LiveClient } from './live-client'
+import { connectAll } from './live-client'
 import {
 	benchLog,
 	community,
@@ -18,6 +18,7 @@ import {
 	pct,
 	pick,
 	publishAtRate,
+	roomClients,
 	row,
 	settle,
 	sql,
@@ -41,22 +42,13 @@ try {
 	let measuring = false
 	let delivered = 0
 	const latencies: number[] = []
-	const clients = Array.from(
-		{ length: CLIENTS },
-		(_, n) =>
-			new LiveClient(
-				n,
-				pick(readers, Math.floor(n / PER_USER)).token,
-				[`chatroom:${rooms[n % ROOMS]}`],
-				{
-					onEvent: (_c, e) => {
-						if (!measuring) return
-						delivered++
-						latencies.push(Date.now() - e.at)
-					},
-				},
-			),
-	)
+	const clients = roomClients(CLIENTS, readers, rooms, ROOMS, {
+		onEvent: (_c, e) => {
+			if (!measuring) return
+			delivered++
+			latencies.push(Date.now() - e.at)
+		},
+	})
 	await connectAll(clients, (c) => wsBase(pick(apis, c.n % 2)), benchLog)
 	const perRoom = Array.from(
 		{ length: ROOMS },
