@@ -38,37 +38,38 @@ const MAX_ATTEMPTS = 10
 
 export { type NewNotice, noticeCtes }
 
-/** The types each community listens for, read once per batch. */
-type Listened = (tx: Db, communityId: number) => Promise<Set<string>>
-function listenedOnce(): Listened {
-	const known = new Map<number, Promise<Set<string>>>()
-	return (tx, communityId) => {
-		let types = known.get(communityId)
-		if (!types) {
-			types = listenedEvents(tx, communityId)
-			known.set(communityId, types)
+/** `load` at most once per key for the life of one batch (the promise is shared). */
+function oncePerKey<A extends unknown[], V>(
+	keyOf: (...args: A) => string,
+	load: (...args: A) => Promise<V>,
+): (...args: A) => Promise<V> {
+	const known = new Map<string, Promise<V>>()
+	return (...args) => {
+		const key = keyOf(...args)
+		let value = known.get(key)
+		if (!value) {
+			value = load(...args)
+			known.set(key, value)
 		}
-		return types
+		return value
 	}
 }
+
+/** The types each community listens for, read once per batch. */
+type Listened = (tx: Db, communityId: number) => Promise<Set<string>>
+const listenedOnce = (): Listened =>
+	oncePerKey((_tx, communityId) => String(communityId), listenedEvents)
 
 /**
  * Each room's audience, read once per batch: the notices of a busy room expanded
  * together (up to BATCH) share one read of its participants, not one each.
  */
 type Audiences = (tx: Db, chatroomId: string, withDevice: boolean) => Promise<Audience>
-function audiencesOnce(): Audiences {
-	const known = new Map<string, Promise<Audience>>()
-	return (tx, chatroomId, withDevice) => {
-		const key = `${chatroomId}:${withDevice}`
-		let audience = known.get(key)
-		if (!audience) {
-			audience = roomAudience(tx, chatroomId, { withDevice })
-			known.set(key, audience)
-		}
-		return audience
-	}
-}
+const audiencesOnce = (): Audiences =>
+	oncePerKey(
+		(_tx, chatroomId, withDevice) => `${chatroomId}:${withDevice}`,
+		(tx, chatroomId, withDevice) => roomAudience(tx, chatroomId, { withDevice }),
+	)
 
 async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audiences) {
 	const facts = {
@@ -129,7 +130,7 @@ async function announceUnread(notices: NoticeRow[]): Promise<void> {
 			})
 		else if (room.except !== n.author_id) room.except = null
 	}
-	for (const room of rooms.values()) await announceRoomUnreadSoon(sql, room)
+	await Promise.all([...rooms.values()].map((room) => announceRoomUnreadSoon(sql, room)))
 }
 
 /** After a failed batch: each notice alone, a failing one recorded and retried later. */
