@@ -2,8 +2,9 @@
 // each participant's unread count of the room (`me`, `chat.unread`): ABSOLUTE, the
 // `unread_messages` of the REST chat home and chatroom answers, so a missed event is
 // mended by the next one. Muted participants get it too: a count, not a push.
-import type { Db } from '../../lib/db'
+import { type Db, sql } from '../../lib/db'
 import { log } from '../../lib/log'
+import { throttlePerKey } from '../../lib/throttle'
 import { liveScopes, publishLive, publishLiveMany } from '../../live'
 import { unreadPage } from './unread-repo'
 
@@ -62,8 +63,6 @@ export interface UnreadRoom {
 /** At most one announcement of a room per this many ms (per process). */
 export const UNREAD_WINDOW_MS = 1000
 
-const windows = new Map<string, { owed: UnreadRoom | null }>()
-
 /**
  * announceRoomUnread, at most once a second per room: the first at once, then what came
  * meanwhile once, at the end of the window (its counts read then, the latest). A busy
@@ -71,31 +70,18 @@ const windows = new Map<string, { owed: UnreadRoom | null }>()
  * announcements cost grows with the room's members, never with its messages times its
  * members. Failures are logged (the counts are absolute: the next one mends them).
  */
-export async function announceRoomUnreadSoon(db: Db, room: UnreadRoom): Promise<void> {
-	const key = `${room.communityId}:${room.chatroomId}`
-	const open = windows.get(key)
-	if (open) {
-		open.owed = open.owed ? { ...room, except: sameOr(open.owed.except, room.except) } : room
-		return
-	}
-	const window: { owed: UnreadRoom | null } = { owed: null }
-	windows.set(key, window)
-	const close = () => {
-		const owed = window.owed
-		if (!owed) return void windows.delete(key)
-		window.owed = null
-		void announceLogged(db, owed).finally(() => setTimeout(close, UNREAD_WINDOW_MS).unref())
-	}
-	await announceLogged(db, room)
-	setTimeout(close, UNREAD_WINDOW_MS).unref()
-}
+const throttledUnread = throttlePerKey<UnreadRoom>({
+	windowMs: UNREAD_WINDOW_MS,
+	run: (room) =>
+		announceRoomUnread(sql, room).catch((error) =>
+			log.warn({ err: (error as Error).message, ...room }, 'chat unread not announced'),
+		),
+	// The author is left out only while every message of the window was theirs.
+	merge: (owed, next) => ({ ...next, except: owed.except === next.except ? next.except : null }),
+})
 
-const sameOr = (a: number | null, b: number | null) => (a === b ? a : null)
-
-const announceLogged = (db: Db, room: UnreadRoom) =>
-	announceRoomUnread(db, room).catch((error) =>
-		log.warn({ err: (error as Error).message, ...room }, 'chat unread not announced'),
-	)
+export const announceRoomUnreadSoon = (room: UnreadRoom): Promise<void> =>
+	throttledUnread(`${room.communityId}:${room.chatroomId}`, room)
 
 /** One reader's count of the room, after they read it. */
 export function announceOwnUnread(

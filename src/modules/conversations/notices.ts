@@ -130,7 +130,7 @@ async function announceUnread(notices: NoticeRow[]): Promise<void> {
 			})
 		else if (room.except !== n.author_id) room.except = null
 	}
-	await Promise.all([...rooms.values()].map((room) => announceRoomUnreadSoon(sql, room)))
+	await Promise.all([...rooms.values()].map((room) => announceRoomUnreadSoon(room)))
 }
 
 /** After a failed batch: each notice alone, a failing one recorded and retried later. */

@@ -6,9 +6,10 @@
 // countCommunity); doing them on the write path — even once per burst — would make
 // every busy community pay for them whether or not a CM is looking. Instead the writer
 // publishes at most one hint per community every HINT_MS from this process (a Redis
-// script, no SQL), and the dashboards that are open refetch `GET /community/overview`
+// script, no SQL; lib/throttle.ts), and the dashboards that are open refetch `GET /community/overview`
 // themselves, throttled on their side too (web/live.ts). A burst of 1,000 posts costs
 // one publish per HINT_MS; the counts are read only by those who show them.
+import { throttlePerKey } from '../../lib/throttle'
 import { liveScopes, publishLive } from '../../live'
 
 /** At most one hint per community per interval from one process. */
@@ -16,49 +17,23 @@ export const HINT_MS = 2_000
 
 export type StatsCause = 'post.created' | 'comment.created' | 'member.joined'
 
-interface Pending {
-	lastSent: number
-	timer?: ReturnType<typeof setTimeout>
-	cause?: StatsCause
+interface Hint {
+	communityId: number
+	cause: StatsCause
 }
 
-// One small entry per community written to lately; past PRUNE_AT entries, those whose
-// interval is over (no hint owed) are dropped, so many tenants do not grow it for good.
-const communities = new Map<number, Pending>()
-const PRUNE_AT = 10_000
-
-function prune(now: number): void {
-	for (const [id, state] of communities)
-		if (!state.timer && now - state.lastSent >= HINT_MS) communities.delete(id)
-}
-
-function send(communityId: number, cause: StatsCause): void {
-	void publishLive(liveScopes.community(communityId), { type: 'stats', data: { cause } })
-}
+const throttled = throttlePerKey<Hint>({
+	windowMs: HINT_MS,
+	// publishLive never throws: a refused publish is logged and owes the scope a reset.
+	run: ({ communityId, cause }) =>
+		publishLive(liveScopes.community(communityId), { type: 'stats', data: { cause } }),
+})
 
 /**
  * Tells the community's live CMs that its counts moved: at once when no hint went out
  * in the last HINT_MS, else once at the end of the interval (so the last change of a
  * burst is told too). Never throws, never waits.
  */
-export function announceStats(communityId: number, cause: StatsCause, now = Date.now()): void {
-	const state = communities.get(communityId)
-	if (!state || now - state.lastSent >= HINT_MS) {
-		if (state?.timer) clearTimeout(state.timer)
-		if (!state && communities.size >= PRUNE_AT) prune(now)
-		communities.set(communityId, { lastSent: now })
-		send(communityId, cause)
-		return
-	}
-	state.cause = cause
-	if (state.timer) return
-	state.timer = setTimeout(
-		() => {
-			state.timer = undefined
-			state.lastSent = Date.now()
-			send(communityId, state.cause ?? cause)
-		},
-		HINT_MS - (now - state.lastSent),
-	)
-	state.timer.unref?.()
+export function announceStats(communityId: number, cause: StatsCause): void {
+	void throttled(String(communityId), { communityId, cause })
 }
