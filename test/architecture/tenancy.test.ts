@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { sql } from '../../src/lib/db'
+import { sql } from '../support/db'
 
 /**
  * The tables the migrations create: the schema under test. Other tests make scratch

@@ -2,8 +2,8 @@
 // x-platform-code (feed-js): accepted, bounded, rate-limited; the logs reach the log
 // stream of a real process.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { spawnPlaza } from '../support/process'
 

@@ -3,9 +3,9 @@
 // file_size strings) beside the creation fields, on every read; company widgets
 // resolved to their widget id; bad meta refused with nothing written.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

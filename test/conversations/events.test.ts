@@ -2,11 +2,11 @@
 // keys: joined/left with their methods, conversation.create with message.sent or
 // poll.created, tags and replies. Also the notification seam: who hears of a message.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { recipientsOf } from '../../src/modules/conversations/recipients'
 import { startDelivery } from '../../src/webhooks/engine'
 import { follow, newRoom, say } from '../support/chat'
 import { newUser, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { type Receiver, startReceiver } from '../support/receiver'
 import { waitFor } from '../support/wait'

@@ -4,11 +4,11 @@
 // deleted messages, join lines, a deleted room, secret-room access, another
 // community, the read mark behind unread_messages, and a write that never commits.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { follow, newRoom, roomAs, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

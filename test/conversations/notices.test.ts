@@ -3,10 +3,10 @@
 // recorded only for types the community has webhooks for; and created_at follows the
 // page's order even when the room's writers race.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { type FakeFcm, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { pushStatuses, registerDevice, storeCredentials } from '../support/push'

@@ -2,10 +2,10 @@
 // creates), privacy of the room, requests with the 24-h cool-down, the per-day limit,
 // blocks, leaving, the community switch, the DM tab and feed, notifications and mute.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { waitFor } from '../support/wait'
 import { register } from '../support/webhooks'

@@ -3,12 +3,12 @@
 // tags, connection requests), carries the push's data and customer ids, and is paged
 // 1,000 at a time.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startDelivery } from '../../src/webhooks/engine'
 import { recordFeedNotification } from '../../src/webhooks/outbox'
 import { newUser, type TestUser } from '../support/community'
 import { block as blockUser, enableConnections } from '../support/connections'
 import { eventsFor, newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { type Receiver, startReceiver } from '../support/receiver'
 import { waitFor } from '../support/wait'

@@ -2,9 +2,9 @@
 // with deliveries claimed and retries pending, lost Redis schedule, two workers at
 // once, and the SSRF checks of a process whose allow-list is empty.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { type Plaza, spawnPlaza } from '../support/process'
 import { type Receiver, startReceiver } from '../support/receiver'

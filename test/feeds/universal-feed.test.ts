@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { scanKeys } from '../../src/lib/redis-slots'
@@ -7,6 +6,7 @@ import { rebuildCommunity } from '../../src/timelines/rebuild'
 import { forgetBlocks } from '../../src/timelines/viewer-state'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createPost, createTopic, feed, ids, setTopicEnabled } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

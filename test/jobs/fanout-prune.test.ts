@@ -2,8 +2,8 @@
 // recent, pending and parked jobs stay.
 import { expect, test } from 'bun:test'
 import { fanOutPruneJob } from '../../src/jobs/fanout-prune'
-import { sql } from '../../src/lib/db'
 import { newCommunity } from '../support/community'
+import { sql } from '../support/db'
 
 test('fan-out prune removes only jobs finished more than a day ago', async () => {
 	const community = await newCommunity('fanout-prune')

@@ -4,8 +4,8 @@
 import { expect, test } from 'bun:test'
 import { refreshTokenCleanupJob } from '../../src/jobs/refresh-token-cleanup'
 import { sha256 } from '../../src/lib/crypto'
-import { sql } from '../../src/lib/db'
 import { newCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 test('refresh-token cleanup removes only tokens expired for over a day', async () => {

@@ -4,10 +4,10 @@
 // per room of a batch and at most once a second, the author and outsiders nothing;
 // reading sends the reader 0.
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { follow, newRoom, roomAs, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { type Frame, type LiveSocket, liveServer, openSocket, subscribe } from '../support/live'
 import { waitFor } from '../support/wait'

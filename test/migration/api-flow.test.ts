@@ -2,9 +2,9 @@
 // that set instead of toggle, and Idempotency-Key on POST routes — so a migration
 // script run twice leaves the same community.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { eventsFor, newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

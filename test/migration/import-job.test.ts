@@ -4,8 +4,8 @@
 // resumed by another worker once its lease ran out.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startImportRunner } from '../../src/import/runner'
-import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { generateCommunity } from '../support/ndjson'
 import { spawnPlaza } from '../support/process'

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { signAccessToken } from '../../src/lib/tokens'
 import { refillRole } from '../../src/modules/auth/roles'
 import { forgetTokenStates } from '../../src/modules/auth/token-states'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

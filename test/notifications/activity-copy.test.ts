@@ -4,12 +4,12 @@
 // deletes, and correct past its cap (pages and total_count from Postgres there); page 1
 // kept rendered in the process shows every change at the next read.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { ACTIVITY_CACHE_MAX } from '../../src/modules/notifications/store'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createTopic, newPost, tag } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -4,7 +4,7 @@
 // while a batch is in flight make the next batch; maxBatch bounds a batch.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { coalesce } from '../../src/lib/coalesce'
-import { sql } from '../../src/lib/db'
+import { sql } from '../support/db'
 
 beforeAll(async () => {
 	await sql`create table if not exists coalesce_probe (

@@ -2,9 +2,9 @@
 // integer percentages, poll_answer_text, voters lists, adding options, and the races:
 // one voter's concurrent submissions leave one ballot; 100 parallel voters count exactly.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { follow, newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { newPoll, pollAs, vote, votesOf } from './support'
 

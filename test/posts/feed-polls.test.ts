@@ -3,9 +3,9 @@
 // the select rule, vote change, deferred results hidden (not even counts) until expiry,
 // one ballot per voter under concurrent votes, and the post's visibility.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -6,13 +6,13 @@
 // posts (no topics, widgets or tags) share one statement instead; when it fails, each
 // runs alone.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { createPost } from '../../src/modules/posts/service'
 import { findTopic } from '../../src/modules/topics/repo'
 import { flushFeedConfirmations } from '../../src/timelines/feed-marks'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, enableConnections } from '../support/connections'
 import { createTopic, eventsFor, feed, ids, setTopicEnabled, tag } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -7,7 +7,6 @@
 // posts are kept), a viewer of another community — the SQL fragment and the
 // in-memory twin give the same answer, and that answer is the one the rule states.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import {
 	mayView,
 	mayViewSql,
@@ -24,6 +23,7 @@ import { type CachedPost, loadPosts } from '../../src/timelines'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, enableConnections } from '../support/connections'
 import { createTopic, newPost, setTopicEnabled } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

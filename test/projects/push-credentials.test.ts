@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
-import { sql } from '../../src/lib/db'
 import { signAccessToken } from '../../src/lib/tokens'
 import { loadServiceAccount } from '../../src/modules/projects/service'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 const keys = generateKeyPairSync('rsa', {

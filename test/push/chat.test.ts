@@ -2,11 +2,11 @@
 // (not muted; noti_state 1 all, 2 tagged or replied) and told to notifications.chat
 // webhooks; the author never hears of their own message.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { follow, newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestUser } from '../support/community'
 import { tag } from '../support/content'
+import { sql } from '../support/db'
 import { type FakeFcm, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { pushStatuses, registerDevice, storeCredentials } from '../support/push'

@@ -2,9 +2,9 @@
 // device has its push exactly once: what the dead worker handed over is recorded
 // `unknown` and never sent again, and everything else is sent by the next worker.
 import { afterAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { newCommunity, newUser } from '../support/community'
+import { sql } from '../support/db'
 import { type FakeFcm, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { pushStatuses, storeCredentials } from '../support/push'

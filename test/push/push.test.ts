@@ -3,10 +3,10 @@
 // rules (UNREGISTERED drops the token, 503 then 200 delivers once, a 401 gets one
 // fresh OAuth token, THIRD_PARTY_AUTH_ERROR marks the credentials failing).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { startPush } from '../../src/push/engine'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { newPost } from '../support/content'
+import { sql } from '../support/db'
 import { type FakeFcm, fcmError, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
 import { ownerToken, pushStatuses, registerDevice, storeCredentials } from '../support/push'

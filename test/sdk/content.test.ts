@@ -14,8 +14,8 @@ import {
 	LMFeedPostAttachmentMeta,
 	RegisterDeviceRequest,
 } from '@likeminds.community/feed-js'
-import { sql } from '../../src/lib/db'
 import { newCommunity, type TestCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { chatClient, feedSignedIn } from '../support/sdk'
 
 const pages: ReturnType<typeof Bun.serve> = Bun.serve({

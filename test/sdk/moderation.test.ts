@@ -18,11 +18,11 @@ import {
 	ReportEntityType,
 	UpdateReportStatusRequest,
 } from '@likeminds.community/feed-js'
-import { sql } from '../../src/lib/db'
 import { changeRole } from '../../src/modules/auth/roles'
 import { newRoom, say } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { feed, ids, newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { chatClient, feedSignedIn } from '../support/sdk'
 

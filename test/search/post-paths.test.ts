@@ -3,12 +3,12 @@
 // applied on both (a private post and a blocked author's, beside posts that are found);
 // and what the path choice reads of a search.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { searchPostIds } from '../../src/modules/search/repo'
 import { searchWords } from '../../src/modules/search/word-frequency'
 import { newCommunity, newUser, type TestUser } from '../support/community'
 import { block } from '../support/connections'
 import { newPost } from '../support/content'
+import { sql } from '../support/db'
 
 let reader: TestUser
 let communityId: number

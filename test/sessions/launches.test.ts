@@ -3,8 +3,8 @@
 // must still get its own user and a refresh token of its own that works; first launches
 // of one customer id made together create one user and one profile.created event.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -2,8 +2,8 @@
 // dashboard owner. The owner has no user_unique_id; initiate only finds members/CMs.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
-import { sql } from '../../src/lib/db'
 import { newCommunity, type TestCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let c: TestCommunity

@@ -1,12 +1,12 @@
 // Issue 15, finding 5: revoking a login (logout, refresh-token reuse) stops its access
 // tokens at once, not when they expire; and no access token lives past 24 hours.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { jwtPlugin } from '../../src/lib/tokens'
 import { restoreRevocations } from '../../src/modules/auth/revocation'
 import { newCommunity, type TestCommunity } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

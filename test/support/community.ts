@@ -1,8 +1,9 @@
 // Each test file makes its own project and community so files never share state.
-import { sql } from '../../src/lib/db'
+
 import type { Role } from '../../src/lib/tokens'
 import { createProject } from '../../src/modules/projects/service'
 import { findUserByUuid, setRole } from '../../src/modules/users/repo'
+import { sql } from '../support/db'
 import { api } from './http'
 
 let counter = 0

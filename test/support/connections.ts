@@ -1,7 +1,7 @@
 // The social graph through the API: enabling the user_connection setting, connecting
 // users; and a block written directly for tests of other modules.
 import { expect } from 'bun:test'
-import { sql } from '../../src/lib/db'
+import { sql } from '../support/db'
 import { newUser, type TestCommunity, type TestUser } from './community'
 import { api } from './http'
 

@@ -1,7 +1,7 @@
 // Content through the HTTP API, as a client makes it: posts, topics, feed reads, tags,
 // and the events a change recorded.
 import { expect } from 'bun:test'
-import { sql } from '../../src/lib/db'
+import { sql } from '../support/db'
 import type { TestCommunity, TestUser } from './community'
 import { api } from './http'
 

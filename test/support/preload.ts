@@ -42,9 +42,13 @@ process.env.PUSH_ALLOWED_HOSTS ??= `127.0.0.1:${process.env.FAKE_FCM_PORT}`
 process.env.PUSH_RETRY_SCHEDULE_MS ??= '100,200,300,400'
 process.env.PUSH_TIMEOUT_MS ??= '2000'
 
-const { dropDatabase, ensureDatabase } = await import('../../src/lib/db')
-await dropDatabase(process.env.DATABASE_URL)
-await ensureDatabase(process.env.DATABASE_URL)
+// On Citus (scripts/test-citus.sh) the database is made on every node by the cluster script,
+// with the extension and the workers: dropping it here would lose both.
+if (!process.env.TEST_CITUS) {
+	const { dropDatabase, ensureDatabase } = await import('../../src/lib/db')
+	await dropDatabase(process.env.DATABASE_URL)
+	await ensureDatabase(process.env.DATABASE_URL)
+}
 const { migrate } = await import('../../src/lib/migrate')
 const { redis } = await import('../../src/lib/redis')
 const { masters } = await import('../../src/lib/redis-slots')

@@ -1,7 +1,8 @@
 // Setup shared by the push tests: a community whose push credentials (stored through
 // PUT /sdk/project, as the dashboard does) point at the local fake FCM, and devices.
-import { sql } from '../../src/lib/db'
+
 import { signAccessToken } from '../../src/lib/tokens'
+import { sql } from '../support/db'
 import type { TestCommunity, TestUser } from './community'
 import type { FakeFcm } from './fake-fcm'
 import { api } from './http'

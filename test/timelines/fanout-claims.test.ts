@@ -3,13 +3,13 @@
 // still reaches every follower. (An author nobody has EVER followed gets no job at all:
 // post-jobs.test.ts.)
 import { beforeAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { newCommunity, newUser, type TestCommunity } from '../support/community'
 import { connect, connectionPath, enableConnections } from '../support/connections'
 import { newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -2,11 +2,11 @@
 // another worker resumes the job, and every follower holds the post exactly once — or,
 // when the post was deleted meanwhile, no follower holds it.
 import { afterAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { newCommunity, newUser, type TestUser } from '../support/community'
 import { newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 import { spawnPlaza } from '../support/process'
 import { waitFor } from '../support/wait'

@@ -3,12 +3,12 @@
 // the job is parked (still counted) instead of retrying forever. The failure is a real
 // one from Redis: the follower's feed key holds a string, so ZADD answers WRONGTYPE.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, enableConnections } from '../support/connections'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

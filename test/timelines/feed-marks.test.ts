@@ -2,12 +2,12 @@
 // its commit keeps a durable mark and is re-placed in every affected feed by the next
 // repair pass; writes Redis took leave no mark, and a pass then touches none of them.
 import { beforeAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
 import { flushFeedConfirmations, repairUnconfirmed } from '../../src/timelines/feed-marks'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createPost, createTopic, feed, ids } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -4,11 +4,11 @@
 // written never loses the post: the post waits for the follow's flag and writes its job,
 // or the follow waits for the post.
 import { beforeAll, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, connectionPath, enableConnections } from '../support/connections'
 import { createTopic, newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

@@ -2,10 +2,11 @@
 // each other's COMMIT, and the count stays exact through creates, deletes, topic
 // changes and concurrent posts, before and after the deltas are folded into the row.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql, transaction } from '../../src/lib/db'
+import { transaction } from '../../src/lib/db'
 import { flushTopicCounts } from '../../src/modules/topics/repo'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createTopic, newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

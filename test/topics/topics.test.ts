@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../src/lib/db'
 import { newId } from '../../src/lib/ids'
 import { findEnabledTopics } from '../../src/modules/topics/repo'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { newPost } from '../support/content'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity

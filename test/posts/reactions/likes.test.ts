@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../../src/lib/db'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../../support/community'
 import { block, connect, enableConnections } from '../../support/connections'
 import { eventsFor, newPost } from '../../support/content'
+import { sql } from '../../support/db'
 import { api } from '../../support/http'
 
 let community: TestCommunity

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from '../../../src/lib/db'
 import { keys } from '../../../src/lib/keys'
 import { redis } from '../../../src/lib/redis'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../../support/community'
 import { block } from '../../support/connections'
 import { eventsFor, newPost } from '../../support/content'
+import { sql } from '../../support/db'
 import { api } from '../../support/http'
 
 let community: TestCommunity

@@ -1,13 +1,9 @@
--- DRAFT, not a migration yet: becomes migrations/0191 once the four triggers that write
--- other tables (connections_followed, post_topics_added/removed, posts_deleted_count)
--- are replaced by statements. On the local cluster (shared/citus/local-cluster.sh) it
--- stops at: cannot distribute relation "connections" because it has triggers. With
--- those four dropped first, it runs through: 3 reference tables, idempotency_keys by
--- scope, 58 tenant tables co-located by community_id, 110 foreign keys back.
 -- DESIGN §21: on a Citus coordinator (the `citus` extension is present), the global
 -- tables become reference tables (a copy on every node) and every tenant table is
 -- distributed by community_id, all co-located with users, so a statement that names
 -- one community runs on one shard. On plain Postgres this migration does nothing.
+-- It runs once, on the tables as the migrations before it left them: a table added later
+-- is distributed by its own migration.
 do $$
 declare
 	remaining text[];
@@ -15,9 +11,18 @@ declare
 	fk text;
 	ready text[];
 	tbl text;
+	remaining_triggers text;
 begin
 	if not exists (select 1 from pg_extension where extname = 'citus') then
 		return;
+	end if;
+	-- Citus refuses to distribute a table with triggers; those that wrote other tables
+	-- are statements since 0195, the fill triggers of 0190 go below.
+	select string_agg(tgname, ', ') into remaining_triggers from pg_trigger t join pg_class c on c.oid = t.tgrelid
+	where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
+		and t.tgname not like '%\_fill\_community\_id';
+	if remaining_triggers is not null then
+		raise exception 'triggers left on tenant tables: %', remaining_triggers;
 	end if;
 	-- Foreign keys from and to a distributed table are created in one go with the
 	-- table; one connection per worker keeps that legal inside this transaction.
@@ -28,10 +33,9 @@ begin
 	select array_agg(format('alter table %s add constraint %I %s', conrelid::regclass, conname,
 		pg_get_constraintdef(oid))) into fks
 	from pg_constraint where contype = 'f' and connamespace = 'public'::regnamespace
-		and true;
+;
 	for fk in select format('alter table %s drop constraint %I', conrelid::regclass, conname)
 		from pg_constraint where contype = 'f' and connamespace = 'public'::regnamespace
-			and true
 	loop
 		execute fk;
 	end loop;
