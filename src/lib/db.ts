@@ -194,3 +194,21 @@ export async function pingDb(): Promise<boolean> {
 		return false
 	}
 }
+
+/**
+ * Runs `work` in a transaction whose statements may span communities (DESIGN §21). On a
+ * Citus coordinator every other statement must run on one shard (`npm run test:citus`
+ * refuses the rest); the named cross-tenant jobs — finding which communities have due
+ * work, reapers, pruning, rebuilds of every community — lower that check here, for their
+ * own statements only. On plain Postgres the setting is an inert placeholder. Never a
+ * row lock in here: Citus refuses `FOR UPDATE` across shards, so a claim finds the
+ * communities here and locks rows one community at a time.
+ */
+export function acrossCommunities<T>(
+	work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
+	return sql.begin(async (tx) => {
+		await tx`set local citus.multi_task_query_log_level = 'off'`
+		return work(tx)
+	}) as Promise<T>
+}
