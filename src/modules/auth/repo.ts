@@ -22,6 +22,7 @@ export interface StoredAuth {
  */
 export async function findStoredAuth(
 	db: Db,
+	communityId: number,
 	userId: number,
 	withinMinutes: number,
 ): Promise<StoredAuth> {
@@ -31,9 +32,10 @@ export async function findStoredAuth(
 			where d.community_id = u.community_id and d.user_id = u.id order by d.right_state
 		) as denied_rights, array(
 			select distinct r.family_id from refresh_tokens r
-			where r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
+			where r.community_id = u.community_id and r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
 		) as revoked_families
-		from users u where u.id = ${userId} and not u.is_deleted and u.departed_at is null`
+		from users u
+		where u.community_id = ${communityId} and u.id = ${userId} and not u.is_deleted and u.departed_at is null`
 	return {
 		role: row?.role ?? null,
 		deniedRights: row?.denied_rights ?? [],

@@ -62,8 +62,8 @@ export interface TokenState {
 	revoked: boolean
 }
 
-const storedAuth = (userId: number): Promise<StoredAuth> =>
-	findStoredAuth(sql, userId, MAX_ACCESS_TOKEN_MINUTES)
+const storedAuth = (claims: AccessClaims): Promise<StoredAuth> =>
+	findStoredAuth(sql, claims.cid, claims.uid, MAX_ACCESS_TOKEN_MINUTES)
 
 /**
  * The token's revocation marks and the user's role copy (roles.ts) in one HMGET of the
@@ -88,14 +88,14 @@ async function checkToken(claims: AccessClaims): Promise<TokenState> {
 		answers = await redis.hmget(keys.revocations(claims.uid), `f:${fid ?? ''}`, ALL, ROLE_FIELD)
 	} catch (error) {
 		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
-		const stored = await storedAuth(claims.uid)
+		const stored = await storedAuth(claims)
 		return { ...storedState(stored), revoked: revokedIn(stored, fid) }
 	}
 	const [family, all, copy] = answers as [string | null, string | null, string | null]
 	const marked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
 	const fresh = authFromCopy(copy)
 	if (fresh) return { ...fresh, revoked: marked }
-	const stored = await storedAuth(claims.uid)
+	const stored = await storedAuth(claims)
 	await restoreHash(claims.uid, copy, stored)
 	return { ...storedState(stored), revoked: marked || revokedIn(stored, fid) }
 }
