@@ -18,7 +18,9 @@ export interface StoredAuth {
 /**
  * The role and rights as stored now (a change takes effect without a new token) and the
  * recent revocations. A member who left, was removed or banned has no role: their
- * tokens were revoked, and this holds even should Redis have lost the marks.
+ * tokens were revoked, and this holds even should Redis have lost the marks. Each
+ * subquery names the community as a value: Citus routes a subquery in the select list to
+ * one shard only by its own filter, not by the outer row's `u.community_id`.
  */
 export async function findStoredAuth(
 	db: Db,
@@ -29,10 +31,10 @@ export async function findStoredAuth(
 	const [row] = await db<{ role: Role; denied_rights: number[]; revoked_families: string[] }[]>`
 		select u.role, array(
 			select d.right_state from member_right_denials d
-			where d.community_id = u.community_id and d.user_id = u.id order by d.right_state
+			where d.community_id = ${communityId} and d.user_id = u.id order by d.right_state
 		) as denied_rights, array(
 			select distinct r.family_id from refresh_tokens r
-			where r.community_id = u.community_id and r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
+			where r.community_id = ${communityId} and r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
 		) as revoked_families
 		from users u
 		where u.community_id = ${communityId} and u.id = ${userId} and not u.is_deleted and u.departed_at is null`

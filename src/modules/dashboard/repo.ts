@@ -38,7 +38,7 @@ export function webhookHealth(sql: Db, communityId: number) {
 	return sql<WebhookHealthRow[]>`
 		select w.id, w.webhook_type, w.url, w.is_active, w.deactivation_reason,
 			(select count(*)::int from webhook_deliveries d
-				where d.community_id = w.community_id and d.webhook_id = w.id
+				where d.community_id = ${communityId} and d.webhook_id = w.id
 					and d.status = 'pending') as pending
 		from webhooks w where w.community_id = ${communityId}
 		order by w.created_at`

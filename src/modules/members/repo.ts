@@ -78,11 +78,11 @@ export async function mergeCustomFields(
 	const removed = Object.keys(fields).filter((key) => fields[key] === null)
 	const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null))
 	const [row] = await db<{ custom_fields: Record<string, unknown> }[]>`
-		insert into member_profiles (community_id, user_id, custom_fields)
-		values (${communityId}, ${userId}, ${db.json(set as never)})
+		insert into member_profiles (community_id, user_id, custom_fields, updated_at)
+		values (${communityId}, ${userId}, ${db.json(set as never)}, now())
 		on conflict (community_id, user_id) do update set
 			custom_fields = (member_profiles.custom_fields || excluded.custom_fields) - ${removed}::text[],
-			updated_at = now()
+			updated_at = excluded.updated_at
 		returning custom_fields`
 	return row?.custom_fields ?? {}
 }

@@ -62,7 +62,7 @@ const columns = (db: Db, q: MemberSearch) =>
 	db`${db(userColumns.map((c) => `u.${c}`))}, ${connectedTo(db, q)} as connected`
 
 const connectedTo = (db: Db, q: MemberSearch) => db`exists (select 1 from connections cn
-	where cn.community_id = u.community_id and cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
+	where cn.community_id = ${q.communityId} and cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
 
 /** The searcher's connections and the CMs (the mention list's first group). */
 const close = (db: Db, q: MemberSearch) => db`(${connectedTo(db, q)} or u.role = 'cm')`
@@ -77,7 +77,7 @@ function listable(db: Db, q: MemberSearch) {
 			q.seatedIn === undefined
 				? db``
 				: db`and exists (select 1 from chatroom_participants sp
-					where sp.community_id = u.community_id and sp.chatroom_id = ${q.seatedIn}
+					where sp.community_id = ${q.communityId} and sp.chatroom_id = ${q.seatedIn}
 						and sp.user_id = u.id)`
 		}`
 }
