@@ -14,15 +14,14 @@ export interface DirectoryPage {
 	offset: number
 }
 
-const active = (db: Db, communityId: number) =>
-	db`community_id = ${communityId} and not is_deleted and departed_at is null and role <> 'owner'`
+const active = (db: Db) => db`not is_deleted and departed_at is null and role <> 'owner'`
 
 /** A page of active members by name, filtered by role, chatroom seat and part of the name. */
 export function listDirectory(db: Db, communityId: number, page: DirectoryPage) {
 	const pattern = page.search ? `%${page.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null
 	return paged<UserRow>(db, {
 		columns: db`${db(userColumns as string[])}`,
-		from: db`from users where ${active(db, communityId)}
+		from: db`from users where community_id = ${communityId} and ${active(db)}
 			${page.role ? db`and role = ${page.role}` : db``}
 			${pattern ? db`and name ilike ${pattern}` : db``}
 			${
@@ -42,7 +41,7 @@ export async function countMembers(db: Db, communityId: number) {
 	const [row] = await db<{ cms: number; members: number }[]>`
 		select count(*) filter (where role = 'cm')::int as cms,
 			count(*) filter (where role = 'member')::int as members
-		from users where ${active(db, communityId)}`
+		from users where community_id = ${communityId} and ${active(db)}`
 	return { cms: row?.cms ?? 0, members: row?.members ?? 0 }
 }
 
