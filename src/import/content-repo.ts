@@ -151,8 +151,8 @@ export async function importPosts(db: Db, c: number, tally: CounterTally): Promi
 			join stage_posts s on s.external_id = ins.external_id
 			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
 			join topics t on t.community_id = ${c} and t.external_id = e.x
-			on conflict do nothing returning topic_id, post_id),
-		${topicDeltas(db, db`${c}`, db`select topic_id, post_id from links`, 1)}
+			on conflict do nothing returning topic_id),
+		${topicDeltas(db, c, db`select topic_id from links`, 1)}
 		select count(*)::int as n, coalesce(sum(likes_count), 0)::int as likes,
 			coalesce(sum(comments_count), 0)::int as comments from ins`
 	const imported = row?.n as number

@@ -127,31 +127,35 @@ export async function linkTopics(
 			select ${communityId}, ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
 			on conflict do nothing
 			returning topic_id, post_id),
-		${topicDeltas(db, db`${communityId}`, db`select topic_id, post_id from linked`, 1)}
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
 		select 1`
 }
 
 /**
- * linkTopics for many posts in one statement: each link of a topic of the post's
- * community (others are skipped), in topic order.
+ * linkTopics for many posts, one statement per community (a batch holds one, mostly):
+ * each link of a topic of the post's community (others are skipped), in topic order.
  */
 export async function linkTopicsOf(
 	db: Db,
 	links: { postId: string; topicId: string; communityId: number }[],
 ): Promise<void> {
-	if (links.length === 0) return
-	await db`
-		with linked as (
-			insert into post_topics (community_id, post_id, topic_id)
-			select t.community_id, l.post_id, t.id
-			from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[],
-				${links.map((l) => l.communityId)}::int[]) as l(post_id, topic_id, community_id)
-			join topics t on t.id = l.topic_id and t.community_id = l.community_id
-			order by t.id
-			on conflict do nothing
-			returning community_id, topic_id, post_id),
-		${topicDeltas(db, db`l.community_id`, db`select community_id, topic_id, post_id from linked`, 1)}
-		select 1`
+	const byCommunity = Map.groupBy(links, (l) => l.communityId)
+	await Promise.all(
+		[...byCommunity].map(
+			([communityId, ofCommunity]) => db`
+				with linked as (
+					insert into post_topics (community_id, post_id, topic_id)
+					select ${communityId}, l.post_id, t.id
+					from unnest(${ofCommunity.map((l) => l.postId)}::text[], ${ofCommunity.map((l) => l.topicId)}::text[])
+						as l(post_id, topic_id)
+					join topics t on t.community_id = ${communityId} and t.id = l.topic_id
+					order by t.id
+					on conflict do nothing
+					returning topic_id, post_id),
+				${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
+				select 1`,
+		),
+	)
 }
 
 export async function unlinkTopics(
@@ -166,7 +170,7 @@ export async function unlinkTopics(
 			delete from post_topics
 			where community_id = ${communityId} and post_id = ${postId} and topic_id = any(${topicIds}::text[])
 			returning topic_id, post_id),
-		${topicDeltas(db, db`${communityId}`, db`select topic_id, post_id from unlinked`, -1)}
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'unlinked'), -1)}
 		select 1`
 }
 
@@ -262,17 +266,26 @@ export async function softDeletePost(
 }
 
 /**
- * The topic deltas of the posts the CTE `deleted` (their `id`s) has just deleted: -1 for
- * each of their topics.
+ * The topic deltas of the live posts the CTE `deleted` (their `id`s) has just deleted:
+ * -1 for each of their topics.
  */
 export function deletedPostDeltas(db: Db, communityId: number) {
 	return topicDeltas(
 		db,
-		db`${communityId}`,
-		db`select pt.topic_id, pt.post_id from post_topics pt
+		communityId,
+		db`select pt.topic_id from post_topics pt
 			where pt.community_id = ${communityId} and pt.post_id in (select id from deleted)`,
 		-1,
 	)
+}
+
+/**
+ * The links of the CTE `cte` (its `topic_id, post_id`) whose posts are live (a deleted
+ * post counts in no topic), the posts as the statement found them.
+ */
+function livePostLinks(db: Db, communityId: number, cte: string) {
+	return db`select l.topic_id from ${db(cte)} l
+		join posts p on p.community_id = ${communityId} and p.id = l.post_id where not p.is_deleted`
 }
 
 /** A page of a user's undeleted posts that the viewer may see, newest first, with the total. */

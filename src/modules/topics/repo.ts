@@ -250,20 +250,17 @@ async function refreshTopicNames(db: Db, which: ReturnType<Db>): Promise<void> {
  * another flusher held the lock.
  */
 /**
- * The CTE `topic_deltas`: what the post_topics rows `links` (a query of `topic_id,
- * post_id`, links of the community `community` that the statement made, `sign` 1, or
- * removed, or whose posts it deleted, -1) change in their topics' post_count, one delta
- * row per topic. Links of posts deleted before the statement count for nothing: the
- * posts are read as the statement found them. `community` is the community's id, or a
- * column of `links` naming it.
+ * The CTE `topic_deltas`: what the post_topics rows `links` (a query of their
+ * `topic_id`s, one row a link: links of live posts of the community that the statement
+ * made, `sign` 1, or removed, or whose posts it deleted, -1) change in their topics'
+ * post_count, one delta row per topic.
  */
-export function topicDeltas(db: Db, community: Fragment, links: Fragment, sign: 1 | -1) {
+export function topicDeltas(db: Db, communityId: number, links: Fragment, sign: 1 | -1) {
 	return db`
 		topic_deltas as (
 			insert into topic_post_deltas (community_id, topic_id, delta)
-			select ${community}, l.topic_id, ${sign}::int * count(*)::int from (${links}) l
-			where not exists (select 1 from posts p where p.community_id = ${community} and p.id = l.post_id and p.is_deleted)
-			group by ${community}, l.topic_id)`
+			select ${communityId}, l.topic_id, ${sign}::int * count(*)::int from (${links}) l
+			group by l.topic_id)`
 }
 
 type Fragment = PendingQuery<Row[]>
