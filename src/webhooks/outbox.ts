@@ -62,8 +62,8 @@ export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
  * (id: newEventId(), c: community, e: event, s: 'feed' or 'chat', d: data) and may read
  * the statement's other CTEs, so the statement decides which of them are written.
  */
-export function recordEventsFromCtes(db: Db, rows: PendingQuery<Row[]>) {
-	return eventsFromCtes(db, rows, Date.now(), deliveriesChannel)
+export function recordEventsFromCtes(db: Db, communityId: number, rows: PendingQuery<Row[]>) {
+	return eventsFromCtes(db, communityId, rows, Date.now(), deliveriesChannel)
 }
 
 /** The id of an event written by recordEventsFromCtes. */
