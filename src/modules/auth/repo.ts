@@ -45,7 +45,10 @@ export async function findStoredAuth(
 	}
 }
 
-/** Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis loss). */
+/**
+ * Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis
+ * loss): every community's, so `db` must come from acrossCommunities.
+ */
 export function findRevokedFamilies(db: Db, withinMinutes: number) {
 	return db<{ user_id: number; family_id: string }[]>`
 		select distinct r.user_id, r.family_id from refresh_tokens r

@@ -15,8 +15,7 @@
 // role change drops the user's answers in the process that makes it, and reaches every
 // other process when their copy expires: within a second, on one Redis or a Cluster,
 // with no message that could be lost.
-import type { Db } from '../../lib/db'
-import { sql } from '../../lib/db'
+import { acrossCommunities, sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
@@ -125,9 +124,12 @@ async function restoreHash(userId: number, seen: string | null, stored: StoredAu
 	await refillRole(userId, seen, stored.role, stored.deniedRights)
 }
 
-/** After a Redis loss: the marks of families revoked within an access token's lifetime. */
-export async function restoreRevocations(db: Db): Promise<number> {
-	const rows = await findRevokedFamilies(db, MAX_ACCESS_TOKEN_MINUTES)
+/**
+ * After a Redis loss: the marks of families revoked within an access token's lifetime,
+ * in every community (a named cross-community read).
+ */
+export async function restoreRevocations(): Promise<number> {
+	const rows = await acrossCommunities((tx) => findRevokedFamilies(tx, MAX_ACCESS_TOKEN_MINUTES))
 	const byUser = new Map<number, string[]>()
 	for (const row of rows)
 		byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), row.family_id])
