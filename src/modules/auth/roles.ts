@@ -92,11 +92,10 @@ export async function writeAuthCopy(
  * copy, the old one expires within ROLE_TTL_MS.)
  */
 export async function changeRole(
-	communityId: number,
 	userId: number,
 	role: Role,
 	denied: readonly number[],
 ): Promise<void> {
-	await setRole(sql, communityId, userId, role)
+	await setRole(sql, userId, role)
 	await writeAuthCopy(userId, role, denied)
 }

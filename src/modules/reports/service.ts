@@ -106,13 +106,13 @@ async function lookups(
 		if (r.closed_by !== null) userIds.add(r.closed_by)
 	}
 	const [users, tags] = await Promise.all([
-		findUsersByIds(db, [...userIds], communityId),
+		findUsersByIds(db, [...userIds]),
 		tagsByIds(db, communityId, [
 			...new Set(reports.flatMap((r) => (r.tag_id === null ? [] : [r.tag_id]))),
 		]),
 	])
 	return {
-		users: new Map(users.map((u) => [u.id, u])),
+		users: new Map(users.filter((u) => u.community_id === communityId).map((u) => [u.id, u])),
 		tags: new Map(tags.map((t) => [t.id, t])),
 	} satisfies Lookups
 }
@@ -314,12 +314,8 @@ async function reject(session: Session, action: ClosingAction, entities: Entity[
 
 /** REMOVE_FROM_COMMUNITY: the accused of every entity leave the community (members/departure.ts). */
 async function removeAccused(session: Session, reports: ReportRow[]) {
-	const accused = await findUsersByIds(
-		sql,
-		[...new Set(reports.map((r) => r.accused_user_id))],
-		session.communityId,
-	)
-	const uuids = accused.map((u) => u.uuid)
+	const accused = await findUsersByIds(sql, [...new Set(reports.map((r) => r.accused_user_id))])
+	const uuids = accused.filter((u) => u.community_id === session.communityId).map((u) => u.uuid)
 	if (uuids.includes(session.uuid)) throw badRequest('report_ids: you cannot remove yourself')
 	await leaveOrRemove(session, uuids)
 }
