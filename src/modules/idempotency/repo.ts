@@ -1,6 +1,6 @@
 // Idempotency-Key rows: SQL only. A row is claimed (status null) before the handler
 // runs and completed with the first answer; an expired row counts as absent.
-import type { Db } from '../../lib/db'
+import { acrossCommunities, type Db } from '../../lib/db'
 
 export interface KeyRef {
 	scope: string
@@ -61,7 +61,13 @@ export async function releaseKey(db: Db, ref: KeyRef): Promise<void> {
 		where scope = ${ref.scope} and route = ${ref.route} and key = ${ref.key} and status is null`
 }
 
-export async function deleteExpiredKeys(db: Db): Promise<number> {
-	const rows = await db`delete from idempotency_keys where expires_at < now() returning 1`
+/**
+ * The cleanup: expired keys of every scope, so of every shard on Citus (the table is
+ * distributed by scope; every other statement here names its scope).
+ */
+export async function deleteExpiredKeys(): Promise<number> {
+	const rows = await acrossCommunities(
+		(tx) => tx`delete from idempotency_keys where expires_at < now() returning 1`,
+	)
 	return rows.length
 }

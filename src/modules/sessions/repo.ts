@@ -1,6 +1,7 @@
 // Refresh tokens, stored as hashes and grouped in families (one family per login).
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
+import { acrossCommunities } from '../../lib/db'
 import { type UserRow, userColumns } from '../users/repo'
 
 export interface RefreshTokenRow {
@@ -145,18 +146,33 @@ export async function revokeAllForUser(db: Db, userId: number): Promise<string[]
 }
 
 /**
- * Deletes up to `limit` refresh tokens that expired more than `graceMinutes` ago;
- * returns how many. In batches, so a large backlog never holds one long statement.
+ * Communities holding refresh tokens that expired more than `graceMinutes` ago: a read
+ * across communities (no lock) for the cleanup, which deletes per community.
+ */
+export async function communitiesWithExpiredRefreshTokens(graceMinutes: number): Promise<number[]> {
+	const rows = await acrossCommunities(
+		(tx) => tx<{ community_id: number }[]>`
+			select distinct community_id from refresh_tokens
+			where expires_at < now() - make_interval(mins => ${graceMinutes})`,
+	)
+	return rows.map((r) => r.community_id)
+}
+
+/**
+ * Deletes up to `limit` of a community's refresh tokens that expired more than
+ * `graceMinutes` ago; returns how many. In batches, so a large backlog never holds one
+ * long statement.
  */
 export async function deleteExpiredRefreshTokens(
 	db: Db,
+	communityId: number,
 	graceMinutes: number,
 	limit: number,
 ): Promise<number> {
 	const rows = await db`
-		delete from refresh_tokens where token_hash in (
+		delete from refresh_tokens where community_id = ${communityId} and token_hash in (
 			select token_hash from refresh_tokens
-			where expires_at < now() - make_interval(mins => ${graceMinutes})
+			where community_id = ${communityId} and expires_at < now() - make_interval(mins => ${graceMinutes})
 			limit ${limit})
 		returning 1`
 	return rows.length
