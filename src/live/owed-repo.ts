@@ -9,12 +9,15 @@ export interface OwedReset {
 	failures: number
 }
 
-/** A failed publish: the scope's mark, one row however many publishes failed. */
+/**
+ * A failed publish: the scope's mark, one row however many publishes failed (`excluded`:
+ * Citus takes no function in an upsert's SET, the column default gives the time).
+ */
 export async function markOwed(db: Db, communityId: number, stream: string): Promise<void> {
 	await db`
 		insert into live_owed_resets (community_id, stream) values (${communityId}, ${stream})
 		on conflict (community_id, stream)
-		do update set failures = live_owed_resets.failures + 1, owed_at = now()`
+		do update set failures = live_owed_resets.failures + 1, owed_at = excluded.owed_at`
 }
 
 /**

@@ -23,14 +23,16 @@ export async function claimKey(
 	claimSeconds: number,
 	keepHours: number,
 ): Promise<boolean> {
+	// The time from here, not now(): Citus takes no function in an upsert's WHERE.
+	const now = Date.now()
 	const rows = await db`
 		insert into idempotency_keys (scope, route, key, fingerprint, claimed_until, expires_at)
 		values (${ref.scope}, ${ref.route}, ${ref.key}, ${fingerprint},
-			now() + make_interval(secs => ${claimSeconds}), now() + make_interval(hours => ${keepHours}))
+			${new Date(now + claimSeconds * 1000)}, ${new Date(now + keepHours * 3_600_000)})
 		on conflict (scope, route, key) do update set
 			fingerprint = excluded.fingerprint, status = null, sealed_body = null,
 			claimed_until = excluded.claimed_until, expires_at = excluded.expires_at
-		where idempotency_keys.expires_at < now()
+		where idempotency_keys.expires_at < ${new Date(now)}
 		returning 1`
 	return rows.length > 0
 }
