@@ -176,7 +176,12 @@ export function recordExhausted(sql: Sql, outcome: Outcome, reason: string) {
 			where community_id = ${outcome.communityId} and id = ${outcome.deliveryId} and status = 'pending' and attempt = ${outcome.attempt - 1}
 			returning id`
 		if (!failed) return null
-		await tx`insert into webhook_attempts ${tx(attemptValues(outcome, now))}`
+		const a = attemptValues(outcome, now)
+		await tx`
+			insert into webhook_attempts (id, community_id, delivery_id, webhook_id, event_id, event, attempt,
+				status, status_code, duration_ms, error, created_at)
+			values (${a.id}, ${a.community_id}, ${a.delivery_id}, ${a.webhook_id}, ${a.event_id}, ${a.event},
+				${a.attempt}, ${a.status}, ${a.status_code}, ${a.duration_ms}, ${a.error}, ${a.created_at})`
 		await tx`
 			update webhooks set is_active = false, deactivated_at = ${now}, deactivation_reason = ${reason}, updated_at = ${now}
 			where community_id = ${outcome.communityId} and id = ${outcome.webhookId} and is_active`
