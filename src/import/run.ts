@@ -170,7 +170,7 @@ function steps(c: number, now: number): Step[] {
 			for (const type of ['post', 'comment', 'like'] as const) t.matched[type] += matched[type]
 			t.mark('matched content')
 			const counters = counterTally()
-			await count(db, t, 'post', await importPosts(db, c, t.deferChecks, counters))
+			await count(db, t, 'post', await importPosts(db, c, counters))
 			await count(db, t, 'comment', await importComments(db, c, counters))
 			await count(db, t, 'like', await importLikes(db, c, counters))
 			if (counters.exact()) t.mark('counters (exact as predicted)')
