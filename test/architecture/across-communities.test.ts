@@ -28,6 +28,10 @@ const ALLOWED: Record<string, string> = {
 		'the live-resets job: which communities are owed a reset marker',
 	'src/modules/idempotency/repo.ts deleteExpiredKeys':
 		'the idempotency cleanup: keys are spread by scope, not community; expired ones of every scope',
+	'src/modules/sessions/repo.ts findRefreshTokenCommunity':
+		'a refresh token issued before tokens carried their community: found by the token alone',
+	'src/modules/auth/revocation.ts restoreRevocations':
+		'after a Redis loss: the revocation marks of every community, rebuilt from Postgres',
 	'src/modules/sessions/repo.ts communitiesWithExpiredRefreshTokens':
 		'the refresh-token cleanup: which communities hold tokens expired for over a day',
 	'src/modules/topics/repo.ts flushTopicCounts':
