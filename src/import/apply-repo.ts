@@ -83,8 +83,49 @@ export const duplicateKeys = (db: Db): Record<string, DuplicateKey> => ({
 	},
 })
 
-export const unknownUser = (db: Db, c: number, column: Fragment) => db`
-	not exists (select 1 from users u where u.community_id = ${c} and u.user_unique_id = ${column})`
+/** A staged column naming rows in plaza: the table, and its column holding the customer's ids. */
+export interface Reference {
+	table: 'users' | 'topics' | 'posts' | 'comments'
+	key: 'user_unique_id' | 'external_id'
+}
+
+export const userRef: Reference = { table: 'users', key: 'user_unique_id' }
+export const postRef: Reference = { table: 'posts', key: 'external_id' }
+export const commentRef: Reference = { table: 'comments', key: 'external_id' }
+
+/**
+ * Moves the staged rows of `table` whose `columns` (each, when not null) name no row of
+ * `ref` in the community to the rejects; returns how many. The ids that exist are
+ * first copied into `known_keys`, then each column is one anti-join of temporary
+ * tables: a statement that changes a temporary table may not read a distributed one
+ * through a subquery that refers to its rows (Citus refuses it), and a `not in`
+ * against the community's ids is hashed only while they fit in work_mem.
+ */
+export async function rejectUnknown(
+	db: Db,
+	c: number,
+	table: string,
+	reason: string,
+	ref: Reference,
+	columns: string[],
+): Promise<number> {
+	await db`truncate known_keys`
+	const staged = columns.map((column) => db`select s.${db(column)} from ${db(table)} s`)
+	await db`
+		insert into known_keys (k)
+		select r.${db(ref.key)} from ${db(ref.table)} r
+		where r.community_id = ${c} and r.${db(ref.key)} in (${staged.reduce((a, b) => db`${a} union ${b}`)})`
+	await db`analyze known_keys`
+	let n = 0
+	for (const column of columns)
+		n += await rejectWhere(
+			db,
+			table,
+			reason,
+			db`s.${db(column)} is not null and not exists (select 1 from known_keys k where k.k = s.${db(column)})`,
+		)
+	return n
+}
 
 /** The tables a step fills, with the columns later steps join or filter on. */
 const targetTables: Record<string, [string, string[]][]> = {
@@ -134,17 +175,29 @@ export async function mayDeferRowChecks(db: Db): Promise<boolean> {
  * `lockReferenced` does that for the set at once.
  */
 export async function deferRowChecks(db: Db, c: number): Promise<void> {
+	// On Citus this applies on the coordinator only: the shards' foreign keys are still
+	// checked row by row on the workers (correct, just no faster there).
 	await db`set local session_replication_role = replica`
 	await db`select 1 from communities where id = ${c} for key share`
 }
 
 /**
- * FOR KEY SHARE on the rows of `table` matching `condition` (alias `r`), in one
- * statement: nobody deletes them or changes their key until the step commits — the
- * lock the skipped foreign-key checks would have taken one row at a time.
+ * FOR KEY SHARE on the rows of `ref` the staged ids (`staged`, a query of one column)
+ * name, in one statement: nobody deletes them or changes their key until the step
+ * commits — the lock the skipped foreign-key checks would have taken one row at a
+ * time. The ids as an array (`= any(array(…))`): Citus 13 runs a locking read of a
+ * distributed table with `in (select … from a temporary table)` into an error
+ * (`invalid input syntax for type integer: "PGCOPY"`).
  */
-export async function lockReferenced(db: Db, table: string, condition: Fragment): Promise<void> {
-	await db`select count(*) from (select 1 from ${db(table)} r where ${condition} for key share) x`
+export async function lockReferenced(
+	db: Db,
+	c: number,
+	ref: Reference,
+	staged: Fragment,
+): Promise<void> {
+	await db`
+		select count(*) from (select 1 from ${db(ref.table)} r
+			where r.community_id = ${c} and r.${db(ref.key)} = any(array(${staged})) for key share) x`
 }
 
 export async function countOf(db: Db, table: string): Promise<number> {
@@ -230,12 +283,13 @@ export async function importTopics(db: Db, c: number, now: number): Promise<Step
 		matched += placed.length - (row?.n as number)
 		if (placed.length === 0) break
 	}
-	await rejectWhere(
+	await rejectUnknown(
 		db,
+		c,
 		'stage_topics',
 		'unknown parent_external_id',
-		db`s.parent_external_id is not null and not exists (
-			select 1 from topics t where t.community_id = ${c} and t.external_id = s.parent_external_id)`,
+		{ table: 'topics', key: 'external_id' },
+		['parent_external_id'],
 	)
 	await rejectWhere(
 		db,
@@ -253,11 +307,13 @@ export async function importConnections(
 	now: number,
 	deferChecks: boolean,
 ): Promise<StepResult> {
-	await rejectWhere(
+	await rejectUnknown(
 		db,
+		c,
 		'stage_connections',
 		'unknown user_unique_id or target_user_unique_id',
-		db`${unknownUser(db, c, db`s.user_unique_id`)} or ${unknownUser(db, c, db`s.target_user_unique_id`)}`,
+		userRef,
+		['user_unique_id', 'target_user_unique_id'],
 	)
 	const staged = await countOf(db, 'stage_connections')
 	if (staged === 0) return { imported: 0, matched: 0 }
@@ -265,9 +321,9 @@ export async function importConnections(
 		await deferRowChecks(db, c)
 		await lockReferenced(
 			db,
-			'users',
-			db`r.community_id = ${c} and r.user_unique_id in (
-				select user_unique_id from stage_connections union select target_user_unique_id from stage_connections)`,
+			c,
+			userRef,
+			db`select user_unique_id from stage_connections union select target_user_unique_id from stage_connections`,
 		)
 	}
 	const [row] = await db`

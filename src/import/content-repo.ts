@@ -20,14 +20,17 @@
 import type { Db } from '../lib/db'
 import { topicDeltas } from '../modules/topics/repo'
 import {
+	commentRef,
 	countOf,
 	deferRowChecks,
 	dropMatched,
 	lockReferenced,
 	type Match,
+	postRef,
+	rejectUnknown,
 	rejectWhere,
 	type StepResult,
-	unknownUser,
+	userRef,
 } from './apply-repo'
 import type { CounterTally } from './counters'
 
@@ -75,28 +78,28 @@ export async function prepareContent(
 		// Locked before this transaction inserts anything: only rows that existed before.
 		await lockReferenced(
 			db,
-			'users',
-			db`r.community_id = ${c} and r.user_unique_id in (
-				select user_unique_id from stage_posts union select user_unique_id from stage_comments
-				union select user_unique_id from stage_likes)`,
+			c,
+			userRef,
+			db`select user_unique_id from stage_posts union select user_unique_id from stage_comments
+				union select user_unique_id from stage_likes`,
 		)
 		await lockReferenced(
 			db,
-			'topics',
-			db`r.community_id = ${c} and r.external_id in (
-				select jsonb_array_elements_text(topic_external_ids) from stage_posts)`,
+			c,
+			{ table: 'topics', key: 'external_id' },
+			db`select jsonb_array_elements_text(topic_external_ids) from stage_posts`,
 		)
 		await lockReferenced(
 			db,
-			'posts',
-			db`r.community_id = ${c} and r.external_id in (
-				select post_external_id from stage_comments union select post_external_id from stage_likes)`,
+			c,
+			postRef,
+			db`select post_external_id from stage_comments union select post_external_id from stage_likes`,
 		)
 		await lockReferenced(
 			db,
-			'comments',
-			db`r.community_id = ${c} and r.external_id in (
-				select parent_external_id from stage_comments union select comment_external_id from stage_likes)`,
+			c,
+			commentRef,
+			db`select parent_external_id from stage_comments union select comment_external_id from stage_likes`,
 		)
 	}
 	return { post, comment, like }
@@ -107,12 +110,7 @@ export async function prepareContent(
  * the links this statement made (new posts are live), one row per topic.
  */
 export async function importPosts(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_posts',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
+	await rejectUnknown(db, c, 'stage_posts', 'unknown user_unique_id', userRef, ['user_unique_id'])
 	await rejectWhere(
 		db,
 		'stage_posts',
@@ -126,19 +124,24 @@ export async function importPosts(db: Db, c: number, tally: CounterTally): Promi
 	const staged = await countOf(db, 'stage_posts')
 	if (staged === 0) return { imported: 0, matched: 0 }
 	const [row] = await db`
-		with ins as (
+		-- the names its search vector holds (migrations/0100), as the links below make them;
+		-- one grouping of every post's (a subquery per post reading topics is refused by Citus)
+		with names as (
+			select s.external_id as x, string_agg(t.name, ' ' order by t.id) as names
+			from stage_posts s
+			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
+			join topics t on t.community_id = ${c} and t.external_id = e.x
+			group by 1),
+		ins as (
 			insert into posts (id, community_id, user_id, heading, text, attachments, visibility,
 				created_at, updated_at, external_id, likes_count, comments_count, topic_names)
 			select ${timeOrderedId(db)},
 				${c}, u.id, coalesce(s.heading, ''), s.text, coalesce(s.attachments, '[]'),
 				coalesce(s.visibility, 'public'), s.created_at, s.created_at, s.external_id,
-				coalesce(lk.n, 0), coalesce(cm.n, 0),
-				-- the names its search vector holds (migrations/0100), as the links below make them
-				coalesce((select string_agg(t.name, ' ' order by t.id)
-					from jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
-					join topics t on t.community_id = ${c} and t.external_id = e.x), '')
+				coalesce(lk.n, 0), coalesce(cm.n, 0), coalesce(nm.names, '')
 			from stage_posts s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
+			left join names nm on nm.x = s.external_id
 			left join (select post_external_id as x, count(*)::int as n from stage_likes
 				where post_external_id is not null group by 1) lk on lk.x = s.external_id
 			left join (select post_external_id as x, count(*)::int as n from stage_comments group by 1) cm
@@ -175,18 +178,12 @@ const timeOrderedId = (db: Db) => db`
 
 /** Comments in rounds: roots, then replies whose parent now exists, until a round places nothing. */
 export async function importComments(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown post_external_id',
-		db`not exists (select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
-	)
+	await rejectUnknown(db, c, 'stage_comments', 'unknown user_unique_id', userRef, [
+		'user_unique_id',
+	])
+	await rejectUnknown(db, c, 'stage_comments', 'unknown post_external_id', postRef, [
+		'post_external_id',
+	])
 	const staged = await countOf(db, 'stage_comments')
 	if (staged === 0) return { imported: 0, matched: 0 }
 	// Each round of replies deletes what it placed by customer id: one lookup, not a scan.
@@ -251,12 +248,9 @@ export async function importComments(db: Db, c: number, tally: CounterTally): Pr
 	if ((await countOf(db, 'stage_comments')) === 0) return { imported, matched: 0 }
 	// A row a concurrent writer placed first is a match, not a reject.
 	const raced = await dropMatched(db, 'stage_comments', [matchedComment(db, c)])
-	await rejectWhere(
-		db,
-		'stage_comments',
-		'unknown parent_external_id',
-		db`not exists (select 1 from comments k where k.community_id = ${c} and k.external_id = s.parent_external_id)`,
-	)
+	await rejectUnknown(db, c, 'stage_comments', 'unknown parent_external_id', commentRef, [
+		'parent_external_id',
+	])
 	await rejectWhere(db, 'stage_comments', 'parent comment belongs to another post', db`true`)
 	return { imported, matched: raced }
 }

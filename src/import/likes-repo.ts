@@ -4,30 +4,17 @@
 // the CounterTally (counters.ts) how many it placed and whether any went under a post
 // or comment that existed before this run.
 import type { Db } from '../lib/db'
-import { rejectWhere, type StepResult, unknownUser } from './apply-repo'
+import { commentRef, postRef, rejectUnknown, type StepResult, userRef } from './apply-repo'
 import type { CounterTally } from './counters'
 
 export async function importLikes(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown user_unique_id',
-		unknownUser(db, c, db`s.user_unique_id`),
-	)
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown post_external_id',
-		db`s.post_external_id is not null and not exists (
-			select 1 from posts p where p.community_id = ${c} and p.external_id = s.post_external_id)`,
-	)
-	await rejectWhere(
-		db,
-		'stage_likes',
-		'unknown comment_external_id',
-		db`s.comment_external_id is not null and not exists (
-			select 1 from comments k where k.community_id = ${c} and k.external_id = s.comment_external_id)`,
-	)
+	await rejectUnknown(db, c, 'stage_likes', 'unknown user_unique_id', userRef, ['user_unique_id'])
+	await rejectUnknown(db, c, 'stage_likes', 'unknown post_external_id', postRef, [
+		'post_external_id',
+	])
+	await rejectUnknown(db, c, 'stage_likes', 'unknown comment_external_id', commentRef, [
+		'comment_external_id',
+	])
 	const [staged] = await db`
 		select count(*) filter (where post_external_id is not null)::int as post,
 			count(*) filter (where comment_external_id is not null)::int as comment

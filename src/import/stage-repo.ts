@@ -51,6 +51,8 @@ export async function createStage(db: Db): Promise<void> {
 	// existed before (the rows' xmin did that on one node; on Citus it is the shard's own).
 	await db`create temp table new_posts (id text)`
 	await db`create temp table new_comments (id text)`
+	// The customer's ids a check found in plaza (apply-repo.ts, rejectUnknown).
+	await db`create temp table known_keys (k text)`
 }
 
 /** Appends rendered rows (COPY text format, newline-terminated, in chunks) to a type's staging table. */
@@ -98,7 +100,8 @@ export async function dropStage(db: Db): Promise<void> {
 	await db`reset jit`
 	await db`
 		drop table if exists stage_users, stage_topics, stage_posts, stage_comments, stage_likes,
-			stage_connections, stage_rejects, touched_posts, touched_comments, new_posts, new_comments`
+			stage_connections, stage_rejects, touched_posts, touched_comments, new_posts, new_comments,
+			known_keys`
 }
 
 /**
