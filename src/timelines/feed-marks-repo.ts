@@ -9,7 +9,11 @@ export interface FeedMark {
 	former_widget_ids: string[]
 }
 
-/** Marks the post as owed to Redis (in the writing transaction); former ids add to any unconfirmed ones. */
+/**
+ * Marks the post as owed to Redis (in the writing transaction); former ids add to any
+ * unconfirmed ones. The new mark is drawn in VALUES, not in the conflict's SET: Citus
+ * takes no volatile function there.
+ */
 export async function upsertFeedMark(
 	tx: Db,
 	post: { id: string; community_id: number },
@@ -17,10 +21,10 @@ export async function upsertFeedMark(
 	formerWidgetIds: string[],
 ): Promise<FeedMark> {
 	const [row] = await tx<FeedMark[]>`
-		insert into feed_marks (post_id, community_id, former_topic_ids, former_widget_ids)
-		values (${post.id}, ${post.community_id}, ${formerTopicIds}::text[], ${formerWidgetIds}::text[])
+		insert into feed_marks (post_id, community_id, mark, former_topic_ids, former_widget_ids)
+		values (${post.id}, ${post.community_id}, nextval('feed_mark_seq'), ${formerTopicIds}::text[], ${formerWidgetIds}::text[])
 		on conflict (community_id, post_id) do update set
-			mark = nextval('feed_mark_seq'),
+			mark = excluded.mark,
 			former_topic_ids = feed_marks.former_topic_ids || excluded.former_topic_ids,
 			former_widget_ids = feed_marks.former_widget_ids || excluded.former_widget_ids
 		returning post_id, community_id, mark::text, former_topic_ids, former_widget_ids`
@@ -46,9 +50,13 @@ export function newFeedMarksCte(db: Db, posts: { id: string; community_id: numbe
 			returning post_id, community_id, mark::text as mark, former_topic_ids, former_widget_ids)`
 }
 
-/** Deletes each mark that is still the one confirmed (a newer write keeps its own). */
+/**
+ * Deletes each mark of the community that is still the one confirmed (a newer write
+ * keeps its own).
+ */
 export async function deleteFeedMarks(
 	db: Db,
+	communityId: number,
 	marks: Pick<FeedMark, 'post_id' | 'mark'>[],
 ): Promise<void> {
 	if (marks.length === 0) return
@@ -56,10 +64,13 @@ export async function deleteFeedMarks(
 		delete from feed_marks m
 		using unnest(${marks.map((m) => m.post_id)}::text[], ${marks.map((m) => m.mark)}::bigint[])
 			as c(post_id, mark)
-		where m.post_id = c.post_id and m.mark = c.mark`
+		where m.community_id = ${communityId} and m.post_id = c.post_id and m.mark = c.mark`
 }
 
-/** The oldest marks left unconfirmed for longer than `graceMs`. */
+/**
+ * The oldest marks left unconfirmed for longer than `graceMs`, of every community: call
+ * it inside acrossCommunities (a read, no lock).
+ */
 export function staleFeedMarks(db: Db, graceMs: number, limit: number): Promise<FeedMark[]> {
 	return db<FeedMark[]>`
 		select post_id, community_id, mark::text, former_topic_ids, former_widget_ids
