@@ -192,14 +192,15 @@ export function claimFanOutJobs(
 			select f.id, exists (
 				select 1 from connections c
 				where c.community_id = ${communityId} and c.connection_id = f.author_id and c.user_id > f.cursor
-			) as busy
+			) as busy, now() as claimed_at, now() + make_interval(secs => ${leaseSeconds}) as lease_until
 			from fanout_jobs f
 			where f.community_id = ${communityId} and f.done_at is null
 				and (f.lease_until is null or f.lease_until < now())
 			order by f.id limit ${limit} for update skip locked)
+		-- The times come from due: Citus takes no stable function inside CASE in an UPDATE's SET.
 		update fanout_jobs j set attempts = j.attempts + 1,
-			lease_until = case when due.busy then now() + make_interval(secs => ${leaseSeconds}) end,
-			done_at = case when due.busy then null else now() end
+			lease_until = case when due.busy then due.lease_until end,
+			done_at = case when due.busy then null else due.claimed_at end
 		from due where j.community_id = ${communityId} and j.id = due.id
 		returning j.id::text, j.community_id, j.kind, j.post_id, j.author_id, j.score::float8 as score,
 			j.cursor, j.attempts, due.busy`
