@@ -52,7 +52,9 @@ export function newFeedMarksCte(db: Db, posts: { id: string; community_id: numbe
 
 /**
  * Deletes each mark of the community that is still the one confirmed (a newer write
- * keeps its own).
+ * keeps its own). A post's newest confirmed mark is the one its row can still hold.
+ * Each post's mark is looked up in the arrays, not joined: Citus routes a DELETE joined
+ * to unnest() to every shard once the statement's plan is generic.
  */
 export async function deleteFeedMarks(
 	db: Db,
@@ -60,11 +62,16 @@ export async function deleteFeedMarks(
 	marks: Pick<FeedMark, 'post_id' | 'mark'>[],
 ): Promise<void> {
 	if (marks.length === 0) return
+	const newest = new Map<string, string>()
+	for (const { post_id, mark } of marks) {
+		const seen = newest.get(post_id)
+		if (seen === undefined || BigInt(mark) > BigInt(seen)) newest.set(post_id, mark)
+	}
+	const postIds = [...newest.keys()]
 	await db`
-		delete from feed_marks m
-		using unnest(${marks.map((m) => m.post_id)}::text[], ${marks.map((m) => m.mark)}::bigint[])
-			as c(post_id, mark)
-		where m.community_id = ${communityId} and m.post_id = c.post_id and m.mark = c.mark`
+		delete from feed_marks
+		where community_id = ${communityId} and post_id = any(${postIds}::text[])
+			and mark = (${[...newest.values()]}::bigint[])[array_position(${postIds}::text[], post_id)]`
 }
 
 /**
