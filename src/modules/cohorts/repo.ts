@@ -11,7 +11,8 @@ export interface CohortRow {
 
 const cohortColumns = (db: Db) => db`
 	c.id as cohort_id, c.name, c.community_id,
-	(select count(*)::int from cohort_members m where m.cohort_id = c.id) as total_members`
+	(select count(*)::int from cohort_members m
+		where m.community_id = c.community_id and m.cohort_id = c.id) as total_members`
 
 export async function insertCohort(
 	db: Db,
@@ -52,43 +53,62 @@ export async function listCohorts(
 	return { cohorts, total: count.n }
 }
 
-export async function renameCohort(db: Db, cohortId: number, name: string, now: number) {
-	await db`update cohorts set name = ${name}, updated_at = ${now} where id = ${cohortId}`
+export async function renameCohort(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+	name: string,
+	now: number,
+) {
+	await db`
+		update cohorts set name = ${name}, updated_at = ${now}
+		where community_id = ${communityId} and id = ${cohortId}`
 }
 
-export async function deleteCohortRow(db: Db, cohortId: number) {
-	await db`delete from cohorts where id = ${cohortId}`
+export async function deleteCohortRow(db: Db, communityId: number, cohortId: number) {
+	await db`delete from cohorts where community_id = ${communityId} and id = ${cohortId}`
 }
 
-export async function addMembers(db: Db, cohortId: number, userIds: number[], now: number) {
+export async function addMembers(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+	userIds: number[],
+	now: number,
+) {
 	if (userIds.length === 0) return
 	await db`
-		insert into cohort_members (cohort_id, user_id, added_at)
-		select ${cohortId}, unnest(${userIds}::int[]), ${now}
+		insert into cohort_members (community_id, cohort_id, user_id, added_at)
+		select ${communityId}, ${cohortId}, unnest(${userIds}::int[]), ${now}
 		on conflict do nothing`
 }
 
 /** Removes members; returns the user ids that were members. */
 export async function removeMembers(
 	db: Db,
+	communityId: number,
 	cohortId: number,
 	userIds: number[],
 ): Promise<number[]> {
 	if (userIds.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
-		delete from cohort_members where cohort_id = ${cohortId} and user_id = any(${userIds}::int[])
+		delete from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId}
+			and user_id = any(${userIds}::int[])
 		returning user_id`
 	return rows.map((r) => r.user_id)
 }
 
 export async function pageMemberIds(
 	db: Db,
+	communityId: number,
 	cohortId: number,
 	limit: number,
 	offset: number,
 ): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from cohort_members where cohort_id = ${cohortId}
+		select user_id from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId}
 		order by added_at, user_id limit ${limit} offset ${offset}`
 	return rows.map((r) => r.user_id)
 }
