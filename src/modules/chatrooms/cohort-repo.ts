@@ -48,7 +48,7 @@ export async function attachedToRooms(
 	return db<(AttachedCohort & { chatroom_id: string })[]>`
 		select cc.chatroom_id::text, c.id as cohort_id, c.name,
 			(select count(*)::int from cohort_members m
-				where m.community_id = c.community_id and m.cohort_id = c.id) as total_members
+				where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members
 		from chatroom_cohorts cc join cohorts c on c.community_id = cc.community_id and c.id = cc.cohort_id
 		where cc.community_id = ${communityId} and cc.chatroom_id = any(${chatroomIds}::bigint[])
 		order by cc.created_at, c.id`
@@ -166,7 +166,7 @@ export async function uncoveredSeats(
 			and not exists (
 				select 1 from chatroom_cohorts cc
 				join cohort_members m on m.community_id = cc.community_id and m.cohort_id = cc.cohort_id
-				where cc.community_id = p.community_id and cc.chatroom_id = p.chatroom_id
+				where cc.community_id = ${communityId} and cc.chatroom_id = p.chatroom_id
 					and cc.cohort_access = 2 and m.user_id = p.user_id)`
 	return rows.map((r) => r.user_id)
 }

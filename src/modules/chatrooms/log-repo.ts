@@ -119,14 +119,14 @@ export async function moveReadMark(
 			read_count = c.seq,
 			own_unread = (
 				select count(*) from conversations o
-				where o.community_id = p.community_id and o.chatroom_id = p.chatroom_id
+				where o.community_id = ${communityId} and o.chatroom_id = p.chatroom_id
 					and o.user_id = p.user_id and o.id > c.id and o.state = any(${COUNTED}::smallint[]))
 		from conversations c
 		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId} and p.user_id = ${userId}
 			and c.community_id = p.community_id and c.id = ${conversationId}
 			and c.chatroom_id = ${chatroomId} and p.read_conversation_id < c.id
 		returning greatest(0, (select r.messages_count from chatrooms r
-			where r.community_id = p.community_id and r.id = p.chatroom_id)
+			where r.community_id = ${communityId} and r.id = p.chatroom_id)
 			- p.read_count - p.own_unread)::float8 as unread`
 	return moved ? (moved.unread as number) : null
 }

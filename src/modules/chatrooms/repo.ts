@@ -221,7 +221,7 @@ export async function listRoomsOfMember(
 	limit: number,
 	offset: number,
 ): Promise<{ rows: ChatroomRow[]; total: number }> {
-	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId)
+	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId, communityId)
 	return paged<ChatroomRow>(db, {
 		columns: roomColumns(db),
 		from: db`from chatrooms where community_id = ${communityId} and not is_deleted and ${visible}
@@ -244,11 +244,19 @@ export type SecretRooms = string[] | 'all'
  * `secret`. A CM's 'all' still leaves out other members' DMs: a DM is read by its two
  * seated members only. The one SQL form of the rule for lists of rooms.
  */
-export const readableRoom = (db: Db, room: string, secret: SecretRooms, viewerId: number) => {
+export const readableRoom = (
+	db: Db,
+	room: string,
+	secret: SecretRooms,
+	viewerId: number,
+	communityId: number,
+) => {
 	const r = db(room)
+	// the community as a value, not the room's column: Citus routes a subquery under OR
+	// to one shard only by a value of its own
 	return secret === 'all'
 		? db`(${r}.type <> ${DM} or exists (select 1 from chatroom_participants dm
-			where dm.community_id = ${r}.community_id and dm.chatroom_id = ${r}.id
+			where dm.community_id = ${communityId} and dm.chatroom_id = ${r}.id
 				and dm.user_id = ${viewerId}))`
 		: db`(not ${r}.is_secret or ${r}.id = any(${secret}::bigint[]))`
 }

@@ -9,10 +9,12 @@ export interface CohortRow {
 	total_members: number
 }
 
-const cohortColumns = (db: Db) => db`
+// The community as a value in the count, not c.community_id: Citus routes a correlated
+// subquery to one shard only by a value of its own.
+const cohortColumns = (db: Db, communityId: number) => db`
 	c.id as cohort_id, c.name, c.community_id,
 	(select count(*)::int from cohort_members m
-		where m.community_id = c.community_id and m.cohort_id = c.id) as total_members`
+		where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members`
 
 export async function insertCohort(
 	db: Db,
@@ -32,7 +34,7 @@ export async function findCohort(
 	cohortId: number,
 ): Promise<CohortRow | null> {
 	const [row] = await db<CohortRow[]>`
-		select ${cohortColumns(db)} from cohorts c
+		select ${cohortColumns(db, communityId)} from cohorts c
 		where c.id = ${cohortId} and c.community_id = ${communityId}`
 	return row ?? null
 }
@@ -46,7 +48,7 @@ export async function listCohorts(
 ): Promise<{ cohorts: CohortRow[]; total: number }> {
 	const [cohorts, [count]] = await Promise.all([
 		db<CohortRow[]>`
-			select ${cohortColumns(db)} from cohorts c where c.community_id = ${communityId}
+			select ${cohortColumns(db, communityId)} from cohorts c where c.community_id = ${communityId}
 			order by c.id limit ${limit} offset ${offset}`,
 		db<{ n: number }[]>`select count(*)::int as n from cohorts where community_id = ${communityId}`,
 	])
