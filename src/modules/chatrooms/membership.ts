@@ -88,7 +88,7 @@ async function recordSeatEvent(
 ) {
 	const [room, user, name] = await Promise.all([
 		lockChatroom(tx, input.communityId, input.chatroomId),
-		findUserById(tx, input.userId),
+		findUserById(tx, input.communityId, input.userId),
 		communityName(tx, input.communityId),
 	])
 	if (!room || !user) return
