@@ -39,7 +39,9 @@ const IDLE_POLL_MS = 1000
 // Jobs claimed at once; a job waiting behind a long one keeps its lease (30 s) meanwhile.
 const CLAIM = 32
 
-registerFailingJobs('fanout', () => acrossCommunities((tx) => failingFanOutJobs(tx, FAILING_AFTER)))
+/** The failing jobs of every community, for /ready and jobs_failing. */
+const countFailing = () => acrossCommunities((tx) => failingFanOutJobs(tx, FAILING_AFTER))
+registerFailingJobs('fanout', countFailing)
 
 const fanOutLag = new Histogram({
 	name: 'feed_fanout_lag_seconds',

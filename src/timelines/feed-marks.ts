@@ -7,6 +7,7 @@
 // A lost confirmation only means one harmless re-place (ZADD/ZREM are idempotent).
 import { acrossCommunities, type Db, sql } from '../lib/db'
 import { log } from '../lib/log'
+import { perCommunity } from '../lib/per-community'
 import {
 	deleteFeedMarks,
 	type FeedMark,
@@ -68,10 +69,13 @@ export async function flushFeedConfirmations(): Promise<void> {
 
 /** Deletes the marks, one statement per community (sent together). */
 async function deleteMarks(marks: FeedMark[]): Promise<void> {
-	await Promise.all(
-		[...Map.groupBy(marks, (m) => m.community_id)].map(([communityId, ofCommunity]) =>
-			deleteFeedMarks(sql, communityId, ofCommunity),
-		),
+	await perCommunity(
+		marks,
+		(m) => m.community_id,
+		async (communityId, ofCommunity) => {
+			await deleteFeedMarks(sql, communityId, ofCommunity)
+			return []
+		},
 	)
 }
 
