@@ -41,7 +41,8 @@ export async function snapshot(communityId: number) {
 	const posts = await sql`
 		select p.external_id, p.text, p.created_at::float8, p.likes_count, p.comments_count,
 			(select array_agg(t.external_id order by t.external_id) from post_topics pt
-				join topics t on t.id = pt.topic_id where pt.post_id = p.id) as topics
+				join topics t on t.community_id = pt.community_id and t.id = pt.topic_id
+				where pt.community_id = p.community_id and pt.post_id = p.id) as topics
 		from posts p where p.community_id = ${communityId} order by p.external_id`
 	// The stored counts, once the deltas of posts deleted through the API are folded in.
 	await transaction((tx) => flushTopicCounts(tx))
@@ -49,16 +50,18 @@ export async function snapshot(communityId: number) {
 		select external_id, name, level, post_count from topics where community_id = ${communityId} order by external_id`
 	const comments = await sql`
 		select k.external_id, k.level, k.likes_count, k.comments_count, par.external_id as parent
-		from comments k left join comments par on par.id = k.parent_id
+		from comments k left join comments par on par.community_id = k.community_id and par.id = k.parent_id
 		where k.community_id = ${communityId} order by k.external_id`
 	const [totals] = await sql`
 		select (select count(*)::int from users where community_id = ${communityId}) as users,
-			(select count(*)::int from post_likes l join posts p on p.id = l.post_id where p.community_id = ${communityId}) as likes,
+			(select count(*)::int from post_likes where community_id = ${communityId}) as likes,
 			(select count(*)::int from connections where community_id = ${communityId}) as connections,
 			(select count(*)::int from users u where u.community_id = ${communityId} and u.ever_followed
-				and exists (select 1 from connections c where c.connection_id = u.id)) as followed,
+				and exists (select 1 from connections c
+					where c.community_id = u.community_id and c.connection_id = u.id)) as followed,
 			(select count(*)::int from users u where u.community_id = ${communityId}
-				and exists (select 1 from connections c where c.connection_id = u.id)) as with_followers,
+				and exists (select 1 from connections c
+					where c.community_id = u.community_id and c.connection_id = u.id)) as with_followers,
 			(select count(*)::int from events where community_id = ${communityId}) as events`
 	return { posts, topics, comments, totals }
 }
@@ -137,7 +140,8 @@ describe('import of a generated community', () => {
 				and comments_count = 0 and likes_count = 0 order by external_id limit 1`
 		await sql`delete from comments where id = ${reply?.id}`
 		const [like] = await sql`
-			select l.post_id, l.user_id from post_likes l join posts p on p.id = l.post_id
+			select l.post_id, l.user_id from post_likes l
+			join posts p on p.community_id = l.community_id and p.id = l.post_id
 			where p.community_id = ${target} order by p.external_id limit 1`
 		await sql`delete from post_likes where post_id = ${like?.post_id} and user_id = ${like?.user_id}`
 		expect(await snapshot(target)).not.toEqual(clean)
