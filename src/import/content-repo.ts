@@ -124,12 +124,13 @@ export async function importPosts(db: Db, c: number, tally: CounterTally): Promi
 	const staged = await countOf(db, 'stage_posts')
 	if (staged === 0) return { imported: 0, matched: 0 }
 	const [row] = await db`
-		-- the names its search vector holds (migrations/0100), as the links below make them;
-		-- one grouping of every post's (a subquery per post reading topics is refused by Citus)
+		-- The names a post's search vector holds (migrations/0100), as the links below make
+		-- them, once per distinct list of topics (posts share few): a subquery per post
+		-- reading topics is refused by Citus, and grouping per post cost twice its time.
 		with names as (
-			select s.external_id as x, string_agg(t.name, ' ' order by t.id) as names
-			from stage_posts s
-			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
+			select d.ids, string_agg(t.name, ' ' order by t.id) as names
+			from (select distinct topic_external_ids as ids from stage_posts) d
+			cross join lateral jsonb_array_elements_text(d.ids) e(x)
 			join topics t on t.community_id = ${c} and t.external_id = e.x
 			group by 1),
 		ins as (
@@ -141,7 +142,7 @@ export async function importPosts(db: Db, c: number, tally: CounterTally): Promi
 				coalesce(lk.n, 0), coalesce(cm.n, 0), coalesce(nm.names, '')
 			from stage_posts s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
-			left join names nm on nm.x = s.external_id
+			left join names nm on nm.ids = s.topic_external_ids
 			left join (select post_external_id as x, count(*)::int as n from stage_likes
 				where post_external_id is not null group by 1) lk on lk.x = s.external_id
 			left join (select post_external_id as x, count(*)::int as n from stage_comments group by 1) cm
