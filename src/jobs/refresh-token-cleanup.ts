@@ -2,7 +2,6 @@
 // deleted. A token expired for longer than an access token can live is refused anyway
 // and can have no live access token left, so neither its reuse detection nor its
 // revocation (modules/auth/revocation.ts reads the last day's) matters any more.
-import { sql } from '../lib/db'
 import { log } from '../lib/log'
 import { MAX_ACCESS_TOKEN_MINUTES } from '../lib/tokens'
 import { deleteExpiredRefreshTokens } from '../modules/sessions/repo'
@@ -16,7 +15,7 @@ export const refreshTokenCleanupJob = {
 	async run() {
 		let removed = 0
 		for (;;) {
-			const n = await deleteExpiredRefreshTokens(sql, GRACE_MINUTES, BATCH)
+			const n = await deleteExpiredRefreshTokens(GRACE_MINUTES, BATCH)
 			removed += n
 			if (n < BATCH) break
 		}

@@ -179,17 +179,19 @@ export async function revokeAllForUser(
 /**
  * Deletes up to `limit` refresh tokens that expired more than `graceMinutes` ago;
  * returns how many. In batches, so a large backlog never holds one long statement.
+ * Pruning of every community: a named cross-community statement (acrossCommunities).
  */
 export async function deleteExpiredRefreshTokens(
-	db: Db,
 	graceMinutes: number,
 	limit: number,
 ): Promise<number> {
-	const rows = await db`
+	const rows = await acrossCommunities(
+		(db) => db`
 		delete from refresh_tokens where token_hash in (
 			select token_hash from refresh_tokens
 			where expires_at < now() - make_interval(mins => ${graceMinutes})
 			limit ${limit})
-		returning 1`
+		returning 1`,
+	)
 	return rows.length
 }
