@@ -1,5 +1,5 @@
 // Users of a community: members, CMs and dashboard owners.
-import type { Db } from '../../lib/db'
+import { acrossCommunities, type Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
 import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
@@ -139,14 +139,20 @@ export async function setRole(db: Db, communityId: number, id: number, role: Rol
 	await db`update users set role = ${role} where community_id = ${communityId} and id = ${id}`
 }
 
+/**
+ * The dashboard owner with this phone number, in whichever community (the OTP login has
+ * the number alone): a named cross-community read (acrossCommunities) until the owner
+ * phones are a reference table (DESIGN §21).
+ */
 export async function findOwnerByMobile(
-	db: Db,
 	countryCode: string,
 	mobileNo: string,
 ): Promise<UserRow | null> {
-	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users
-		where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`
+	const [row] = await acrossCommunities(
+		(tx) => tx<UserRow[]>`
+			select ${tx(columns)} from users
+			where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`,
+	)
 	return row ?? null
 }
 
