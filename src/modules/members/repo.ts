@@ -47,9 +47,13 @@ export async function countMembers(db: Db, communityId: number) {
 }
 
 /** The user with how they left (null while a member). */
-export async function findDeparture(db: Db, userId: number): Promise<Departure | null> {
+export async function findDeparture(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<Departure | null> {
 	const [row] = await db<{ departure: Departure | null }[]>`
-		select departure from users where id = ${userId}`
+		select departure from users where community_id = ${communityId} and id = ${userId}`
 	return row?.departure ?? null
 }
 
