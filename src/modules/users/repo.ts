@@ -1,5 +1,5 @@
 // Users of a community: members, CMs and dashboard owners.
-import { acrossCommunities, type Db } from '../../lib/db'
+import type { Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
 import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
@@ -139,21 +139,34 @@ export async function setRole(db: Db, communityId: number, id: number, role: Rol
 	await db`update users set role = ${role} where community_id = ${communityId} and id = ${id}`
 }
 
+/** The owner's phone number, which logs in to the owner's community only (owner_phones, 0196). */
+export async function insertOwnerPhone(
+	db: Db,
+	owner: UserRow,
+	countryCode: string,
+	mobileNo: string,
+) {
+	await db`
+		insert into owner_phones (country_code, mobile_no, owner_community_id, user_id)
+		values (${countryCode}, ${mobileNo}, ${owner.community_id}, ${owner.id})`
+}
+
 /**
- * The dashboard owner with this phone number, in whichever community (the OTP login has
- * the number alone): a named cross-community read (acrossCommunities) until the owner
- * phones are a reference table (DESIGN §21).
+ * The dashboard owner with this phone number: the OTP login has the number alone, so
+ * the owner's community comes from owner_phones (a reference table on Citus, DESIGN §21),
+ * then the owner from that community.
  */
 export async function findOwnerByMobile(
+	db: Db,
 	countryCode: string,
 	mobileNo: string,
 ): Promise<UserRow | null> {
-	const [row] = await acrossCommunities(
-		(tx) => tx<UserRow[]>`
-			select ${tx(columns)} from users
-			where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`,
-	)
-	return row ?? null
+	const [phone] = await db<{ owner_community_id: number; user_id: number }[]>`
+		select owner_community_id, user_id from owner_phones
+		where country_code = ${countryCode} and mobile_no = ${mobileNo}`
+	if (!phone) return null
+	const owner = await findUserById(db, phone.owner_community_id, phone.user_id)
+	return owner?.role === 'owner' ? owner : null
 }
 
 /**

@@ -44,7 +44,7 @@ function fixedCode(phone: Phone, fromLoopback: boolean): string | undefined {
 }
 
 async function ownerFor(phone: Phone): Promise<UserRow> {
-	const owner = await findOwnerByMobile(phone.countryCode, phone.mobile)
+	const owner = await findOwnerByMobile(sql, phone.countryCode, phone.mobile)
 	if (!owner || owner.is_deleted)
 		throw new AppError(404, 'No dashboard owner is registered with this number')
 	return owner
