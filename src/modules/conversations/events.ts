@@ -64,7 +64,7 @@ export async function recordConversationEvents(tx: Db, ctx: Context, isNew: bool
 			tagged_users: ctx.tagged.map(presentUserForWebhook),
 		})
 	if (isNew && ctx.replied) {
-		const [original] = await findUsersByIds(tx, [ctx.replied.user_id])
+		const [original] = await findUsersByIds(tx, communityId, [ctx.replied.user_id])
 		await record('chatroom.conversation.replied', {
 			chatroom,
 			original_conversation: form(ctx.replied, original?.uuid ?? ''),

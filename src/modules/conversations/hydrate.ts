@@ -36,7 +36,8 @@ export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<Sh
 	])
 	const userIds = [...new Set([...rows, ...replied, ...reactions].map((r) => r.user_id))]
 	const users: Record<string, Member> = {}
-	for (const user of await findUsersByIds(db, userIds)) users[String(user.id)] = presentMember(user)
+	for (const user of await findUsersByIds(db, communityId, userIds))
+		users[String(user.id)] = presentMember(user)
 	const memberOf = (row: ConversationRow) => users[String(row.user_id)] ?? null
 	const repliedById = new Map(
 		replied.map((r) => [

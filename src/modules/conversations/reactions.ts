@@ -130,7 +130,7 @@ async function recordReactionEvent(
 	const [name, user, [author], members] = await Promise.all([
 		communityName(tx, session.communityId),
 		findUserById(tx, session.communityId, session.userId),
-		findUsersByIds(tx, [conversation.user_id]),
+		findUsersByIds(tx, session.communityId, [conversation.user_id]),
 		participantUuids(tx, room.id),
 	])
 	await recordEvent(tx, {

@@ -27,7 +27,7 @@ export async function presentDmRooms(viewer: ChatViewer, dms: DmRoom[]) {
 			viewer,
 			dms.map((d) => d.room),
 		),
-		findUsersByIds(sql, [...new Set([...others, ...requesters])]),
+		findUsersByIds(sql, viewer.communityId, [...new Set([...others, ...requesters])]),
 		Promise.all(dms.map((d) => endedBecause(sql, d.dm, viewer.userId))),
 	])
 	const members = new Map<number, Member>(users.map((u) => [u.id, presentMember(u)]))

@@ -69,7 +69,9 @@ export async function pollViews(
 		tallies(db, ids),
 		ballotsOf(db, viewer.userId, ids),
 	])
-	const members = await membersById(db, [...new Set(options.map((o) => o.member_id))])
+	const members = await membersById(db, (polls[0] as (typeof polls)[number]).community_id, [
+		...new Set(options.map((o) => o.member_id)),
+	])
 	const mine = new Map(ballots.map((b) => [b.conversation_id, new Set(b.option_ids)]))
 	for (const poll of polls) {
 		const id = poll.conversation_id
@@ -97,8 +99,8 @@ export async function pollViews(
 	return views
 }
 
-async function membersById(db: Db, ids: number[]) {
-	const users = await findUsersByIds(db, ids)
+async function membersById(db: Db, communityId: number, ids: number[]) {
+	const users = await findUsersByIds(db, communityId, ids)
 	return new Map(users.map((user) => [user.id, presentMember(user)]))
 }
 
@@ -241,7 +243,7 @@ export async function listVoters(
 		page.pageSize,
 		page.offset,
 	)
-	const members = await membersById(sql, userIds)
+	const members = await membersById(sql, poll.community_id, userIds)
 	return {
 		members: userIds.map((id) => members.get(id)).filter((m) => m !== undefined),
 		total_count: total,
