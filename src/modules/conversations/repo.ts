@@ -192,7 +192,7 @@ export async function unmutedParticipants(
 ) {
 	const reachable = page.withDevice
 		? db`and exists (select 1 from devices d
-			where d.community_id = p.community_id and d.user_id = p.user_id)`
+			where d.community_id = ${communityId} and d.user_id = p.user_id)`
 		: db``
 	return db<{ user_id: number; uuid: string; user_unique_id: string; noti_state: number }[]>`
 		select p.user_id, u.uuid, u.user_unique_id, p.noti_state from chatroom_participants p

@@ -39,12 +39,12 @@ export async function findPoll(
 	const [row] = await db<(PollRow & { option_ids: string[] })[]>`
 		select ${pollColumns(db)},
 			array(select o.id::text from poll_options o
-				where o.community_id = polls.community_id and o.conversation_id = polls.conversation_id
+				where o.community_id = ${communityId} and o.conversation_id = polls.conversation_id
 				order by o.id) as option_ids
 		from polls
 		where community_id = ${communityId} and conversation_id = ${conversationId}
 			and exists (select 1 from conversations c
-				where c.community_id = polls.community_id and c.id = ${conversationId} and c.deleted_by is null)`
+				where c.community_id = ${communityId} and c.id = ${conversationId} and c.deleted_by is null)`
 	return row ?? null
 }
 
@@ -175,7 +175,7 @@ export async function castBallot(db: Db, ballot: Ballot): Promise<Cast> {
 		with target as (
 			select p.conversation_id, ${ballot.isCm} or exists (
 				select 1 from chatroom_participants s
-				where s.community_id = p.community_id and s.chatroom_id = p.chatroom_id
+				where s.community_id = ${ballot.communityId} and s.chatroom_id = p.chatroom_id
 					and s.user_id = ${ballot.userId}) as seated
 			from polls p
 			join conversations c on c.community_id = p.community_id and c.id = p.conversation_id
