@@ -17,7 +17,8 @@ export interface NewNotice {
 /**
  * The notice of the conversation being inserted, as CTEs of its insert
  * (chatrooms/log-repo.ts insertConversation): `notice`, then `extra_done`, which wakes
- * the worker at commit.
+ * the worker at commit. Its column is not pg_notify's `void`: Citus runs a CTE beside a
+ * data-modifying one as an intermediate result, which cannot hold a void column.
  */
 export const noticeCtes = (db: Db, n: NewNotice) => db`
 	notice as (
@@ -27,7 +28,7 @@ export const noticeCtes = (db: Db, n: NewNotice) => db`
 		from conversation
 		returning 1
 	), extra_done as (
-		select pg_notify(${noticeChannel}, '') from (select 1 from notice limit 1) any_notice)`
+		select 1 as woken from (select pg_notify(${noticeChannel}, '') from notice limit 1) any_notice)`
 
 export interface NoticeRow {
 	community_id: number
