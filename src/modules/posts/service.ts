@@ -271,6 +271,7 @@ export async function editPost(session: Session, postId: string, input: EditPost
 			)
 			await unlinkTopics(
 				tx,
+				c,
 				postId,
 				former.topic_ids.filter((id) => !wanted.includes(id)),
 			)
@@ -318,7 +319,7 @@ export async function deletePost(session: Session, postId: string, reason: strin
 			topic_ids: [],
 			widget_ids: [],
 		}
-		await softDeletePost(tx, postId, session.userId, reason, Date.now())
+		await softDeletePost(tx, c, postId, session.userId, reason, Date.now())
 		await onContentDeleted(tx, { postId })
 		return feedManager.onPostWritten(tx, await loadPost(tx, c, postId), former)
 	})
