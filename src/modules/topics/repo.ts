@@ -7,6 +7,7 @@
 // topic had.
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
+import { acrossCommunities } from '../../lib/db'
 import { paged } from '../../lib/paged'
 
 export interface TopicRow {
@@ -269,11 +270,22 @@ export async function flushTopicCounts(tx: Db): Promise<number | null> {
 	const [lock] = await tx<{ ok: boolean }[]>`
 		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`
 	if (!lock?.ok) return null
-	const [row] = await tx<{ n: number }[]>`
-		with gone as (delete from topic_post_deltas returning topic_id, delta),
-		sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),
-		applied as (update topics t set post_count = greatest(t.post_count + s.n, 0)
-			from sums s where t.id = s.topic_id returning 1)
-		select (select count(*)::int from gone) as n`
-	return row?.n ?? 0
+	// One statement per community (DESIGN §21), those with deltas found across
+	// communities first (no lock; deltas written after it wait for the next flush).
+	const communities = await acrossCommunities(async (q) =>
+		(await q<{ community_id: number }[]>`select distinct community_id from topic_post_deltas`).map(
+			(r) => r.community_id,
+		),
+	)
+	let folded = 0
+	for (const c of communities) {
+		const [row] = await tx<{ n: number }[]>`
+			with gone as (delete from topic_post_deltas where community_id = ${c} returning topic_id, delta),
+			sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),
+			applied as (update topics t set post_count = greatest(t.post_count + s.n, 0)
+				from sums s where t.community_id = ${c} and t.id = s.topic_id returning 1)
+			select (select count(*)::int from gone) as n`
+		folded += row?.n ?? 0
+	}
+	return folded
 }
