@@ -40,7 +40,7 @@ export async function recordConversationEvents(tx: Db, ctx: Context, isNew: bool
 	const communityId = ctx.room.community_id
 	const [name, members] = await Promise.all([
 		communityName(tx, communityId),
-		participantUuids(tx, ctx.room.id),
+		participantUuids(tx, communityId, ctx.room.id),
 	])
 	const chatroom = presentChatroomForWebhook(ctx.room, name)
 	const form = (c: ConversationRow, uuid: string) => presentConversationForWebhook(c, uuid, members)
