@@ -191,6 +191,6 @@ async function expandOneByOne(communityId: number): Promise<boolean> {
 
 addPushSource({ name: 'chat notices', channel: noticeChannel, drain: expandDueNotices })
 // Shown as jobs_failing{kind="chat_notices"} and in GET /ready (lib/job-health.ts).
-registerFailingJobs('chat_notices', () =>
-	acrossCommunities((tx) => failingNotices(tx, FAILING_AFTER)),
-)
+/** Chat notices that keep failing, in every community (a health count). */
+const failingChatNotices = () => acrossCommunities((tx) => failingNotices(tx, FAILING_AFTER))
+registerFailingJobs('chat_notices', failingChatNotices)
