@@ -8,10 +8,20 @@ type Fragment = postgres.Fragment
 /** A user id as a value, or a column fragment such as sql`l.user_id`. */
 type UserRef = number | Fragment
 
-/** A block stands between a and b, whoever blocked whom. */
-export const blockedBetween = (db: Db, a: UserRef, b: UserRef): Fragment => db`
-	exists (select 1 from blocks bl where (bl.blocker_id = ${a} and bl.blocked_id = ${b})
-		or (bl.blocker_id = ${b} and bl.blocked_id = ${a}))`
+/**
+ * A block stands between a and b, whoever blocked whom; within `community` when given
+ * (a community id or column: the statement then stays on its shard, DESIGN §21).
+ */
+export const blockedBetween = (
+	db: Db,
+	a: UserRef,
+	b: UserRef,
+	community?: number | Fragment,
+): Fragment => db`
+	exists (select 1 from blocks bl
+		where ${community === undefined ? db`` : db`bl.community_id = ${community} and`}
+			((bl.blocker_id = ${a} and bl.blocked_id = ${b})
+				or (bl.blocker_id = ${b} and bl.blocked_id = ${a})))`
 
 /** The post (table alias `post`) has topics and every one of them is disabled. */
 export const hiddenByTopics = (db: Db, post: string): Fragment => db`

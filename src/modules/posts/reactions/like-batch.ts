@@ -62,6 +62,19 @@ interface Live {
 
 const pairOf = (postId: string, userId: number) => `${postId}:${userId}`
 
+/** The likers and the posts' authors: one read per community of the batch, sent together. */
+const usersOfBatch = (tx: Db, requests: LikeRequest[]) =>
+	Promise.all(
+		[...Map.groupBy(requests, (r) => r.session.communityId)].map(([c, list]) =>
+			findUsersAndPostAuthors(
+				tx,
+				c,
+				list.map((r) => r.session.userId),
+				[...new Set(list.map((r) => r.postId))],
+			).execute(),
+		),
+	).then((lists) => lists.flat())
+
 export async function likeTogether(
 	tx: Db,
 	requests: LikeRequest[],
@@ -84,11 +97,7 @@ export async function likeTogether(
 			writes,
 			requests.map((r) => r.session.communityId),
 		).execute(),
-		findUsersAndPostAuthors(
-			tx,
-			requests.map((r) => r.session.userId),
-			postIds,
-		).execute(),
+		usersOfBatch(tx, requests),
 		findTopicsOfPosts(tx, postIds).execute(),
 		findWidgetsOfPosts(tx, postIds).execute(),
 	])
