@@ -21,6 +21,12 @@ export function coalesce<I, O>(options: {
 	/** One answer per input, in the order of `inputs`. */
 	together: (inputs: I[]) => Promise<O[]>
 	alone?: (input: I) => Promise<O>
+	/**
+	 * Inputs of different groups never share a batch (one community's: its statement
+	 * names that community, so Citus runs it on one shard); a batch takes the first
+	 * waiting input's group.
+	 */
+	group?: (input: I) => unknown
 	maxBatch?: number
 }): Coalesced<I, O> {
 	const alone =
@@ -34,8 +40,14 @@ export function coalesce<I, O>(options: {
 	function pump() {
 		scheduled = false
 		if (running || queue.length === 0) return
-		const batch = queue.slice(0, maxBatch)
-		queue = queue.slice(maxBatch)
+		const groupOf = options.group ?? (() => undefined)
+		const group = groupOf((queue[0] as Pending).input)
+		const batch: Pending[] = []
+		const left: Pending[] = []
+		for (const p of queue)
+			if (batch.length < maxBatch && groupOf(p.input) === group) batch.push(p)
+			else left.push(p)
+		queue = left
 		running = true
 		runBatch(batch).finally(() => {
 			running = false
