@@ -76,7 +76,7 @@ function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids,
 			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw where pw.post_id = p.id), '{}') as widget_ids,
 			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
-			${hiddenByTopics(db, 'p')} as hidden, p.held
+			${hiddenByTopics(db, 'p', communityId)} as hidden, p.held
 		from posts p
 		where p.community_id = ${communityId} and p.id = any(${ids}::text[])
 		${rest}`

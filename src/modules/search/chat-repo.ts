@@ -55,7 +55,7 @@ export async function searchConversationIds(
 		where c.community_id = ${q.communityId} and c.search @@ plaza_prefix_query(${q.search})
 			and c.state in (0, 10) and c.deleted_by is null and not c.held ${rooms}
 			and not r.is_deleted and ${readable(db, q, 'r')} ${followed(db, q, db`c.chatroom_id`)}
-			and not ${blockedBetween(db, q.searcherId, db`c.user_id`)}
+			and not ${blockedBetween(db, q.communityId, q.searcherId, db`c.user_id`)}
 			and not ${reportedInChatBy(db, q.searcherId, 'c')}
 		order by c.id desc limit ${q.limit} offset ${q.offset}`
 	return rows.map((r) => r.id)
