@@ -8,7 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bun=./node_modules/.bin/bun
-cluster=${CITUS_CLUSTER_SCRIPT:-../shared/citus/local-cluster.sh}
+# The cluster script lives beside the checkout (../shared/citus), or where CITUS_CLUSTER_SCRIPT says.
+cluster=${CITUS_CLUSTER_SCRIPT:-}
+for candidate in ../shared/citus/local-cluster.sh /work/shared/citus/local-cluster.sh; do
+	[ -n "$cluster" ] || { [ -x "$candidate" ] && cluster=$candidate; }
+done
+[ -n "$cluster" ] || { echo "test:citus: no local-cluster.sh (set CITUS_CLUSTER_SCRIPT)" >&2; exit 1; }
 db=${TEST_CITUS_DATABASE:-plaza_test_citus}
 port=${CITUS_COORDINATOR_PORT:-5441}
 "$cluster" start
