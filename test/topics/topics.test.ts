@@ -158,9 +158,9 @@ describe('GET /feed/topic', () => {
 		for (let i = 0; i < 3; i++) {
 			const postId = newId()
 			await sql`insert into posts (id, community_id, user_id, created_at, updated_at) values (${postId}, ${c.communityId}, ${reader.id}, ${Date.now()}, ${Date.now()})`
-			await sql`insert into post_topics ${sql({ post_id: postId, topic_id: ids.Zeta as string })}`
+			await sql`insert into post_topics ${sql({ community_id: c.communityId, post_id: postId, topic_id: ids.Zeta as string })}`
 			if (i === 0)
-				await sql`insert into post_topics ${sql({ post_id: postId, topic_id: ids.Mango as string })}`
+				await sql`insert into post_topics ${sql({ community_id: c.communityId, post_id: postId, topic_id: ids.Mango as string })}`
 		}
 	})
 

@@ -70,7 +70,7 @@ export async function findFeedPoll(
 			multiple_select_no, is_anonymous, allow_add_option, allow_vote_change,
 			expiry_time::float8, created_at::float8,
 			array(select o.id::text from feed_poll_options o
-				where o.community_id = p.community_id and o.poll_id = p.id order by o.id) as option_ids
+				where o.community_id = ${communityId} and o.poll_id = p.id order by o.id) as option_ids
 		from feed_polls p
 		where community_id = ${communityId} and id = ${pollId}
 		${lock ? db`for update` : db``}`
@@ -89,7 +89,7 @@ export async function findFeedPolls(
 			multiple_select_no, is_anonymous, allow_add_option, allow_vote_change,
 			expiry_time::float8, created_at::float8,
 			array(select o.id::text from feed_poll_options o
-				where o.community_id = p.community_id and o.poll_id = p.id order by o.id) as option_ids
+				where o.community_id = ${communityId} and o.poll_id = p.id order by o.id) as option_ids
 		from feed_polls p
 		where community_id = ${communityId} and id = any(${ids}::text[])`
 }
