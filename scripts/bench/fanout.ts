@@ -30,6 +30,7 @@ const { createProject } = await import('../../src/modules/projects/service')
 const { queueAdd, CONN_FEED_MAX } = await import('../../src/timelines/connection-feed')
 const { app } = await import('../../src/app')
 const { signAccessToken } = await import('../../src/lib/tokens')
+const { insertConnections } = await import('../../src/modules/connections/repo')
 
 const runs = Number(process.env.BENCH_RUNS ?? 3)
 const sizes = [10_000, 100_000]
@@ -58,9 +59,13 @@ async function makeAuthor(n: number) {
 	const [author] = await sql`
 		insert into users (uuid, community_id, user_unique_id, name) values (gen_random_uuid(), ${c}, ${`author-${n}`}, ${`Author ${n}`})
 		returning id, uuid::text`
-	await sql`
-		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-		select ${c}, id, ${author!.id}, 'one_way', 0 from unnest(${followers.slice(0, n)}::int[]) id`
+	await insertConnections(
+		sql,
+		c,
+		followers.slice(0, n).map((id): [number, number] => [id, author!.id]),
+		'one_way',
+		0,
+	)
 	const token = await signAccessToken(
 		{ sub: author!.uuid, uid: author!.id, cid: c, role: 'member' },
 		60,

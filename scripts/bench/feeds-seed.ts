@@ -100,14 +100,18 @@ export async function seed(size: SeedSize, log: (msg: string) => void): Promise<
 			from (select n, ${now} - (random() * 90 * 86400000)::bigint as created_at, 1 + (random() * ${size.users - 1})::int as k
 				from generate_series(1, ${size.posts}) n) g
 			join bench_users u on u.k = g.k`)
-		// One or two topics per post (post_count follows through the topics triggers).
+		// One or two topics per post, with their topics' post_count deltas.
 		await tx.unsafe(`
-			insert into post_topics (post_id, topic_id)
-			select distinct p.id, t.id from posts p
-			cross join lateral (select generate_series(1, 1 + (hashtext(p.id) & 1)) s) pick
-			join (select row_number() over (order by name) as k, id from topics where community_id = ${c}) t
-				on t.k = 1 + ((hashtext(p.id || pick.s) & 2147483647) % ${size.topics})
-			where p.community_id = ${c}`)
+			with links as (
+				insert into post_topics (post_id, topic_id)
+				select distinct p.id, t.id from posts p
+				cross join lateral (select generate_series(1, 1 + (hashtext(p.id) & 1)) s) pick
+				join (select row_number() over (order by name) as k, id from topics where community_id = ${c}) t
+					on t.k = 1 + ((hashtext(p.id || pick.s) & 2147483647) % ${size.topics})
+				where p.community_id = ${c}
+				returning topic_id)
+			insert into topic_post_deltas (community_id, topic_id, delta)
+			select ${c}, topic_id, count(*)::int from links group by topic_id`)
 		await tx.unsafe(`
 			insert into post_likes (post_id, user_id, created_at)
 			select distinct on (p.id, u.id) p.id, u.id, ${now}

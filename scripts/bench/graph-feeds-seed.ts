@@ -7,6 +7,7 @@ import { keys } from '../../src/lib/keys'
 import { migrate } from '../../src/lib/migrate'
 import { redis } from '../../src/lib/redis'
 import { signAccessToken } from '../../src/lib/tokens'
+import { insertConnections } from '../../src/modules/connections/repo'
 import { rebuildCommunity } from '../../src/timelines/rebuild'
 import { seed } from './feeds-seed'
 
@@ -26,11 +27,16 @@ export async function seedGraphBench(log: (msg: string) => void) {
 	await sql`
 		insert into community_settings (community_id, setting_type, enabled, updated_at) values (${c}, 'user_connection', true, ${Date.now()})
 		on conflict (community_id, setting_type) do update set enabled = true`
-	await sql`
-		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-		select ${c}, ${bench.viewerId}, id, 'one_way', 0 from users
-		where community_id = ${c} and id <> ${bench.viewerId} order by hashtext(uuid::text) limit 300
-		on conflict do nothing`
+	const followed = await sql<{ id: number }[]>`
+		select id from users
+		where community_id = ${c} and id <> ${bench.viewerId} order by hashtext(uuid::text) limit 300`
+	await insertConnections(
+		sql,
+		c,
+		followed.map((u): [number, number] => [bench.viewerId, u.id]),
+		'one_way',
+		0,
+	)
 	await rebuildCommunity(c)
 	await redis.del(keys.settings(c), keys.connLive(bench.viewerId), keys.persMeta(bench.viewerId))
 	const token = await signAccessToken(

@@ -5,6 +5,7 @@
 // the customer's ids, so a re-run matches instead of duplicating).
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../lib/db'
+import { markFollowed } from '../modules/connections/repo'
 
 export type Fragment = PendingQuery<Row[]>
 
@@ -130,8 +131,7 @@ export async function mayDeferRowChecks(db: Db): Promise<boolean> {
  * For the rest of the step's transaction: no per-row foreign-key checks (they cost more
  * than the insert itself). The steps resolve every reference with a join, so the rows
  * they point at exist; what the check would also do is hold them until commit, and
- * `lockReferenced` does that for the set at once. Also off: the statement triggers on
- * post_topics, which content-repo replaces with one update of topics.post_count.
+ * `lockReferenced` does that for the set at once.
  */
 export async function deferRowChecks(db: Db, c: number): Promise<void> {
 	await db`set local session_replication_role = replica`
@@ -283,12 +283,7 @@ export async function importConnections(
 			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
 			select ${c}, user_id, connection_id, kind, ${now} from wanted
 			on conflict do nothing returning user_id, connection_id),
-		-- What the connections_followed trigger does, off here with the row checks.
-		followed as (
-			update users u set ever_followed = true
-			from (select id from users where id in (select connection_id from ins) and not ever_followed
-				order by id for no key update) f
-			where u.id = f.id)
+		${markFollowed(db, c, db`select connection_id from ins`)}
 		select count(*)::int as n from pairs join ins on ins.user_id = pairs.a and ins.connection_id = pairs.b`
 	const imported = row?.n as number
 	return { imported, matched: staged - imported }

@@ -17,6 +17,7 @@
 // indexes fit in memory: 300,000 posts by created_at either way or by external_id took
 // the same time within the noise, 4.5–5.1 s; by author, 6.3 s.)
 import type { Db } from '../lib/db'
+import { topicDeltas } from '../modules/topics/repo'
 import {
 	countOf,
 	deferRowChecks,
@@ -101,16 +102,10 @@ export async function prepareContent(
 }
 
 /**
- * Posts with their topic links and predicted counters. `bumpTopics`: the post_topics
- * triggers are off (deferred checks), so topics.post_count is raised here, once per
- * topic, by the links this statement made (new posts are live).
+ * Posts with their topic links and predicted counters; the topics' post_count deltas of
+ * the links this statement made (new posts are live), one row per topic.
  */
-export async function importPosts(
-	db: Db,
-	c: number,
-	bumpTopics: boolean,
-	tally: CounterTally,
-): Promise<StepResult> {
+export async function importPosts(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_posts',
@@ -129,11 +124,6 @@ export async function importPosts(
 	)
 	const staged = await countOf(db, 'stage_posts')
 	if (staged === 0) return { imported: 0, matched: 0 }
-	const bump = bumpTopics
-		? db`, bumped as (
-				update topics t set post_count = t.post_count + x.n
-				from (select topic_id, count(*)::int as n from links group by topic_id) x where t.id = x.topic_id)`
-		: db``
 	const [row] = await db`
 		with ins as (
 			insert into posts (id, community_id, user_id, heading, text, attachments, visibility,
@@ -161,8 +151,8 @@ export async function importPosts(
 			join stage_posts s on s.external_id = ins.external_id
 			cross join lateral jsonb_array_elements_text(coalesce(s.topic_external_ids, '[]')) e(x)
 			join topics t on t.community_id = ${c} and t.external_id = e.x
-			on conflict do nothing returning topic_id)
-		${bump}
+			on conflict do nothing returning topic_id),
+		${topicDeltas(db, c, db`select topic_id from links`, 1)}
 		select count(*)::int as n, coalesce(sum(likes_count), 0)::int as likes,
 			coalesce(sum(comments_count), 0)::int as comments from ins`
 	const imported = row?.n as number

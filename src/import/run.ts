@@ -177,7 +177,7 @@ function steps(c: number, now: number): Step[] {
 			t.mark('matched content')
 			const xid = await ownTransactionId(db)
 			const counters = counterTally()
-			await count(db, t, 'post', await importPosts(db, c, t.deferChecks, counters))
+			await count(db, t, 'post', await importPosts(db, c, counters))
 			await count(db, t, 'comment', await importComments(db, c, xid, counters))
 			await count(db, t, 'like', await importLikes(db, c, xid, counters))
 			if (counters.exact()) t.mark('counters (exact as predicted)')

@@ -4,6 +4,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
+import { insertConnections } from '../../src/modules/connections/repo'
 import { newCommunity, newUser, type TestUser } from '../support/community'
 import { newPost } from '../support/content'
 import { sql } from '../support/db'
@@ -39,9 +40,13 @@ async function authorFollowedBy(name: string, count: number): Promise<TestUser> 
 		select gen_random_uuid(), ${community.communityId}, 'f-' || g, 'Follower ' || g from generate_series(1, ${count}) g
 		returning id`
 	const ids = rows.map((r) => r.id as number)
-	await sql`
-		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-		select ${community.communityId}, id, ${author.id}, 'one_way', 0 from unnest(${ids}::int[]) id`
+	await insertConnections(
+		sql,
+		community.communityId,
+		ids.map((id): [number, number] => [id, author.id]),
+		'one_way',
+		0,
+	)
 	for (let i = 0; i < ids.length; i += 5000) {
 		const pipeline = redis.pipeline()
 		for (const id of ids.slice(i, i + 5000)) pipeline.set(keys.connLive(id), '1', 'EX', 3600)

@@ -4,6 +4,7 @@
 // written never loses the post: the post waits for the follow's flag and writes its job,
 // or the follow waits for the post.
 import { beforeAll, expect, test } from 'bun:test'
+import { insertConnections } from '../../src/modules/connections/repo'
 import { drainFanOut } from '../../src/timelines/fanout'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { connect, connectionPath, enableConnections } from '../support/connections'
@@ -78,10 +79,14 @@ test('a follow committing while a post is written: the post waits for it, writes
 	await connectionFeed(follower)
 	let posting: Promise<string> | undefined
 	await sql.begin(async (tx) => {
-		// The follow's row (its trigger marks the author followed), not yet committed.
-		await tx`
-			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-			values (${community.communityId}, ${follower.id}, ${author.id}, 'one_way', ${Date.now()})`
+		// The follow's row, whose statement marks the author followed, not yet committed.
+		await insertConnections(
+			tx,
+			community.communityId,
+			[[follower.id, author.id]],
+			'one_way',
+			Date.now(),
+		)
 		posting = newPost(author, { text: 'written during the follow' })
 		// Its snapshot predates the follow's commit; only the lock on the flag tells it.
 		expect(await settlesWithin(posting, 300)).toBe(false)

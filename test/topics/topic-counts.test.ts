@@ -3,6 +3,7 @@
 // changes and concurrent posts, before and after the deltas are folded into the row.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { transaction } from '../../src/lib/db'
+import { softDeletePost } from '../../src/modules/posts/repo'
 import { flushTopicCounts } from '../../src/modules/topics/repo'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
 import { createTopic, newPost } from '../support/content'
@@ -20,8 +21,8 @@ beforeAll(async () => {
 })
 
 /** post_count of each topic as GET /feed/topic answers it. */
-async function countsOf(topicIds: string[]): Promise<Record<string, number>> {
-	const reply = await api('GET', '/feed/topic?page_size=100', { token: member.token })
+async function countsOf(topicIds: string[], viewer = member): Promise<Record<string, number>> {
+	const reply = await api('GET', '/feed/topic?page_size=100', { token: viewer.token })
 	expect(reply.status).toBe(200)
 	const counts: Record<string, number> = {}
 	for (const t of reply.body.topics as { id: string; post_count: number }[])
@@ -101,7 +102,7 @@ describe('topic post counts', () => {
 		// A transaction that changes the topic's count (a delete) and stays open.
 		const open = sql
 			.begin(async (tx) => {
-				await tx`update posts set is_deleted = true where id = ${first}`
+				await softDeletePost(tx, community.communityId, first, author.id, null, Date.now())
 				counted()
 				await held
 				throw new Error('rolled back')
@@ -122,5 +123,38 @@ describe('topic post counts', () => {
 			await open
 		}
 		expect(await countsOf([topic])).toEqual({ [topic]: 2 })
+	})
+
+	test('a pending post counts in its topics until refused; an approved one stays counted', async () => {
+		const held = await newCommunity('topic-counts-pending')
+		const [moderator, author] = [await newUser(held, { role: 'cm' }), await newUser(held)]
+		const moderation = await api('PUT', '/community/settings/moderation', {
+			token: moderator.token,
+			body: { post_moderation: 'all' },
+		})
+		expect(moderation.status).toBe(200)
+		const topic = await createTopic(moderator, 'Held')
+		const decide = async (postId: string, action: string) => {
+			const queue = await api('GET', '/community/report?filter_type=["pending_post"]', {
+				token: moderator.token,
+			})
+			const handle = queue.body.data.reports_data.find(
+				(g: { entity_id: string }) => g.entity_id === postId,
+			)?.reports[0]?.id as number
+			const reply = await api('PATCH', '/community/report', {
+				token: moderator.token,
+				body: { report_ids: [handle], action_taken: action },
+			})
+			expect(reply.status).toBe(200)
+		}
+		const refused = await newPost(author, { text: 'not fit', topic_ids: [topic] })
+		const approved = await newPost(author, { text: 'fit', topic_ids: [topic] })
+		expect(await countsOf([topic], author)).toEqual({ [topic]: 2 })
+		await decide(refused, 'PENDING_POST_REJECTED')
+		expect(await countsOf([topic], author)).toEqual({ [topic]: 1 })
+		await decide(approved, 'PENDING_POST_APPROVED')
+		expect(await countsOf([topic], author)).toEqual({ [topic]: 1 })
+		await flush()
+		expect(await stored(topic)).toBe(1)
 	})
 })

@@ -1,5 +1,6 @@
 // SQL of connection requests and connections. A connection row (user_id,
 // connection_id) means user_id sees connection_id's posts.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 import { blockedBetween } from '../../lib/sql-rules'
@@ -68,7 +69,13 @@ export async function isConnected(db: Db, userId: number, connectionId: number):
 	return Boolean(row)
 }
 
-/** Inserts the (follower → followed) rows; existing rows are kept. */
+/**
+ * Inserts the (follower → followed) rows; existing rows are kept. The same statement
+ * marks the followed users ever followed (users.ever_followed), together, under a
+ * `for no key update` lock taken in id order: the statement writing new posts locks
+ * them the same way, so a post and a follow never miss each other
+ * (migrations/0065_ever_followed.sql says how).
+ */
 export async function insertConnections(
 	db: Db,
 	communityId: number,
@@ -76,13 +83,28 @@ export async function insertConnections(
 	type: ConnectionType,
 	now: number,
 ): Promise<void> {
-	// One statement: its trigger marks the followed users together, in id order
-	// (migrations/0065_ever_followed.sql), as the statement writing new posts locks them.
 	await db`
-		insert into connections (community_id, user_id, connection_id, connection_type, created_at)
-		select ${communityId}, p.user_id, p.connection_id, ${type}, ${now}
-		from unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) as p(user_id, connection_id)
-		on conflict do nothing`
+		with added as (
+			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
+			select ${communityId}, p.user_id, p.connection_id, ${type}, ${now}
+			from unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) as p(user_id, connection_id)
+			on conflict do nothing
+			returning connection_id),
+		${markFollowed(db, communityId, db`select connection_id from added`)}
+		select 1`
+}
+
+/**
+ * The CTE `followed`: marks these users of the community (`ids`, a query of user ids)
+ * ever followed, locking those not yet marked `for no key update` in id order.
+ */
+export function markFollowed(db: Db, communityId: number, ids: PendingQuery<Row[]>) {
+	return db`
+		followed as (
+			update users u set ever_followed = true
+			from (select id from users where community_id = ${communityId} and id in (${ids}) and not ever_followed
+				order by id for no key update) f
+			where u.community_id = ${communityId} and u.id = f.id)`
 }
 
 export async function deleteConnectionsBetween(db: Db, a: number, b: number): Promise<number> {

@@ -2,6 +2,7 @@
 // its handle in the review queue (a `reports` row of entity_type 'pending_post', filed by
 // its author, which modules/reports lists and closes), and letting it go or refusing it.
 import type { Db } from '../../lib/db'
+import { deletedPostDeltas } from './repo'
 
 /** Marks the new post pending and files its queue handle. */
 export async function holdPending(
@@ -40,9 +41,12 @@ export async function refusePending(
 	now: number,
 ): Promise<number | null> {
 	const [row] = await db<{ user_id: number }[]>`
-		update posts set is_deleted = true, deleted_by = ${by}, delete_reason = 'Not approved',
-			updated_at = ${now}
-		where community_id = ${communityId} and id = ${postId} and held = 'pending' and not is_deleted
-		returning user_id`
+		with deleted as (
+			update posts set is_deleted = true, deleted_by = ${by}, delete_reason = 'Not approved',
+				updated_at = ${now}
+			where community_id = ${communityId} and id = ${postId} and held = 'pending' and not is_deleted
+			returning id, user_id),
+		${deletedPostDeltas(db, communityId)}
+		select user_id from deleted`
 	return row?.user_id ?? null
 }

@@ -1,8 +1,8 @@
 // The new posts of a group-committed batch (lib/group-commit.ts batchCommit) with
 // set-based statements. Before the transaction, beside its BEGIN: the authors and the
 // users the texts tag (readAhead, on the pool). Then ONE round trip whatever the batch's
-// size: the posts (one insert), their topic links (one insert; topics' post_count
-// follows by trigger) and widget links, the tags and their activities, the fan-out jobs
+// size: the posts (one insert), their topic links (one insert, with their topics'
+// post_count deltas) and widget links, the tags and their activities, the fan-out jobs
 // and feed marks (feedManager.onPostsCreated), the post.created / post.tagged events
 // (one insert) and the topics as the links left them; COMMIT. A batch with topics sends
 // its events in a second round trip (they show the topics with the counts the links

@@ -1,10 +1,12 @@
-// Posts: SQL only. topics.post_count follows post_topics and posts.is_deleted through
-// triggers (migrations/0005_engagement.sql), so nothing here updates it.
+// Posts: SQL only. topics.post_count follows post_topics and posts.is_deleted: each
+// statement here that links, unlinks or deletes writes its topics' deltas
+// (topics/repo.ts topicDeltas), never the count itself.
 import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 import { mayViewSql } from '../../lib/visibility'
 import type { CachedPost, Viewer, Visibility } from '../../timelines'
+import { topicDeltas } from '../topics/repo'
 
 /**
  * The posts row alone (what a lock or a rule check needs). The full post — the row
@@ -121,9 +123,13 @@ export async function linkTopics(
 ): Promise<void> {
 	if (topicIds.length === 0) return
 	await db`
-		insert into post_topics (community_id, post_id, topic_id)
-		select ${communityId}, ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
-		on conflict do nothing`
+		with linked as (
+			insert into post_topics (community_id, post_id, topic_id)
+			select ${communityId}, ${postId}, id from topics where community_id = ${communityId} and id = any(${topicIds}::text[])
+			on conflict do nothing
+			returning topic_id, post_id),
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
+		select 1`
 }
 
 /**
@@ -137,13 +143,17 @@ export async function linkTopicsOf(
 ): Promise<void> {
 	if (links.length === 0) return
 	await db`
-		insert into post_topics (community_id, post_id, topic_id)
-		select t.community_id, l.post_id, t.id
-		from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[])
-			as l(post_id, topic_id)
-		join topics t on t.community_id = ${communityId} and t.id = l.topic_id
-		order by t.id
-		on conflict do nothing`
+		with linked as (
+			insert into post_topics (community_id, post_id, topic_id)
+			select ${communityId}, l.post_id, t.id
+			from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[])
+				as l(post_id, topic_id)
+			join topics t on t.community_id = ${communityId} and t.id = l.topic_id
+			order by t.id
+			on conflict do nothing
+			returning topic_id, post_id),
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
+		select 1`
 }
 
 export async function unlinkTopics(
@@ -153,8 +163,13 @@ export async function unlinkTopics(
 	topicIds: string[],
 ): Promise<void> {
 	if (topicIds.length === 0) return
-	await db`delete from post_topics
-		where community_id = ${communityId} and post_id = ${postId} and topic_id = any(${topicIds}::text[])`
+	await db`
+		with unlinked as (
+			delete from post_topics
+			where community_id = ${communityId} and post_id = ${postId} and topic_id = any(${topicIds}::text[])
+			returning topic_id, post_id),
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'unlinked'), -1)}
+		select 1`
 }
 
 export async function topicIdsOf(db: Db, communityId: number, postId: string): Promise<string[]> {
@@ -251,6 +266,7 @@ export async function updatePost(
 		where community_id = ${communityId} and id = ${id}`
 }
 
+/** Deletes the post (kept as a row); its topics count it no more. */
 export async function softDeletePost(
 	db: Db,
 	communityId: number,
@@ -260,8 +276,35 @@ export async function softDeletePost(
 	now: number,
 ): Promise<void> {
 	await db`
-		update posts set is_deleted = true, deleted_by = ${deletedBy}, delete_reason = ${reason}, updated_at = ${now}
-		where community_id = ${communityId} and id = ${id}`
+		with deleted as (
+			update posts set is_deleted = true, deleted_by = ${deletedBy}, delete_reason = ${reason}, updated_at = ${now}
+			where community_id = ${communityId} and id = ${id} and not is_deleted
+			returning id),
+		${deletedPostDeltas(db, communityId)}
+		select 1`
+}
+
+/**
+ * The topic deltas of the live posts the CTE `deleted` (their `id`s) has just deleted:
+ * -1 for each of their topics.
+ */
+export function deletedPostDeltas(db: Db, communityId: number) {
+	return topicDeltas(
+		db,
+		communityId,
+		db`select pt.topic_id from post_topics pt
+			where pt.community_id = ${communityId} and pt.post_id in (select id from deleted)`,
+		-1,
+	)
+}
+
+/**
+ * The links of the CTE `cte` (its `topic_id, post_id`) whose posts are live (a deleted
+ * post counts in no topic), the posts as the statement found them.
+ */
+function livePostLinks(db: Db, communityId: number, cte: string) {
+	return db`select l.topic_id from ${db(cte)} l
+		join posts p on p.community_id = ${communityId} and p.id = l.post_id where not p.is_deleted`
 }
 
 /** A page of a user's undeleted posts that the viewer may see, newest first, with the total. */

@@ -1,8 +1,11 @@
-// Topics: SQL only. NOTE for every writer of post_topics / posts.is_deleted:
-// topics.post_count is kept exact by triggers (migrations/0005, 0105): they write
-// deltas, never the topic's row, so posts into one topic do not queue on it; every
-// read here adds the deltas not yet flushed (countedTopics); application code never
-// updates the count but through flushTopicCounts.
+// Topics: SQL only. NOTE for every writer of post_topics / posts.is_deleted: the
+// statement that links, unlinks, deletes or restores writes its topics' count deltas
+// itself (topicDeltas, in the same statement), never the topic's row, so posts into
+// one topic do not queue on it; every read here adds the deltas not yet flushed
+// (countedTopics); application code never updates the count but through flushTopicCounts.
+// A topic's deletion cascading to its links writes none: the flush drops what a gone
+// topic had.
+import type { PendingQuery, Row } from 'postgres'
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 
@@ -36,7 +39,7 @@ const insertColumns = [
 	'updated_at',
 ]
 
-/** A row to insert: post_count is the triggers', updated_at starts as created_at. */
+/** A row to insert: post_count is the links' (topicDeltas), updated_at starts as created_at. */
 export type NewTopic = Omit<TopicRow, 'post_count' | 'updated_at' | 'parent_name'>
 
 export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow[]> {
@@ -60,7 +63,7 @@ export async function findTopic(db: Db, communityId: number, id: string): Promis
 
 /**
  * The community's topics with the exact post_count: the stored count plus the deltas the
- * triggers wrote since the last flush (one statement's snapshot sees a flush whole or
+ * writers wrote since the last flush (one statement's snapshot sees a flush whole or
  * not at all, so nothing is counted twice or missed).
  */
 const countedTopics = (db: Db, communityId: number) => db`(
@@ -253,13 +256,29 @@ async function refreshTopicNames(
 }
 
 /**
- * Folds the deltas the triggers wrote into topics.post_count, in one statement (the
+ * Folds the deltas the links' writers wrote into topics.post_count, in one statement (the
  * topics' rows are locked only until `tx` ends, right after; a post's link takes a key
  * share lock, which that update does not wait for); drops the deltas of deleted topics.
  * One flusher at a time (two deleting each other's rows could deadlock): `tx` must be a
  * transaction, whose end releases the lock. Returns the deltas folded, or null when
  * another flusher held the lock.
  */
+/**
+ * The CTE `topic_deltas`: what the post_topics rows `links` (a query of their
+ * `topic_id`s, one row a link: links of live posts of the community that the statement
+ * made, `sign` 1, or removed, or whose posts it deleted, -1) change in their topics'
+ * post_count, one delta row per topic.
+ */
+export function topicDeltas(db: Db, communityId: number, links: Fragment, sign: 1 | -1) {
+	return db`
+		topic_deltas as (
+			insert into topic_post_deltas (community_id, topic_id, delta)
+			select ${communityId}, l.topic_id, ${sign}::int * count(*)::int from (${links}) l
+			group by l.topic_id)`
+}
+
+type Fragment = PendingQuery<Row[]>
+
 export async function flushTopicCounts(tx: Db): Promise<number | null> {
 	const [lock] = await tx<{ ok: boolean }[]>`
 		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`
