@@ -6,7 +6,7 @@
 // A topic's deletion cascading to its links writes none: the flush drops what a gone
 // topic had.
 import type { PendingQuery, Row } from 'postgres'
-import type { Db } from '../../lib/db'
+import { acrossCommunities, type Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 
 export interface TopicRow {
@@ -256,14 +256,6 @@ async function refreshTopicNames(
 }
 
 /**
- * Folds the deltas the links' writers wrote into topics.post_count, in one statement (the
- * topics' rows are locked only until `tx` ends, right after; a post's link takes a key
- * share lock, which that update does not wait for); drops the deltas of deleted topics.
- * One flusher at a time (two deleting each other's rows could deadlock): `tx` must be a
- * transaction, whose end releases the lock. Returns the deltas folded, or null when
- * another flusher held the lock.
- */
-/**
  * The CTE `topic_deltas`: what the post_topics rows `links` (a query of their
  * `topic_id`s, one row a link: links of live posts of the community that the statement
  * made, `sign` 1, or removed, or whose posts it deleted, -1) change in their topics'
@@ -279,15 +271,35 @@ export function topicDeltas(db: Db, communityId: number, links: Fragment, sign: 
 
 type Fragment = PendingQuery<Row[]>
 
+/**
+ * Folds the deltas the links' writers wrote into topics.post_count, one statement per
+ * community that has any (the topics' rows are locked only until `tx` ends, right after;
+ * a post's link takes a key share lock, which that update does not wait for); drops the
+ * deltas of deleted topics. Which communities have deltas is read across communities (a
+ * named exception: lib/db.ts acrossCommunities); each fold names its community, so it
+ * runs on one Citus shard, and a read of a community's counts sees its fold whole or not
+ * at all. One flusher at a time (two deleting each other's rows could deadlock): `tx`
+ * must be a transaction, whose end releases the lock. Returns the deltas folded, or null
+ * when another flusher held the lock.
+ */
 export async function flushTopicCounts(tx: Db): Promise<number | null> {
 	const [lock] = await tx<{ ok: boolean }[]>`
 		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`
 	if (!lock?.ok) return null
-	const [row] = await tx<{ n: number }[]>`
-		with gone as (delete from topic_post_deltas returning topic_id, delta),
-		sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),
-		applied as (update topics t set post_count = greatest(t.post_count + s.n, 0)
-			from sums s where t.id = s.topic_id returning 1)
-		select (select count(*)::int from gone) as n`
-	return row?.n ?? 0
+	// Every community's deltas: a named exception (acrossCommunities), no lock taken.
+	const communities = await acrossCommunities(
+		(across) => across<{ community_id: number }[]>`
+			select distinct community_id from topic_post_deltas`,
+	)
+	let folded = 0
+	for (const { community_id: c } of communities) {
+		const [row] = await tx<{ n: number }[]>`
+			with gone as (delete from topic_post_deltas where community_id = ${c} returning topic_id, delta),
+			sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),
+			applied as (update topics t set post_count = greatest(t.post_count + s.n, 0)
+				from sums s where t.community_id = ${c} and t.id = s.topic_id returning 1)
+			select (select count(*)::int from gone) as n`
+		folded += row?.n ?? 0
+	}
+	return folded
 }
