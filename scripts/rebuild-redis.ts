@@ -27,6 +27,6 @@ for (const communityId of targets) {
 	)
 }
 if (only === null)
-	console.log(JSON.stringify({ revoked_families_restored: await restoreRevocations(sql) }))
+	console.log(JSON.stringify({ revoked_families_restored: await restoreRevocations() }))
 await sql.end()
 redis.disconnect()

@@ -6,7 +6,9 @@
 //
 // Calls that arrive while a batch is running wait; the next batch takes up to
 // `maxBatch` of them, in arrival order (one batch at a time: the waiting calls make one
-// larger statement, which beat two smaller ones in flight, docs/feeds.md). When
+// larger statement, which beat two smaller ones in flight, docs/feeds.md). With `group`,
+// only calls of one group share a batch (a community's, so that the statement runs on one
+// Citus shard, DESIGN §21), and one batch per group runs at a time. When
 // `together` throws (the statement failed and wrote nothing), each call of the batch
 // runs `alone` (by default as a batch of one), so one bad input gets its own error and
 // the others their answers, exactly as without coalescing.
@@ -21,38 +23,36 @@ export function coalesce<I, O>(options: {
 	/** One answer per input, in the order of `inputs`. */
 	together: (inputs: I[]) => Promise<O[]>
 	alone?: (input: I) => Promise<O>
-	/**
-	 * Inputs of different groups never share a batch (one community's: its statement
-	 * names that community, so Citus runs it on one shard); a batch takes the first
-	 * waiting input's group.
-	 */
-	group?: (input: I) => unknown
 	maxBatch?: number
+	/** Calls of different groups never share a batch; batches of different groups run side by side. */
+	group?: (input: I) => unknown
 }): Coalesced<I, O> {
 	const alone =
 		options.alone ?? ((input: I) => options.together([input]).then(([answer]) => answer as O))
 	const maxBatch = options.maxBatch ?? 64
-	type Pending = { input: I; resolve(value: O): void; reject(error: unknown): void }
+	const groupOf = options.group ?? (() => undefined)
+	type Pending = { input: I; group: unknown; resolve(value: O): void; reject(error: unknown): void }
 	let queue: Pending[] = []
 	let scheduled = false
-	let running = false
+	/** The groups whose batch is running. */
+	const running = new Set<unknown>()
 
 	function pump() {
 		scheduled = false
-		if (running || queue.length === 0) return
-		const groupOf = options.group ?? (() => undefined)
-		const group = groupOf((queue[0] as Pending).input)
-		const batch: Pending[] = []
-		const left: Pending[] = []
-		for (const p of queue)
-			if (batch.length < maxBatch && groupOf(p.input) === group) batch.push(p)
-			else left.push(p)
-		queue = left
-		running = true
-		runBatch(batch).finally(() => {
-			running = false
-			pump()
-		})
+		for (;;) {
+			const first = queue.find((p) => !running.has(p.group))
+			if (!first) return
+			const batch: Pending[] = []
+			const rest: Pending[] = []
+			for (const p of queue)
+				(p.group === first.group && batch.length < maxBatch ? batch : rest).push(p)
+			queue = rest
+			running.add(first.group)
+			runBatch(batch).finally(() => {
+				running.delete(first.group)
+				pump()
+			})
+		}
 	}
 
 	async function runBatch(batch: Pending[]) {
@@ -73,8 +73,9 @@ export function coalesce<I, O>(options: {
 	return {
 		run(input: I): Promise<O> {
 			return new Promise<O>((resolve, reject) => {
-				queue.push({ input, resolve, reject })
-				if (scheduled || running) return
+				const group = groupOf(input)
+				queue.push({ input, group, resolve, reject })
+				if (scheduled || running.has(group)) return
 				scheduled = true
 				// On the next turn of the event loop: requests that arrive together share a batch.
 				setImmediate(pump)

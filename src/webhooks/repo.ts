@@ -231,8 +231,10 @@ export function eventsWithDeliveriesCtes(
 		s: e.source,
 		d: e.data,
 	}))
+	const communities = new Set(events.map((e) => e.communityId))
 	return eventsFromCtes(
 		db,
+		communities.size === 1 ? (events[0] as NewEventRow).communityId : null,
 		db`select * from jsonb_to_recordset(${db.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)`,
 		now,
 		channel,
@@ -242,9 +244,19 @@ export function eventsWithDeliveriesCtes(
 /**
  * eventsWithDeliveriesCtes for the events a caller's statement selects itself: `rows`
  * yields (id, c: community, e: event, s: source, d: data), and may read the statement's
- * other CTEs (only the likes that joined a group notify, say).
+ * other CTEs (only the likes that joined a group notify, say). `communityId`: the one
+ * community of every row, named in the webhooks' read so that Citus runs it on that
+ * community's shard (DESIGN §21); null for events of several communities (one shard
+ * cannot hold them: plain Postgres, or inside acrossCommunities).
  */
-export function eventsFromCtes(db: Db, rows: PendingQuery<Row[]>, now: number, channel: string) {
+export function eventsFromCtes(
+	db: Db,
+	communityId: number | null,
+	rows: PendingQuery<Row[]>,
+	now: number,
+	channel: string,
+) {
+	const webhooksOf = communityId === null ? db`` : db`w.community_id = ${communityId} and`
 	return db`
 		event as (
 			insert into events (id, community_id, event, source, data, created_at)
@@ -255,7 +267,7 @@ export function eventsFromCtes(db: Db, rows: PendingQuery<Row[]>, now: number, c
 			insert into webhook_deliveries (webhook_id, event_id, community_id, due_at, created_at, updated_at)
 			select w.id, event.id, w.community_id, ${now}, ${now}, ${now}
 			from event join webhooks w
-				on w.community_id = event.community_id and w.webhook_type = event.event and w.is_active
+				on ${webhooksOf} w.community_id = event.community_id and w.webhook_type = event.event and w.is_active
 			returning 1
 		), deliveries_notified as (
 			select count(*) from (select pg_notify(${channel}, '') from (select 1 from deliveries limit 1) any_delivery) n)`

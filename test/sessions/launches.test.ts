@@ -47,7 +47,8 @@ describe('concurrent launches', () => {
 		expect(newA[0]?.body.data.user.uuid).toBe(newA[1]?.body.data.user.uuid)
 		const created = await sql`
 			select data->'user'->>'uuid' as uuid, (data->'user'->>'id')::int as id,
-				(select id from users u where u.uuid::text = data->'user'->>'uuid') as user_id
+				(select id from users u
+					where u.community_id = events.community_id and u.uuid::text = data->'user'->>'uuid') as user_id
 			from events
 			where community_id = ${community.communityId} and event = 'profile.created'`
 		const newUuids = new Set(

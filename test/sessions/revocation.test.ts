@@ -6,7 +6,6 @@ import { redis } from '../../src/lib/redis'
 import { jwtPlugin } from '../../src/lib/tokens'
 import { restoreRevocations } from '../../src/modules/auth/revocation'
 import { newCommunity, type TestCommunity } from '../support/community'
-import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -110,7 +109,7 @@ describe('revocation reaches access tokens', () => {
 		await logout(session)
 		const hash = keys.revocations(session.user.id)
 		await redis.del(hash)
-		expect(await restoreRevocations(sql)).toBeGreaterThan(0)
+		expect(await restoreRevocations()).toBeGreaterThan(0)
 		expect(await redis.hget(hash, `f:${claimsOf(session.access).fid}`)).toBe('1')
 	})
 })

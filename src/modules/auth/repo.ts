@@ -22,18 +22,20 @@ export interface StoredAuth {
  */
 export async function findStoredAuth(
 	db: Db,
+	communityId: number,
 	userId: number,
 	withinMinutes: number,
 ): Promise<StoredAuth> {
 	const [row] = await db<{ role: Role; denied_rights: number[]; revoked_families: string[] }[]>`
 		select u.role, array(
 			select d.right_state from member_right_denials d
-			where d.community_id = u.community_id and d.user_id = u.id order by d.right_state
+			where d.community_id = ${communityId} and d.user_id = u.id order by d.right_state
 		) as denied_rights, array(
 			select distinct r.family_id from refresh_tokens r
-			where r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
+			where r.community_id = ${communityId} and r.user_id = u.id and ${revokedWithin(db, withinMinutes)}
 		) as revoked_families
-		from users u where u.id = ${userId} and not u.is_deleted and u.departed_at is null`
+		from users u
+		where u.community_id = ${communityId} and u.id = ${userId} and not u.is_deleted and u.departed_at is null`
 	return {
 		role: row?.role ?? null,
 		deniedRights: row?.denied_rights ?? [],
@@ -41,7 +43,10 @@ export async function findStoredAuth(
 	}
 }
 
-/** Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis loss). */
+/**
+ * Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis
+ * loss): every community's, so `db` must come from acrossCommunities.
+ */
 export function findRevokedFamilies(db: Db, withinMinutes: number) {
 	return db<{ user_id: number; family_id: string }[]>`
 		select distinct r.user_id, r.family_id from refresh_tokens r

@@ -15,8 +15,7 @@
 // role change drops the user's answers in the process that makes it, and reaches every
 // other process when their copy expires: within a second, on one Redis or a Cluster,
 // with no message that could be lost.
-import type { Db } from '../../lib/db'
-import { sql } from '../../lib/db'
+import { acrossCommunities, sql } from '../../lib/db'
 import { keys } from '../../lib/keys'
 import { log } from '../../lib/log'
 import { redis } from '../../lib/redis'
@@ -62,8 +61,8 @@ export interface TokenState {
 	revoked: boolean
 }
 
-const storedAuth = (userId: number): Promise<StoredAuth> =>
-	findStoredAuth(sql, userId, MAX_ACCESS_TOKEN_MINUTES)
+const storedAuth = (claims: AccessClaims): Promise<StoredAuth> =>
+	findStoredAuth(sql, claims.cid, claims.uid, MAX_ACCESS_TOKEN_MINUTES)
 
 /**
  * The token's revocation marks and the user's role copy (roles.ts) in one HMGET of the
@@ -88,14 +87,14 @@ async function checkToken(claims: AccessClaims): Promise<TokenState> {
 		answers = await redis.hmget(keys.revocations(claims.uid), `f:${fid ?? ''}`, ALL, ROLE_FIELD)
 	} catch (error) {
 		log.warn({ err: (error as Error).message }, 'token checks fell back to Postgres')
-		const stored = await storedAuth(claims.uid)
+		const stored = await storedAuth(claims)
 		return { ...storedState(stored), revoked: revokedIn(stored, fid) }
 	}
 	const [family, all, copy] = answers as [string | null, string | null, string | null]
 	const marked = fid ? family !== null : all !== null && (claims.iat ?? 0) <= Number(all)
 	const fresh = authFromCopy(copy)
 	if (fresh) return { ...fresh, revoked: marked }
-	const stored = await storedAuth(claims.uid)
+	const stored = await storedAuth(claims)
 	await restoreHash(claims.uid, copy, stored)
 	return { ...storedState(stored), revoked: marked || revokedIn(stored, fid) }
 }
@@ -125,9 +124,12 @@ async function restoreHash(userId: number, seen: string | null, stored: StoredAu
 	await refillRole(userId, seen, stored.role, stored.deniedRights)
 }
 
-/** After a Redis loss: the marks of families revoked within an access token's lifetime. */
-export async function restoreRevocations(db: Db): Promise<number> {
-	const rows = await findRevokedFamilies(db, MAX_ACCESS_TOKEN_MINUTES)
+/**
+ * After a Redis loss: the marks of families revoked within an access token's lifetime,
+ * in every community (a named cross-community read).
+ */
+export async function restoreRevocations(): Promise<number> {
+	const rows = await acrossCommunities((tx) => findRevokedFamilies(tx, MAX_ACCESS_TOKEN_MINUTES))
 	const byUser = new Map<number, string[]>()
 	for (const row of rows)
 		byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), row.family_id])

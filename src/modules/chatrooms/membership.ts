@@ -87,7 +87,7 @@ async function recordSeatEvent(
 ) {
 	const [room, user, name] = await Promise.all([
 		lockChatroom(tx, input.chatroomId),
-		findUserById(tx, input.userId),
+		findUserById(tx, input.communityId, input.userId),
 		communityName(tx, input.communityId),
 	])
 	if (!room || !user) return

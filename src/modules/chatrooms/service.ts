@@ -151,8 +151,7 @@ async function targetOf(
 	if (named.uuid) [user = null] = await findUsersByUuids(sql, viewer.communityId, [named.uuid])
 	else if (named.member_id !== undefined) {
 		const id = Number(numericId(named.member_id))
-		const row = id ? await findUserById(sql, id) : null
-		user = row?.community_id === viewer.communityId ? row : null
+		user = id ? await findUserById(sql, viewer.communityId, id) : null
 	} else return { userId: viewer.userId, byCm: false }
 	if (!user) throw notFound('Member')
 	if (user.id === viewer.userId) return { userId: user.id, byCm: false }

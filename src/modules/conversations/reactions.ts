@@ -129,7 +129,7 @@ async function recordReactionEvent(
 	if (!(await listenedEvents(tx, session.communityId)).has(event)) return
 	const [name, user, [author], members] = await Promise.all([
 		communityName(tx, session.communityId),
-		findUserById(tx, session.userId),
+		findUserById(tx, session.communityId, session.userId),
 		findUsersByIds(tx, [conversation.user_id]),
 		participantUuids(tx, room.id),
 	])

@@ -78,7 +78,7 @@ export async function postConversation(
 	// Everything but the writes is read before the transaction; the room's turn is taken
 	// by the insert (chatrooms/log-repo.ts), shared by a batch of writers (post-batch.ts).
 	const [author, tagged, listening] = await Promise.all([
-		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		findUserById(sql, viewer.communityId, viewer.userId) as Promise<UserRow>,
 		findUsersByUuids(sql, viewer.communityId, taggedUuids(text)),
 		listenedEvents(sql, viewer.communityId),
 	])
@@ -127,7 +127,7 @@ export async function editText(session: Session, conversationId: string | number
 		throw badRequest('Only messages and polls can be edited')
 	const room = await seeRoom(sql, viewer, row.chatroom_id)
 	const [author, listening] = await Promise.all([
-		findUserById(sql, viewer.userId) as Promise<UserRow>,
+		findUserById(sql, viewer.communityId, viewer.userId) as Promise<UserRow>,
 		listenedEvents(sql, viewer.communityId),
 	])
 	const edited = await sql.begin(async (tx) => {

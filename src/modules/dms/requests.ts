@@ -115,7 +115,7 @@ export const UNBLOCK = 1
 /** POST /chatroom/dm/block {chatroom_id, status}: 0 blocks the other member, 1 unblocks. */
 export async function blockFromDm(session: Session, chatroomId: string | number, status: number) {
 	const dm = await ownDm(session, chatroomId)
-	const other = await findUserById(sql, otherMemberOf(dm, session.userId))
+	const other = await findUserById(sql, session.communityId, otherMemberOf(dm, session.userId))
 	if (!other) throw notFound('Member')
 	const { is_blocked } = await setBlock(session, session.uuid, other.uuid, status === BLOCK)
 	const room = await findChatroom(sql, session.communityId, dm.chatroom_id as string)

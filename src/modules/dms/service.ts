@@ -46,8 +46,8 @@ export async function memberNamed(communityId: number, ref: MemberRef): Promise<
 		[user = null] = await findUsersByRefs(sql, communityId, [ref.uuid])
 	else if (ref.member_id !== undefined) {
 		const id = Number(numericId(ref.member_id))
-		const row = id ? await findUserById(sql, id) : null
-		user = row?.community_id === communityId && !row.is_deleted ? row : null
+		const row = id ? await findUserById(sql, communityId, id) : null
+		user = row && !row.is_deleted ? row : null
 	} else throw badRequest('member_id or uuid is required')
 	if (!user) throw notFound('Member')
 	return user
@@ -117,7 +117,7 @@ export async function createDm(session: Session, ref: MemberRef) {
 			now,
 		})
 		if (!claimed) return
-		const me = (await findUserById(tx, session.userId)) as UserRow
+		const me = (await findUserById(tx, session.communityId, session.userId)) as UserRow
 		const room = await insertChatroom(tx, {
 			community_id: session.communityId,
 			title: `${me.name} <> ${other.name}`.slice(0, 200),

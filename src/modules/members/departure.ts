@@ -25,7 +25,7 @@ async function depart(session: Session, user: UserRow, departure: Departure): Pr
 	const c = session.communityId
 	const outcome = await sql.begin(async (tx) => {
 		if (!(await markDeparted(tx, c, user.id, departure, session.userId))) return null
-		const families = await revokeAllForUser(tx, user.id)
+		const families = await revokeAllForUser(tx, c, user.id)
 		const peers = await deleteAllConnectionsOf(tx, c, user.id)
 		const method = departure === 'left' ? 'self_left' : 'cm_removed'
 		for (const chatroomId of await seatedRoomIds(tx, c, user.id))

@@ -73,8 +73,9 @@ export async function directory(session: Session, filters: DirectoryFilters) {
 async function memberOf(session: Session, ref: MemberRef): Promise<UserRow> {
 	const named = given(ref.uuid) ?? given(ref.user_id)
 	let user: UserRow | null
-	if (named === undefined) user = await findUserById(sql, session.userId)
-	else if (/^\d{1,10}$/.test(named)) user = await findUserById(sql, Number(named))
+	if (named === undefined) user = await findUserById(sql, session.communityId, session.userId)
+	else if (/^\d{1,10}$/.test(named))
+		user = await findUserById(sql, session.communityId, Number(named))
 	else user = await findUserByUuid(sql, session.communityId, named)
 	if (!user || user.community_id !== session.communityId || user.is_deleted)
 		throw notFound('Member')
@@ -105,7 +106,7 @@ export async function readProfile(session: Session, ref: MemberRef) {
 
 /** PUT /community/member/profile: the caller's own name, image and custom fields. */
 export async function editProfile(session: Session, edit: ProfileEdit) {
-	const user = (await findUserById(sql, session.userId)) as UserRow
+	const user = (await findUserById(sql, session.communityId, session.userId)) as UserRow
 	if (edit.user_unique_id !== undefined && edit.user_unique_id !== user.user_unique_id)
 		throw forbidden('You may edit only your own profile')
 	const name = (edit.name ?? edit.user_name)?.trim()
@@ -126,7 +127,7 @@ export async function editProfile(session: Session, edit: ProfileEdit) {
 
 /** GET /community/member/state: the caller as a member, with their rights. */
 export async function memberState(session: Session) {
-	const user = await findUserById(sql, session.userId)
+	const user = await findUserById(sql, session.communityId, session.userId)
 	if (!user) throw notFound('Member')
 	const member = presentSdkMember({ ...user, role: session.role })
 	return {

@@ -84,7 +84,7 @@ export async function recordActivities(tx: Db, a: Activities): Promise<number> {
 
 /** What the push says: this actor's part ("Bob liked your post"), not the group's text. */
 async function pushPayload(tx: Db, a: Activities): Promise<PushPayload> {
-	return payloadOf(a, await findUserById(tx, a.actorId))
+	return payloadOf(a, await findUserById(tx, a.communityId, a.actorId))
 }
 
 function payloadOf(
@@ -174,7 +174,7 @@ export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<voi
 						})),
 						now,
 					},
-					pushesAndWebhooksOfJoins(tx, now),
+					pushesAndWebhooksOfJoins(tx, oneCommunity(news), now),
 				).execute()
 	const leaves =
 		unliked.length === 0
@@ -223,14 +223,20 @@ function whatAJoinWrites(l: PostLikeChange) {
 	return { push, event_id: newEventId(), event: event?.data ?? null }
 }
 
+/** The one community of `likes`; null when they span several (plain Postgres only). */
+function oneCommunity(likes: PostLikeChange[]): number | null {
+	const communities = new Set(likes.map((l) => l.communityId))
+	return communities.size === 1 ? (likes[0] as PostLikeChange).communityId : null
+}
+
 /** The push rows and webhook events of the actors that joined a group, as CTEs of its upsert. */
-function pushesAndWebhooksOfJoins(tx: Db, now: number): JoinFollowUps {
+function pushesAndWebhooksOfJoins(tx: Db, communityId: number | null, now: number): JoinFollowUps {
 	const pushes = tx`select c, activity_id as a, r, a as u, x->'push' as p from joined`
 	const events = tx`
 		select x->>'event_id' as id, c, 'notifications.feed' as e, 'feed' as s, x->'event' as d
 		from joined where x->'event' <> 'null'::jsonb`
 	return {
-		ctes: tx`${activityPushesCtes(tx, pushes, now)}, ${recordEventsFromCtes(tx, events)}`,
+		ctes: tx`${activityPushesCtes(tx, pushes, now)}, ${recordEventsFromCtes(tx, communityId, events)}`,
 		read: ['pushes_notified', 'deliveries_notified'],
 	}
 }

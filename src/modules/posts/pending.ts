@@ -93,7 +93,7 @@ export async function rejectPending(session: Session, postId: string): Promise<v
 	const refused = await transaction(async (tx) => {
 		const authorId = await refusePending(tx, c, postId, session.userId, Date.now())
 		if (authorId === null) return false
-		const author = await findUserById(tx, authorId)
+		const author = await findUserById(tx, c, authorId)
 		if (author)
 			await recordActivities(tx, {
 				communityId: c,

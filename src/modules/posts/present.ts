@@ -48,7 +48,7 @@ export async function loadPostContext(db: Db, post: CachedPost): Promise<PostCon
 	const [topics, widgets, creator] = await Promise.all([
 		findTopicsByIds(db, post.community_id, post.topic_ids),
 		findWidgetsByIds(db, post.community_id, post.widget_ids),
-		findUserById(db, post.user_id),
+		findUserById(db, post.community_id, post.user_id),
 	])
 	return { topics, widgets, creator }
 }

@@ -1,7 +1,7 @@
 // First launches of customer ids: the user, its profile.created event and the launch's
 // refresh token written by ONE statement (sessions/repo.ts insertFirstLaunches), which
-// commits on its own. First launches that arrive together share it (lib/coalesce.ts):
-// one round trip and one commit for all of them. Two first launches of one id in a batch
+// commits on its own. First launches of one community that arrive together share it
+// (lib/coalesce.ts): one round trip and one commit for all of them, on one Citus shard. Two first launches of one id in a batch
 // make one user (the first one's name and image) and both get it; a launch whose id was
 // taken meanwhile (`null`) is a returning launch.
 
@@ -41,12 +41,15 @@ function newUserLaunch(launch: FirstLaunch): NewUserLaunch {
 
 /** The created user with its token stored, or null when the customer id was taken meanwhile. */
 export const firstLaunches = coalesce<FirstLaunch, UserRow | null>({
+	group: (launch) => launch.communityId,
 	async together(launches) {
+		const communityId = (launches[0] as FirstLaunch).communityId
 		const created = await insertFirstLaunches(
 			sql,
+			communityId,
 			launches.map(newUserLaunch),
 			'profile.created',
-			(rows) => recordEventsFromCtes(sql, rows),
+			(rows) => recordEventsFromCtes(sql, communityId, rows),
 		)
 		return launches.map((launch) => created.get(launch.token_hash) ?? null)
 	},

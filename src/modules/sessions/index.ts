@@ -41,7 +41,7 @@ export const sessionsModule = new Elysia({ name: 'sessions' })
 			detail: { summary: 'Start a session for a user (created on first call)', tags: ['sessions'] },
 		},
 	)
-	.get('/sdk/initiate', async ({ session }) => ok(await describeSession(session.userId)), {
+	.get('/sdk/initiate', async ({ session }) => ok(await describeSession(session)), {
 		auth: 'member',
 		response: { 200: SessionReply },
 		detail: { summary: 'The user and community of the current access token', tags: ['sessions'] },

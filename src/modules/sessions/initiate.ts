@@ -1,7 +1,8 @@
 // POST /sdk/initiate, the app launch: finds or creates the user of a customer id and
 // starts a login. A returning user costs the API key's cached project, ONE statement
 // shared with the launches that arrive at the same moment (lib/coalesce.ts: each
-// user found by its customer id and its refresh token stored, one commit for all) and
+// user found by its customer id and its refresh token stored, one commit for all; the
+// launches of one community share it, so that it runs on one Citus shard) and
 // one signature; a first-time user one statement more (the user, its profile.created
 // event and its refresh token; first-launch.ts), shared with the first launches that
 // arrive with it.
@@ -30,17 +31,18 @@ export interface InitiateInput {
 /** A banned member's customer id (members/departure.ts) starts no session. */
 export const BANNED = 'This member is banned from the community'
 
-/** Launches of existing users, found and given their refresh token together. */
+/** Launches of existing users of one community, found and given their refresh token together. */
 const returning = coalesce<Launch, LaunchedUser | null>({
+	group: (launch) => launch.communityId,
 	async together(launches) {
-		const found = await findUsersAndStoreTokens(sql, launches)
+		const found = await findUsersAndStoreTokens(sql, (launches[0] as Launch).communityId, launches)
 		return launches.map((launch) => found.get(launch.token_hash) ?? null)
 	},
 })
 
 export async function initiateSession(input: InitiateInput) {
 	const community = await communityForApiKey(input.apiKey)
-	const { refresh_token, token_hash, expires_at } = newRefreshToken()
+	const { refresh_token, token_hash, expires_at } = newRefreshToken(community.id)
 	const launch: Launch = {
 		communityId: community.id,
 		userUniqueId: input.userUniqueId,

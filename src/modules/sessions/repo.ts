@@ -1,9 +1,10 @@
 // Refresh tokens, stored as hashes and grouped in families (one family per login).
 import type { PendingQuery, Row } from 'postgres'
-import type { Db } from '../../lib/db'
+import { acrossCommunities, type Db } from '../../lib/db'
 import { type UserRow, userColumns } from '../users/repo'
 
 export interface RefreshTokenRow {
+	community_id: number
 	token_hash: string
 	family_id: string
 	user_id: number
@@ -15,10 +16,13 @@ export interface RefreshTokenRow {
 type NewRefreshToken = Omit<RefreshTokenRow, 'rotated_at' | 'revoked_at'>
 
 export async function insertRefreshToken(db: Db, row: NewRefreshToken) {
-	await db`insert into refresh_tokens ${db(row, 'token_hash', 'family_id', 'user_id', 'expires_at')}`
+	await db`insert into refresh_tokens ${db(row, 'community_id', 'token_hash', 'family_id', 'user_id', 'expires_at')}`
 }
 
-/** An app launch of a customer id that may already be a user, with its refresh token. */
+/**
+ * An app launch of a customer id that may already be a user, with its refresh token.
+ * The statements below take one community's launches (one Citus shard, DESIGN §21).
+ */
 export interface Launch {
 	communityId: number
 	userUniqueId: string
@@ -38,23 +42,25 @@ export type LaunchedUser = UserRow & { banned: boolean }
  */
 export async function findUsersAndStoreTokens(
 	db: Db,
+	communityId: number,
 	launches: Launch[],
 ): Promise<Map<string, LaunchedUser>> {
 	const rows = await db<(LaunchedUser & { launch_token: string })[]>`
 		with found as (
 			select l.launch_token, l.launch_family, l.launch_expires, u.*
-			from unnest(${launches.map((l) => l.communityId)}::int[], ${launches.map((l) => l.userUniqueId)}::text[],
+			from unnest(${launches.map((l) => l.userUniqueId)}::text[],
 				${launches.map((l) => l.token_hash)}::text[], ${launches.map((l) => l.family_id)}::text[],
 				${launches.map((l) => l.expires_at.toISOString())}::timestamptz[])
-				as l(launch_community, launch_unique_id, launch_token, launch_family, launch_expires)
-			join users u on u.community_id = l.launch_community and u.user_unique_id = l.launch_unique_id
+				as l(launch_unique_id, launch_token, launch_family, launch_expires)
+			join users u on u.community_id = ${communityId} and u.user_unique_id = l.launch_unique_id
 		), stored as (
-			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
-			select launch_token, launch_family, id, launch_expires from found
+			insert into refresh_tokens (community_id, token_hash, family_id, user_id, expires_at)
+			select ${communityId}::int, launch_token, launch_family, id, launch_expires from found
 			where role <> 'owner' and departure is distinct from 'banned'
 		), rejoined as (
 			update users set departed_at = null, departure = null, departed_by = null
-			where id in (select id from found where departure in ('left', 'removed'))
+			where community_id = ${communityId}
+				and id in (select id from found where departure in ('left', 'removed'))
 		)
 		select launch_token, departure is not distinct from 'banned' as banned,
 			${db`${db(userColumns as string[])}`} from found`
@@ -85,6 +91,7 @@ type Fragment = PendingQuery<Row[]>
  */
 export async function insertFirstLaunches(
 	db: Db,
+	communityId: number,
 	launches: NewUserLaunch[],
 	event: string,
 	events: (rows: Fragment) => Fragment,
@@ -92,28 +99,28 @@ export async function insertFirstLaunches(
 	const column = <K extends keyof NewUserLaunch>(key: K) => launches.map((l) => l[key])
 	const rows = await db<(UserRow & { launch_token: string })[]>`
 		with launch as (
-			select * from unnest(${column('communityId')}::int[], ${column('userUniqueId')}::text[],
+			select * from unnest(${column('userUniqueId')}::text[],
 				${column('token_hash')}::text[], ${column('family_id')}::text[],
 				${launches.map((l) => l.expires_at.toISOString())}::timestamptz[], ${column('uuid')}::uuid[],
 				${column('name')}::text[], ${column('imageUrl')}::text[], ${db.array(column('isGuest'))}::bool[],
 				${column('event_id')}::text[], ${column('event_data')}::text[]) with ordinality
-				as l(community_id, user_unique_id, token_hash, family_id, expires_at, uuid, name, image_url,
+				as l(user_unique_id, token_hash, family_id, expires_at, uuid, name, image_url,
 					is_guest, event_id, event_data, n)
 		), created as (
 			insert into users (uuid, community_id, user_unique_id, name, image_url, custom_title, is_guest, is_deleted, role)
-			select distinct on (community_id, user_unique_id)
-				uuid, community_id, user_unique_id, name, image_url, '', is_guest, false, 'member'
-			from launch order by community_id, user_unique_id, n
+			select distinct on (user_unique_id)
+				uuid, ${communityId}::int, user_unique_id, name, image_url, '', is_guest, false, 'member'
+			from launch order by user_unique_id, n
 			on conflict (community_id, user_unique_id) do nothing
 			returning ${db(userColumns as string[])}
 		), launched as (
 			select l.token_hash, l.family_id, l.expires_at, c.*
-			from launch l join created c on c.community_id = l.community_id and c.user_unique_id = l.user_unique_id
+			from launch l join created c on c.user_unique_id = l.user_unique_id
 		), stored as (
-			insert into refresh_tokens (token_hash, family_id, user_id, expires_at)
-			select token_hash, family_id, id, expires_at from launched
+			insert into refresh_tokens (community_id, token_hash, family_id, user_id, expires_at)
+			select ${communityId}::int, token_hash, family_id, id, expires_at from launched
 		), ${events(db`
-			select l.event_id as id, c.community_id as c, ${event}::text as e, 'feed' as s,
+			select l.event_id as id, ${communityId}::int as c, ${event}::text as e, 'feed' as s,
 				jsonb_set(l.event_data::jsonb, '{user,id}', to_jsonb(c.id)) as d
 			from created c join launch l on l.uuid = c.uuid`)}
 		select token_hash as launch_token, ${db(userColumns as string[])} from launched, deliveries_notified`
@@ -121,25 +128,50 @@ export async function insertFirstLaunches(
 }
 
 /** Locks the row so two concurrent refreshes with one token cannot both rotate it. */
-export async function lockRefreshToken(db: Db, tokenHash: string): Promise<RefreshTokenRow | null> {
+export async function lockRefreshToken(
+	db: Db,
+	communityId: number,
+	tokenHash: string,
+): Promise<RefreshTokenRow | null> {
 	const [row] = await db<RefreshTokenRow[]>`
-		select token_hash, family_id, user_id, expires_at, rotated_at, revoked_at
-		from refresh_tokens where token_hash = ${tokenHash} for update`
+		select community_id, token_hash, family_id, user_id, expires_at, rotated_at, revoked_at
+		from refresh_tokens where community_id = ${communityId} and token_hash = ${tokenHash} for update`
 	return row ?? null
 }
 
-export async function markRotated(db: Db, tokenHash: string): Promise<void> {
-	await db`update refresh_tokens set rotated_at = now() where token_hash = ${tokenHash}`
+/**
+ * The community of a refresh token issued before tokens carried it (sessions/service.ts
+ * newRefreshToken): a named cross-community lookup, by the token alone.
+ */
+export async function findRefreshTokenCommunity(tokenHash: string): Promise<number | null> {
+	const [row] = await acrossCommunities(
+		(tx) => tx<{ community_id: number }[]>`
+			select community_id from refresh_tokens where token_hash = ${tokenHash}`,
+	)
+	return row?.community_id ?? null
 }
 
-export async function revokeFamily(db: Db, familyId: string): Promise<void> {
-	await db`update refresh_tokens set revoked_at = now() where family_id = ${familyId} and revoked_at is null`
+export async function markRotated(db: Db, communityId: number, tokenHash: string): Promise<void> {
+	await db`
+		update refresh_tokens set rotated_at = now()
+		where community_id = ${communityId} and token_hash = ${tokenHash}`
+}
+
+export async function revokeFamily(db: Db, communityId: number, familyId: string): Promise<void> {
+	await db`
+		update refresh_tokens set revoked_at = now()
+		where community_id = ${communityId} and family_id = ${familyId} and revoked_at is null`
 }
 
 /** Revokes every refresh token of the user; returns the families it ended. */
-export async function revokeAllForUser(db: Db, userId: number): Promise<string[]> {
+export async function revokeAllForUser(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<string[]> {
 	const rows = await db<{ family_id: string }[]>`
-		update refresh_tokens set revoked_at = now() where user_id = ${userId} and revoked_at is null
+		update refresh_tokens set revoked_at = now()
+		where community_id = ${communityId} and user_id = ${userId} and revoked_at is null
 		returning family_id`
 	return [...new Set(rows.map((row) => row.family_id))]
 }

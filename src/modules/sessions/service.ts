@@ -13,6 +13,7 @@ import { presentCommunity } from '../projects/service'
 import { presentUser } from '../users/present'
 import { findUserById, type UserRow } from '../users/repo'
 import {
+	findRefreshTokenCommunity,
 	insertRefreshToken,
 	lockRefreshToken,
 	markRotated,
@@ -20,9 +21,13 @@ import {
 	revokeFamily,
 } from './repo'
 
-/** A new refresh token: what the client gets, the hash that is stored, its expiry. */
-export function newRefreshToken() {
-	const refresh_token = `rt_${randomToken(32)}`
+/**
+ * A new refresh token: what the client gets, the hash that is stored, its expiry. It
+ * names its community (`rt_<community>.<random>`; the hash covers it, so it cannot be
+ * changed), so a refresh finds its row on one shard without asking which (DESIGN §21).
+ */
+export function newRefreshToken(communityId: number) {
+	const refresh_token = `rt_${communityId}.${randomToken(32)}`
 	const expires_at = new Date(Date.now() + config.REFRESH_TOKEN_DAYS * 86_400_000)
 	return { refresh_token, token_hash: sha256(refresh_token), expires_at }
 }
@@ -36,13 +41,26 @@ export const signAccessTokenFor = (user: UserRow, familyId: string, minutes?: nu
 
 export async function issueTokens(db: Db, user: UserRow, familyId = newId(), minutes?: number) {
 	const access_token = await signAccessTokenFor(user, familyId, minutes)
-	const { refresh_token, token_hash, expires_at } = newRefreshToken()
-	await insertRefreshToken(db, { token_hash, family_id: familyId, user_id: user.id, expires_at })
+	const { refresh_token, token_hash, expires_at } = newRefreshToken(user.community_id)
+	await insertRefreshToken(db, {
+		community_id: user.community_id,
+		token_hash,
+		family_id: familyId,
+		user_id: user.id,
+		expires_at,
+	})
 	return { access_token, refresh_token }
 }
 
-export async function describeSession(userId: number) {
-	const user = await findUserById(sql, userId)
+/** The community a refresh token names; one issued before tokens named it is looked up. */
+async function communityOfRefreshToken(refreshToken: string, tokenHash: string) {
+	const named = /^rt_(\d{1,10})\./.exec(refreshToken)?.[1]
+	if (named !== undefined) return Number(named)
+	return findRefreshTokenCommunity(tokenHash)
+}
+
+export async function describeSession(session: Pick<Session, 'userId' | 'communityId'>) {
+	const user = await findUserById(sql, session.communityId, session.userId)
 	if (!user || user.is_deleted) throw unauthorized('User no longer exists')
 	const community = await findCommunity(sql, user.community_id)
 	return {
@@ -61,12 +79,15 @@ export async function refreshSession(refreshToken: string | null) {
 	if (!refreshToken) throw unauthorized('Missing refresh token')
 	// The outcome is decided inside the transaction but thrown after it, so that a
 	// revoked family stays revoked (a throw inside would roll the revocation back).
+	const tokenHash = sha256(refreshToken)
+	const communityId = await communityOfRefreshToken(refreshToken, tokenHash)
+	if (communityId === null) throw unauthorized('Invalid refresh token')
 	const outcome = await sql.begin(async (tx): Promise<RefreshOutcome> => {
-		const row = await lockRefreshToken(tx, sha256(refreshToken))
+		const row = await lockRefreshToken(tx, communityId, tokenHash)
 		if (!row) return { ok: false, reason: 'Invalid refresh token' }
 		if (row.revoked_at) return { ok: false, reason: 'Refresh token revoked' }
 		if (row.rotated_at) {
-			await revokeFamily(tx, row.family_id)
+			await revokeFamily(tx, communityId, row.family_id)
 			return {
 				ok: false,
 				reason: 'Refresh token reused; session revoked',
@@ -74,9 +95,9 @@ export async function refreshSession(refreshToken: string | null) {
 			}
 		}
 		if (row.expires_at.getTime() < Date.now()) return { ok: false, reason: 'Refresh token expired' }
-		const user = await findUserById(tx, row.user_id)
+		const user = await findUserById(tx, communityId, row.user_id)
 		if (!user || user.is_deleted) return { ok: false, reason: 'User no longer exists' }
-		await markRotated(tx, row.token_hash)
+		await markRotated(tx, communityId, row.token_hash)
 		return { ok: true, tokens: await issueTokens(tx, user, row.family_id) }
 	})
 	if (!outcome.ok) {
@@ -96,12 +117,13 @@ export async function refreshSession(refreshToken: string | null) {
 export async function logout(session: Session, refreshToken: string | undefined): Promise<void> {
 	const own = session.familyId ? [session.familyId] : []
 	if (!refreshToken) {
-		const families = await revokeAllForUser(sql, session.userId)
+		const families = await revokeAllForUser(sql, session.communityId, session.userId)
 		return markUserRevoked(session.userId, [...new Set([...own, ...families])])
 	}
-	const row = await lockRefreshToken(sql, sha256(refreshToken))
+	// The caller's own token is of the caller's community (another community's is no row).
+	const row = await lockRefreshToken(sql, session.communityId, sha256(refreshToken))
 	const families = new Set(own)
 	if (row && row.user_id === session.userId) families.add(row.family_id)
-	for (const family of families) await revokeFamily(sql, family)
+	for (const family of families) await revokeFamily(sql, session.communityId, family)
 	await markFamiliesRevoked(session.userId, [...families])
 }

@@ -32,8 +32,13 @@ const columns = [
 /** The columns of a UserRow, for statements of other modules that return users. */
 export const userColumns: readonly string[] = columns
 
-export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
-	const [row] = await db<UserRow[]>`select ${db(columns)} from users where id = ${id}`
+export async function findUserById(
+	db: Db,
+	communityId: number,
+	id: number,
+): Promise<UserRow | null> {
+	const [row] = await db<UserRow[]>`
+		select ${db(columns)} from users where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 

@@ -12,7 +12,7 @@ import { type CommentRow, findComment } from './repo'
 
 export async function commentEventData(db: Db, communityId: number, comment: CommentRow) {
 	const [creator, parent, post] = await Promise.all([
-		findUserById(db, comment.user_id),
+		findUserById(db, communityId, comment.user_id),
 		comment.parent_id
 			? findComment(db, comment.community_id, comment.post_id, comment.parent_id)
 			: null,

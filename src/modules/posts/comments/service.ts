@@ -327,7 +327,7 @@ export async function toggleCommentLike(
 			})
 		const current = (await findComment(tx, post.community_id, post.id, comment.id)) as CommentRow
 		if (likeIsNews(added, input)) {
-			const liker = await findUserById(tx, session.userId)
+			const liker = await findUserById(tx, session.communityId, session.userId)
 			await recordCommentEvent(tx, session.communityId, 'comment.react', current, {
 				liked_by_user: liker ?? undefined,
 			})

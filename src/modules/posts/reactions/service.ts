@@ -30,7 +30,7 @@ import {
 } from './repo'
 
 async function actor(db: Db, session: Session) {
-	const user = await findUserById(db, session.userId)
+	const user = await findUserById(db, session.communityId, session.userId)
 	if (!user) throw notFound('User')
 	return presentUserForWebhook(user)
 }
