@@ -7,7 +7,8 @@
 // prove the predictions exact does one UPDATE per table recount what this run touched,
 // writing only the rows whose prediction was wrong (a reject, a child of a row that
 // existed before): exact counters without rewriting every post.
-// "New" is "inserted by this transaction": `xmin` is the transaction's own id.
+// "New" is "inserted by this run": the inserting statements list their rows' ids in
+// new_posts and new_comments (temporary tables), which later steps join.
 // `on conflict` names the customer's id (the only key a concurrent writer can share):
 // with no target every unique index is checked before each row, the random primary
 // key too (0.3 s of the posts' 4 s at 300,000).
@@ -59,16 +60,16 @@ export async function prepareContent(
 			using: db`users u, posts p, post_likes l`,
 			where: db`u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 				and p.community_id = ${c} and p.external_id = s.post_external_id
-				and l.post_id = p.id and l.user_id = u.id`,
+				and l.community_id = ${c} and l.post_id = p.id and l.user_id = u.id`,
 		},
 		{
 			using: db`users u, comments k, comment_likes l`,
 			where: db`u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 				and k.community_id = ${c} and k.external_id = s.comment_external_id
-				and l.comment_id = k.id and l.user_id = u.id`,
+				and l.community_id = ${c} and l.comment_id = k.id and l.user_id = u.id`,
 		},
 	])
-	await db`truncate touched_posts, touched_comments`
+	await db`truncate touched_posts, touched_comments, new_posts, new_comments`
 	if (deferChecks) {
 		await deferRowChecks(db, c)
 		// Locked before this transaction inserts anything: only rows that existed before.
@@ -145,6 +146,7 @@ export async function importPosts(db: Db, c: number, tally: CounterTally): Promi
 			order by s.created_at
 			on conflict (community_id, external_id) where external_id is not null do nothing
 			returning id, external_id, likes_count, comments_count),
+		marked as (insert into new_posts select id from ins),
 		links as (
 			insert into post_topics (community_id, post_id, topic_id)
 			select ${c}, ins.id, t.id from ins
@@ -171,22 +173,8 @@ const timeOrderedId = (db: Db) => db`
 		|| lpad(to_hex((random() * 4294967296)::bigint), 8, '0')
 		|| lpad(to_hex((random() * 4294967296)::bigint), 8, '0')`
 
-/**
- * This transaction's id: the `xmin` of the rows it inserted, so a statement can tell
- * a parent this run created from one that existed before.
- */
-export async function ownTransactionId(db: Db): Promise<string> {
-	const [row] = await db`select pg_current_xact_id()::xid::text as xid`
-	return row?.xid as string
-}
-
 /** Comments in rounds: roots, then replies whose parent now exists, until a round places nothing. */
-export async function importComments(
-	db: Db,
-	c: number,
-	xid: string,
-	tally: CounterTally,
-): Promise<StepResult> {
+export async function importComments(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_comments',
@@ -203,6 +191,7 @@ export async function importComments(
 	if (staged === 0) return { imported: 0, matched: 0 }
 	// Each round of replies deletes what it placed by customer id: one lookup, not a scan.
 	await db`create index on stage_comments (external_id)`
+	await db`analyze new_posts`
 	// Likes staged per comment, counted once for every round.
 	await db`
 		create temp table comment_like_counts on commit drop as
@@ -217,11 +206,13 @@ export async function importComments(
 					p.id as post_id, u.id as user_id, par.id as parent_id, coalesce(par.level + 1, 1) as level,
 					s.text, s.created_at, s.external_id, coalesce(lk.n, 0) as likes_count,
 					coalesce(rp.n, 0) as comments_count,
-					p.xmin = ${xid}::xid and (par.id is null or par.xmin = ${xid}::xid) as under_new
+					np.id is not null and (par.id is null or nc.id is not null) as under_new
 				from stage_comments s
 				join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 				join posts p on p.community_id = ${c} and p.external_id = s.post_external_id
 				left join comments par on par.community_id = ${c} and par.external_id = s.parent_external_id
+				left join new_posts np on np.id = p.id
+				left join new_comments nc on nc.id = par.id
 				left join comment_like_counts lk on lk.x = s.external_id
 				left join (select parent_external_id as x, count(*)::int as n from stage_comments
 					where parent_external_id is not null group by 1) rp on rp.x = s.external_id
@@ -235,6 +226,7 @@ export async function importComments(
 				from src
 				on conflict (community_id, external_id) where external_id is not null do nothing
 				returning id, post_id, parent_id, external_id, likes_count, comments_count),
+			marked as (insert into new_comments select id from ins),
 			posts_touched as (insert into touched_posts select post_id from ins),
 			comments_touched as (
 				insert into touched_comments select id from ins
@@ -287,28 +279,30 @@ export async function recountTouched(db: Db, c: number): Promise<number> {
 	await db`analyze touched_posts, touched_comments`
 	const posts = await db`
 		with t as (select distinct id from touched_posts),
-		l as (select l.post_id as id, count(*)::int as n from post_likes l join t on t.id = l.post_id group by 1),
+		l as (select l.post_id as id, count(*)::int as n from post_likes l join t on t.id = l.post_id
+			where l.community_id = ${c} group by 1),
 		k as (select k.post_id as id, count(*) filter (where not k.is_deleted)::int as n
-			from comments k join t on t.id = k.post_id group by 1),
+			from comments k join t on t.id = k.post_id where k.community_id = ${c} group by 1),
 		counts as (select t.id, coalesce(l.n, 0) as likes, coalesce(k.n, 0) as comments
 			from t left join l on l.id = t.id left join k on k.id = t.id),
 		changed as (
 			update posts p set likes_count = x.likes, comments_count = x.comments
 			from counts x
-			where p.id = x.id and (p.likes_count <> x.likes or p.comments_count <> x.comments)
+			where p.community_id = ${c} and p.id = x.id and (p.likes_count <> x.likes or p.comments_count <> x.comments)
 			returning 1)
 		select count(*)::int as n from changed`
 	const comments = await db`
 		with t as (select distinct id from touched_comments),
-		l as (select l.comment_id as id, count(*)::int as n from comment_likes l join t on t.id = l.comment_id group by 1),
+		l as (select l.comment_id as id, count(*)::int as n from comment_likes l join t on t.id = l.comment_id
+			where l.community_id = ${c} group by 1),
 		r as (select r.parent_id as id, count(*) filter (where not r.is_deleted)::int as n
-			from comments r join t on t.id = r.parent_id group by 1),
+			from comments r join t on t.id = r.parent_id where r.community_id = ${c} group by 1),
 		counts as (select t.id, coalesce(l.n, 0) as likes, coalesce(r.n, 0) as replies
 			from t left join l on l.id = t.id left join r on r.id = t.id),
 		changed as (
 			update comments k set likes_count = x.likes, comments_count = x.replies
 			from counts x
-			where k.id = x.id and (k.likes_count <> x.likes or k.comments_count <> x.replies)
+			where k.community_id = ${c} and k.id = x.id and (k.likes_count <> x.likes or k.comments_count <> x.replies)
 			returning 1)
 		select count(*)::int as n from changed`
 	return (posts[0]?.n as number) + (comments[0]?.n as number)

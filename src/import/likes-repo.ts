@@ -7,12 +7,7 @@ import type { Db } from '../lib/db'
 import { rejectWhere, type StepResult, unknownUser } from './apply-repo'
 import type { CounterTally } from './counters'
 
-export async function importLikes(
-	db: Db,
-	c: number,
-	xid: string,
-	tally: CounterTally,
-): Promise<StepResult> {
+export async function importLikes(db: Db, c: number, tally: CounterTally): Promise<StepResult> {
 	await rejectWhere(
 		db,
 		'stage_likes',
@@ -37,11 +32,12 @@ export async function importLikes(
 		select count(*) filter (where post_external_id is not null)::int as post,
 			count(*) filter (where comment_external_id is not null)::int as comment
 		from stage_likes`
+	await db`analyze new_posts, new_comments`
 	let imported = 0
 	// One statement per kind, each only when something of that kind is staged.
 	for (const kind of likeKinds)
 		if ((staged?.[kind.name] as number) > 0) {
-			const placed = await placeLikes(db, c, xid, kind, tally)
+			const placed = await placeLikes(db, c, kind, tally)
 			tally.place(kind.counter, placed)
 			imported += placed
 		}
@@ -55,6 +51,7 @@ const likeKinds = [
 		counter: 'postLikes',
 		likes: 'post_likes',
 		parents: 'posts',
+		inserted: 'new_posts',
 		parentId: 'post_id',
 		staged: 'post_external_id',
 	},
@@ -63,6 +60,7 @@ const likeKinds = [
 		counter: 'commentLikes',
 		likes: 'comment_likes',
 		parents: 'comments',
+		inserted: 'new_comments',
 		parentId: 'comment_id',
 		staged: 'comment_external_id',
 	},
@@ -72,7 +70,6 @@ const likeKinds = [
 async function placeLikes(
 	db: Db,
 	c: number,
-	xid: string,
 	kind: (typeof likeKinds)[number],
 	tally: CounterTally,
 ): Promise<number> {
@@ -80,14 +77,15 @@ async function placeLikes(
 	const [row] = await db`
 		with src as materialized (
 			select p.id as parent_id, u.id as user_id, coalesce(s.created_at, p.created_at) as created_at,
-				p.xmin = ${xid}::xid as under_new
+				n.id is not null as under_new
 			from stage_likes s
 			join users u on u.community_id = ${c} and u.user_unique_id = s.user_unique_id
 			join ${db(kind.parents)} p on p.community_id = ${c} and p.external_id = s.${db(kind.staged)}
+			left join ${db(kind.inserted)} n on n.id = p.id
 			order by p.id, u.id),
 		ins as (
-			insert into ${db(kind.likes)} (${db(kind.parentId)}, user_id, created_at)
-			select parent_id, user_id, created_at from src
+			insert into ${db(kind.likes)} (community_id, ${db(kind.parentId)}, user_id, created_at)
+			select ${c}, parent_id, user_id, created_at from src
 			on conflict do nothing returning 1)
 		select (select count(*) from ins)::int as n, (select count(*) from src)::int as sourced,
 			(select count(*) from src where not under_new)::int as under_old`

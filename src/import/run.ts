@@ -20,13 +20,7 @@ import {
 	type StepResult,
 	settleDuplicates,
 } from './apply-repo'
-import {
-	importComments,
-	importPosts,
-	ownTransactionId,
-	prepareContent,
-	recountTouched,
-} from './content-repo'
+import { importComments, importPosts, prepareContent, recountTouched } from './content-repo'
 import { counterTally } from './counters'
 import { importLikes } from './likes-repo'
 import { createParsePool } from './parse-pool'
@@ -175,11 +169,10 @@ function steps(c: number, now: number): Step[] {
 			const matched = await prepareContent(db, c, t.deferChecks)
 			for (const type of ['post', 'comment', 'like'] as const) t.matched[type] += matched[type]
 			t.mark('matched content')
-			const xid = await ownTransactionId(db)
 			const counters = counterTally()
 			await count(db, t, 'post', await importPosts(db, c, counters))
-			await count(db, t, 'comment', await importComments(db, c, xid, counters))
-			await count(db, t, 'like', await importLikes(db, c, xid, counters))
+			await count(db, t, 'comment', await importComments(db, c, counters))
+			await count(db, t, 'like', await importLikes(db, c, counters))
 			if (counters.exact()) t.mark('counters (exact as predicted)')
 			else {
 				await recountTouched(db, c)

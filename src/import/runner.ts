@@ -37,7 +37,7 @@ export const KEPT_REJECTS = 1000
 
 async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): Promise<void> {
 	const lease = setInterval(
-		() => void extendLease(sql, job.id, o.leaseSeconds).catch(() => {}),
+		() => void extendLease(sql, job.community_id, job.id, o.leaseSeconds).catch(() => {}),
 		(o.leaseSeconds * 1000) / 3,
 	)
 	const rejects = collectedRejects(KEPT_REJECTS)
@@ -45,13 +45,19 @@ async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): P
 	try {
 		const summary = await runImport({
 			communityId: job.community_id,
-			lines: linesOfChunks(jobChunks(sql, job.id)),
-			reread: () => linesOfChunks(jobChunks(sql, job.id)),
+			lines: linesOfChunks(jobChunks(sql, job.community_id, job.id)),
+			reread: () => linesOfChunks(jobChunks(sql, job.community_id, job.id)),
 			rejects,
 			onProgress: ({ done, rejects: count }) => {
 				if (Date.now() - lastProgress < PROGRESS_MS) return
 				lastProgress = Date.now()
-				void recordProgress(sql, job.id, { read: done, rejects: count }, Date.now()).catch(() => {})
+				void recordProgress(
+					sql,
+					job.community_id,
+					job.id,
+					{ read: done, rejects: count },
+					Date.now(),
+				).catch(() => {})
 			},
 		})
 		const counts = {
@@ -61,6 +67,7 @@ async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): P
 		}
 		await finishJob(
 			sql,
+			job.community_id,
 			job.id,
 			{
 				status: 'succeeded',
@@ -76,6 +83,7 @@ async function runJob(job: JobRow, o: RunnerOptions, stopping: () => boolean): P
 		log.error({ err: error, job: job.id }, 'import job failed')
 		await finishJob(
 			sql,
+			job.community_id,
 			job.id,
 			{
 				status: 'failed',
@@ -96,7 +104,7 @@ export function startImportRunner(overrides: Partial<RunnerOptions> = {}): () =>
 	const o = { ...defaults, ...overrides }
 	const loop = startWorkerLoop({
 		pass: async (stopping) => {
-			await deleteStaleUploads(sql, Date.now() - o.staleUploadMs)
+			await deleteStaleUploads(Date.now() - o.staleUploadMs)
 			const job = await claimJob(sql, o.leaseSeconds, Date.now())
 			if (!job) return false
 			await runJob(job, o, stopping)

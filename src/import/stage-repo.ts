@@ -47,6 +47,10 @@ export async function createStage(db: Db): Promise<void> {
 	// What a step changed, so it recounts only those counters.
 	await db`create temp table touched_posts (id text)`
 	await db`create temp table touched_comments (id text)`
+	// What this run inserted, so a statement can tell a parent it created from one that
+	// existed before (the rows' xmin did that on one node; on Citus it is the shard's own).
+	await db`create temp table new_posts (id text)`
+	await db`create temp table new_comments (id text)`
 }
 
 /** Appends rendered rows (COPY text format, newline-terminated, in chunks) to a type's staging table. */
@@ -94,7 +98,7 @@ export async function dropStage(db: Db): Promise<void> {
 	await db`reset jit`
 	await db`
 		drop table if exists stage_users, stage_topics, stage_posts, stage_comments, stage_likes,
-			stage_connections, stage_rejects, touched_posts, touched_comments`
+			stage_connections, stage_rejects, touched_posts, touched_comments, new_posts, new_comments`
 }
 
 /**

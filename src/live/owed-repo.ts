@@ -1,7 +1,7 @@
 // live_owed_resets (migrations/0140): the scopes owed a `reset` marker because Redis
 // refused a publish after its commit. Every statement names its community, so on Citus
 // each is routed to one shard; only the list of communities with marks spans them.
-import type { Db } from '../lib/db'
+import { acrossCommunities, type Db } from '../lib/db'
 
 export interface OwedReset {
 	community_id: number
@@ -9,19 +9,27 @@ export interface OwedReset {
 	failures: number
 }
 
-/** A failed publish: the scope's mark, one row however many publishes failed. */
+/**
+ * A failed publish: the scope's mark, one row however many publishes failed (`excluded`:
+ * Citus takes no function in an upsert's SET, the column default gives the time).
+ */
 export async function markOwed(db: Db, communityId: number, stream: string): Promise<void> {
 	await db`
 		insert into live_owed_resets (community_id, stream) values (${communityId}, ${stream})
 		on conflict (community_id, stream)
-		do update set failures = live_owed_resets.failures + 1, owed_at = now()`
+		do update set failures = live_owed_resets.failures + 1, owed_at = excluded.owed_at`
 }
 
-/** Communities holding marks no worker is paying now (the table is empty while Redis is healthy). */
-export async function communitiesOwed(db: Db, limit: number): Promise<number[]> {
-	const rows = await db<{ community_id: number }[]>`
-		select distinct community_id from live_owed_resets
-		where claimed_until < now() limit ${limit}`
+/**
+ * Communities holding marks no worker is paying now (the table is empty while Redis is
+ * healthy): a read across communities, no lock (the claims are per community).
+ */
+export async function communitiesOwed(limit: number): Promise<number[]> {
+	const rows = await acrossCommunities(
+		(tx) => tx<{ community_id: number }[]>`
+			select distinct community_id from live_owed_resets
+			where claimed_until < now() limit ${limit}`,
+	)
 	return rows.map((r) => r.community_id)
 }
 

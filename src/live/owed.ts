@@ -20,7 +20,7 @@ export async function payOwedResets(): Promise<{ paid: number; refused: number }
 	const total = { paid: 0, refused: 0 }
 	// Every community is tried even after a refusal: on a cluster one shard may refuse
 	// while the others take writes, and one stuck scope must not hold up the rest.
-	for (const communityId of await communitiesOwed(sql, COMMUNITIES_PER_PASS)) {
+	for (const communityId of await communitiesOwed(COMMUNITIES_PER_PASS)) {
 		const marks = await claimOwed(sql, communityId, CLAIM_BATCH, LEASE_MS)
 		const outcomes = await Promise.allSettled(marks.map((m) => appendReset(m.stream)))
 		const paid = marks.filter((_, n) => outcomes[n]?.status === 'fulfilled')

@@ -22,6 +22,7 @@ import {
 	startOutboxEngine,
 } from '../lib/outbox/engine'
 import type { Claimed } from '../lib/outbox/queue'
+import { perCommunity } from '../lib/per-community'
 import {
 	RefusedHostError,
 	type SendOutcome,
@@ -92,7 +93,14 @@ function createRecorder() {
 	const record = flushWhileWriting<{ outcome: PushOutcome; from: string }, void>(async (batch) => {
 		for (const from of ['sending', 'pending']) {
 			const part = batch.filter((b) => b.from === from).map((b) => b.outcome)
-			await recordOutcomes(sql, part, [from])
+			await perCommunity(
+				part,
+				(o) => o.communityId,
+				async (communityId, outcomes) => {
+					await recordOutcomes(sql, communityId, outcomes, [from])
+					return []
+				},
+			)
 		}
 	}, 2000)
 	return (outcome: PushOutcome, from: 'sending' | 'pending' = 'sending') =>
@@ -105,6 +113,8 @@ function retryDelay(schedule: number[], attempt: number, retryAfterMs: number | 
 	const base = schedule[Math.min(attempt - 1, schedule.length - 1)] ?? 1000
 	return Math.round(base * (0.5 + Math.random()))
 }
+
+const communityOf = (claimed: Claimed) => Number(claimed.group)
 
 function pushHandler(o: PushEngineOptions): Handler {
 	const maxTries = o.retryScheduleMs.length + 1
@@ -130,6 +140,7 @@ function pushHandler(o: PushEngineOptions): Handler {
 		const outcome = await attempt(row)
 		const tries = row.attempt + 1
 		const failed = (error: string): PushOutcome => ({
+			communityId: row.community_id,
 			id: row.id,
 			status: 'failed',
 			dueAt: null,
@@ -137,7 +148,13 @@ function pushHandler(o: PushEngineOptions): Handler {
 		})
 		switch (outcome.kind) {
 			case 'sent':
-				await record({ id: row.id, status: 'sent', dueAt: null, error: null })
+				await record({
+					communityId: row.community_id,
+					id: row.id,
+					status: 'sent',
+					dueAt: null,
+					error: null,
+				})
 				pushSent.inc({ outcome: 'sent' })
 				return released
 			case 'retry': {
@@ -147,7 +164,13 @@ function pushHandler(o: PushEngineOptions): Handler {
 					return released
 				}
 				const dueAt = Date.now() + retryDelay(o.retryScheduleMs, tries, outcome.retryAfterMs)
-				await record({ id: row.id, status: 'pending', dueAt, error: outcome.error })
+				await record({
+					communityId: row.community_id,
+					id: row.id,
+					status: 'pending',
+					dueAt,
+					error: outcome.error,
+				})
 				pushSent.inc({ outcome: 'retry' })
 				return { dueAt }
 			}
@@ -173,11 +196,15 @@ function pushHandler(o: PushEngineOptions): Handler {
 	return {
 		/** Rows that must not be sent now are settled here; the rest become sends. */
 		async prepare(claimed, now) {
+			// Members are `<communityId>:<deliveryId>`: one statement per community.
 			const rows = new Map(
 				(
-					await loadForSend(
-						sql,
-						claimed.map((c) => c.id),
+					await perCommunity(claimed, communityOf, (communityId, part) =>
+						loadForSend(
+							sql,
+							communityId,
+							part.map((c) => c.id),
+						),
 					)
 				).map((r) => [r.id, r]),
 			)
@@ -189,7 +216,13 @@ function pushHandler(o: PushEngineOptions): Handler {
 				if (row?.status === 'sending') {
 					// Its worker died after handing it over (or while): never sent twice.
 					waits.push(
-						record({ id: row.id, status: 'unknown', dueAt: null, error: 'worker lost mid-send' }),
+						record({
+							communityId: row.community_id,
+							id: row.id,
+							status: 'unknown',
+							dueAt: null,
+							error: 'worker lost mid-send',
+						}),
 					)
 					pushSent.inc({ outcome: 'unknown' })
 					settled.push([c, released])
@@ -200,7 +233,13 @@ function pushHandler(o: PushEngineOptions): Handler {
 				} else if (!row.token) {
 					waits.push(
 						record(
-							{ id: row.id, status: 'discarded', dueAt: null, error: 'device gone' },
+							{
+								communityId: row.community_id,
+								id: row.id,
+								status: 'discarded',
+								dueAt: null,
+								error: 'device gone',
+							},
 							'pending',
 						),
 					)
@@ -209,9 +248,17 @@ function pushHandler(o: PushEngineOptions): Handler {
 				} else ready.push([c, row])
 			}
 			await Promise.all(waits)
-			const mine = await markSending(
-				sql,
-				ready.map(([, row]) => row.id),
+			const mine = new Set(
+				await perCommunity(
+					ready,
+					([, row]) => row.community_id,
+					(communityId, part) =>
+						markSending(
+							sql,
+							communityId,
+							part.map(([, row]) => row.id),
+						),
+				),
 			)
 			const jobs: Job[] = []
 			for (const [c, row] of ready) {
@@ -244,7 +291,7 @@ export function startPush(overrides: Partial<PushEngineOptions> = {}): () => Pro
 			// A `sending` row Redis lost is due at once: a worker claims it and records it
 			// `unknown` (it may have reached the provider: never sent twice).
 			reconcile: async (afterId, limit) =>
-				(await openPage(sql, afterId, limit)).map((r) => ({
+				(await openPage(afterId, limit)).map((r) => ({
 					id: r.id,
 					updatedAt: r.updated_at,
 					entry: {

@@ -16,10 +16,11 @@ import {
 	startOutboxEngine,
 } from '../lib/outbox/engine'
 import type { Claimed } from '../lib/outbox/queue'
+import { perCommunity } from '../lib/per-community'
 import { send } from './deliver'
 import { webhookAttemptDuration, webhookAttempts, webhookLateness } from './metrics'
 import { deliveriesChannel } from './outbox'
-import { member, unschedule, webhookSchedule } from './queue'
+import { deliveryOf, member, unschedule, webhookSchedule } from './queue'
 import { createRecorder } from './recorder'
 import {
 	type AttemptRow,
@@ -69,12 +70,13 @@ function webhookHandler(o: EngineOptions): Handler {
 	/** `receiverDone` frees the webhook's slot once the receiver answered: recording needs no slot there. */
 	async function attempt(
 		claimed: Claimed,
+		communityId: number,
 		row: AttemptRow,
 		claimedAt: number,
 		receiverDone: () => void,
 	): Promise<Settle> {
 		if (!row.is_active) {
-			await discardDelivery(sql, row.id)
+			await discardDelivery(sql, communityId, row.id)
 			webhookAttempts.inc({ outcome: 'discarded' })
 			return released
 		}
@@ -87,6 +89,7 @@ function webhookHandler(o: EngineOptions): Handler {
 		receiverDone()
 		webhookAttemptDuration.observe(result.durationMs / 1000)
 		const outcome: Outcome = {
+			communityId,
 			deliveryId: row.id,
 			webhookId: row.webhook_id,
 			eventId: row.event_id,
@@ -115,28 +118,44 @@ function webhookHandler(o: EngineOptions): Handler {
 				{ webhookId: row.webhook_id, reason, discarded: discarded.length },
 				'webhook deactivated',
 			)
-			await unschedule(discarded.map((id) => member(row.webhook_id, id)))
+			await unschedule(discarded.map((id) => member(row.webhook_id, communityId, id)))
 		}
 		return released
 	}
 
 	return {
 		async prepare(claimed, now) {
+			const targets = claimed.flatMap((c) => {
+				const delivery = deliveryOf(c)
+				return delivery ? [{ claimed: c, ...delivery }] : []
+			})
 			const rows = new Map(
 				(
-					await loadForAttempt(
-						sql,
-						claimed.map((c) => c.id),
+					await perCommunity(
+						targets,
+						(t) => t.communityId,
+						(communityId, part) =>
+							loadForAttempt(
+								sql,
+								communityId,
+								part.map((t) => t.deliveryId),
+							),
 					)
 				).map((r) => [r.id, r]),
 			)
 			const jobs: Job[] = []
 			const settled: [Claimed, Settle][] = []
-			for (const c of claimed) {
-				const row = rows.get(c.id)
-				if (!row || row.status !== 'pending') settled.push([c, released])
-				else jobs.push({ claimed: c, run: (done) => attempt(c, row, now, done) })
+			for (const t of targets) {
+				const row = rows.get(t.deliveryId)
+				if (!row || row.status !== 'pending') settled.push([t.claimed, released])
+				else
+					jobs.push({
+						claimed: t.claimed,
+						run: (done) => attempt(t.claimed, t.communityId, row, now, done),
+					})
 			}
+			// A member without its community (written before members named it) is released
+			// by the engine: neither run nor settled here.
 			return { jobs, settled }
 		},
 	}
@@ -167,15 +186,15 @@ export function startDelivery(overrides: Partial<EngineOptions> = {}): () => Pro
 				batch: 1000,
 				take: async (limit) =>
 					(await takeUnqueued(sql, limit)).map((r) => ({
-						member: member(r.webhook_id, r.id),
+						member: member(r.webhook_id, r.community_id, r.id),
 						dueAt: r.due_at,
 					})),
 			},
 			reconcile: async (afterId, limit) =>
-				(await queuedPendingPage(sql, afterId, limit)).map((r) => ({
+				(await queuedPendingPage(afterId, limit)).map((r) => ({
 					id: r.id,
 					updatedAt: r.updated_at,
-					entry: { member: member(r.webhook_id, r.id), dueAt: r.due_at },
+					entry: { member: member(r.webhook_id, r.community_id, r.id), dueAt: r.due_at },
 				})),
 			handler: webhookHandler(o),
 		},

@@ -3,32 +3,54 @@
 // by (status = 'pending', attempt = n - 1), so if two workers ever raced on one
 // attempt only the first record counts.
 import type { PendingQuery, Row, Sql } from 'postgres'
-import type { Db } from '../lib/db'
+import { acrossCommunities, type Db } from '../lib/db'
 import { newId } from '../lib/ids'
+import { claimPerCommunity, perCommunity } from '../lib/per-community'
 
 export interface ScheduledRow {
 	id: string
 	webhook_id: string
+	community_id: number
 	due_at: number
 }
 
-/** Marks up to `limit` unscheduled pending deliveries as queued and returns them. */
+/**
+ * Marks up to `limit` unscheduled pending deliveries as queued and returns them: the
+ * communities of the oldest are found across communities (no lock), then each one's
+ * rows are claimed on its own (lib/per-community.ts).
+ */
 export function takeUnqueued(db: Db, limit: number) {
-	return db<ScheduledRow[]>`
-		update webhook_deliveries set queued = true, updated_at = ${Date.now()}
-		where id in (
-			select id from webhook_deliveries where status = 'pending' and not queued
-			order by id limit ${limit} for update skip locked)
-		returning id, webhook_id, due_at::float8 as due_at`
+	return claimPerCommunity(
+		limit,
+		async (tx) =>
+			(
+				await tx<{ community_id: number }[]>`
+					select distinct community_id from (
+						select community_id from webhook_deliveries where status = 'pending' and not queued
+						order by id limit ${limit}) oldest`
+			).map((r) => r.community_id),
+		(communityId, left) => db<ScheduledRow[]>`
+			update webhook_deliveries set queued = true, updated_at = ${Date.now()}
+			where community_id = ${communityId} and id in (
+				select id from webhook_deliveries
+				where community_id = ${communityId} and status = 'pending' and not queued
+				order by id limit ${left} for update skip locked)
+			returning id, webhook_id, community_id, due_at::float8 as due_at`,
+	)
 }
 
-/** Pending deliveries already handed to Redis, in id order after `afterId`. */
-export function queuedPendingPage(db: Db, afterId: string, limit: number) {
-	return db<(ScheduledRow & { updated_at: number })[]>`
-		select id, webhook_id, due_at::float8 as due_at, updated_at::float8 as updated_at
-		from webhook_deliveries
-		where status = 'pending' and queued and id > ${afterId}
-		order by id limit ${limit}`
+/**
+ * Pending deliveries already handed to Redis, in id order after `afterId`, of every
+ * community (the reconciler's page: a read across communities, no lock).
+ */
+export function queuedPendingPage(afterId: string, limit: number) {
+	return acrossCommunities(
+		(tx) => tx<(ScheduledRow & { updated_at: number })[]>`
+			select id, webhook_id, community_id, due_at::float8 as due_at, updated_at::float8 as updated_at
+			from webhook_deliveries
+			where status = 'pending' and queued and id > ${afterId}
+			order by id limit ${limit}`,
+	)
 }
 
 export interface AttemptRow {
@@ -46,17 +68,18 @@ export interface AttemptRow {
 	event_created_at: number
 }
 
-export function loadForAttempt(db: Db, ids: string[]) {
+export function loadForAttempt(db: Db, communityId: number, ids: string[]) {
 	return db<AttemptRow[]>`
 		select d.id, d.webhook_id, d.event_id, d.status, d.attempt, w.url, w.sealed_secret, w.is_active,
 			e.event, e.source, e.data::text as data, e.created_at::float8 as event_created_at
 		from webhook_deliveries d
-		join webhooks w on w.id = d.webhook_id
-		join events e on e.id = d.event_id
-		where d.id in ${db(ids)}`
+		join webhooks w on w.community_id = d.community_id and w.id = d.webhook_id
+		join events e on e.community_id = d.community_id and e.id = d.event_id
+		where d.community_id = ${communityId} and d.id in ${db(ids)}`
 }
 
 export interface Outcome {
+	communityId: number
 	deliveryId: string
 	webhookId: string
 	eventId: string
@@ -71,6 +94,7 @@ export interface Outcome {
 function attemptValues(outcome: Outcome, now: number) {
 	return {
 		id: newId(),
+		community_id: outcome.communityId,
 		delivery_id: outcome.deliveryId,
 		webhook_id: outcome.webhookId,
 		event_id: outcome.eventId,
@@ -91,18 +115,27 @@ export interface AttemptRecord {
 }
 
 /**
- * Records a batch of attempts in one statement (one commit for many deliveries):
- * delivered ones become delivered, failed ones wait for `retryAt` (or are discarded
- * when their webhook was deactivated meanwhile). Returns each delivery's new status;
- * a delivery missing from the map was recorded first by another worker.
+ * Records a batch of attempts in one statement per community (one commit for many
+ * deliveries): delivered ones become delivered, failed ones wait for `retryAt` (or are
+ * discarded when their webhook was deactivated meanwhile). Returns each delivery's new
+ * status; a delivery missing from the map was recorded first by another worker.
  */
 export async function recordAttempts(
 	db: Db,
 	records: AttemptRecord[],
 ): Promise<Map<string, string>> {
+	const rows = await perCommunity(
+		records,
+		(r) => r.outcome.communityId,
+		(communityId, part) => recordCommunityAttempts(db, communityId, part),
+	)
+	return new Map(rows.map((r) => [r.id as string, r.status as string]))
+}
+
+function recordCommunityAttempts(db: Db, communityId: number, records: AttemptRecord[]) {
 	const now = Date.now()
 	const o = records.map((r) => r.outcome)
-	const rows = await db`
+	return db`
 		with input as (
 			select * from unnest(
 				${db.array(o.map((x) => x.deliveryId))}::text[], ${db.array(o.map((x) => x.attempt))}::int[],
@@ -117,17 +150,17 @@ export async function recordAttempts(
 			set attempt = i.attempt, updated_at = ${now}, due_at = i.due_at,
 				status = case when i.ok = 1 then 'delivered' when w.is_active then 'pending' else 'discarded' end
 			from input i, webhooks w
-			where d.id = i.delivery_id and w.id = d.webhook_id and d.status = 'pending' and d.attempt = i.attempt - 1
+			where d.community_id = ${communityId} and w.community_id = d.community_id
+				and d.id = i.delivery_id and w.id = d.webhook_id and d.status = 'pending' and d.attempt = i.attempt - 1
 			returning d.id, d.status
 		), logged as (
-			insert into webhook_attempts (id, delivery_id, webhook_id, event_id, event, attempt, status, status_code, duration_ms, error, created_at)
-			select i.attempt_id, i.delivery_id, i.webhook_id, i.event_id, i.event, i.attempt,
+			insert into webhook_attempts (id, community_id, delivery_id, webhook_id, event_id, event, attempt, status, status_code, duration_ms, error, created_at)
+			select i.attempt_id, ${communityId}, i.delivery_id, i.webhook_id, i.event_id, i.event, i.attempt,
 				case when i.ok = 1 then 'delivered' else 'failed' end,
 				nullif(i.status_code, -1), i.duration_ms, nullif(i.error, ''), ${now}
 			from input i join updated u on u.id = i.delivery_id
 		)
 		select id, status from updated`
-	return new Map(rows.map((r) => [r.id as string, r.status as string]))
 }
 
 /**
@@ -140,34 +173,44 @@ export function recordExhausted(sql: Sql, outcome: Outcome, reason: string) {
 	return sql.begin(async (tx) => {
 		const [failed] = await tx`
 			update webhook_deliveries set status = 'failed', attempt = ${outcome.attempt}, updated_at = ${now}
-			where id = ${outcome.deliveryId} and status = 'pending' and attempt = ${outcome.attempt - 1}
+			where community_id = ${outcome.communityId} and id = ${outcome.deliveryId} and status = 'pending' and attempt = ${outcome.attempt - 1}
 			returning id`
 		if (!failed) return null
-		await tx`insert into webhook_attempts ${tx(attemptValues(outcome, now))}`
+		const a = attemptValues(outcome, now)
+		await tx`
+			insert into webhook_attempts (id, community_id, delivery_id, webhook_id, event_id, event, attempt,
+				status, status_code, duration_ms, error, created_at)
+			values (${a.id}, ${a.community_id}, ${a.delivery_id}, ${a.webhook_id}, ${a.event_id}, ${a.event},
+				${a.attempt}, ${a.status}, ${a.status_code}, ${a.duration_ms}, ${a.error}, ${a.created_at})`
 		await tx`
 			update webhooks set is_active = false, deactivated_at = ${now}, deactivation_reason = ${reason}, updated_at = ${now}
-			where id = ${outcome.webhookId} and is_active`
-		return discardPending(tx, outcome.webhookId, now)
+			where community_id = ${outcome.communityId} and id = ${outcome.webhookId} and is_active`
+		return discardPending(tx, outcome.communityId, outcome.webhookId, now)
 	})
 }
 
 /** Discards every pending delivery of a webhook; returns their Redis members' ids. */
 export async function discardPending(
 	db: Db,
+	communityId: number,
 	webhookId: string,
 	now = Date.now(),
 ): Promise<string[]> {
 	const rows = await db`
 		update webhook_deliveries set status = 'discarded', updated_at = ${now}
-		where webhook_id = ${webhookId} and status = 'pending'
+		where community_id = ${communityId} and webhook_id = ${webhookId} and status = 'pending'
 		returning id`
 	return rows.map((r) => r.id as string)
 }
 
-export async function discardDelivery(db: Db, deliveryId: string): Promise<void> {
+export async function discardDelivery(
+	db: Db,
+	communityId: number,
+	deliveryId: string,
+): Promise<void> {
 	await db`
 		update webhook_deliveries set status = 'discarded', updated_at = ${Date.now()}
-		where id = ${deliveryId} and status = 'pending'`
+		where community_id = ${communityId} and id = ${deliveryId} and status = 'pending'`
 }
 
 /** Ids are time-ordered (8 hex digits of seconds first), so "older than" is an id range. */
@@ -176,19 +219,34 @@ const idBefore = (ms: number) =>
 		.toString(16)
 		.padStart(8, '0')
 
-/** Deletes attempt-log rows and finished deliveries created before `cutoff`, in batches. */
+/**
+ * Deletes attempt-log rows and finished deliveries created before `cutoff`, in batches,
+ * community by community: the communities holding such rows are found across
+ * communities (no lock), each one's rows are deleted with statements of its own.
+ */
 export async function pruneDeliveryLog(db: Db, cutoff: number, batch = 5000): Promise<number> {
 	const before = idBefore(cutoff)
+	const communities = await acrossCommunities(async (tx) => {
+		const rows = await tx<{ community_id: number }[]>`
+			select community_id from webhook_attempts where id < ${before}
+			union select community_id from webhook_deliveries where id < ${before} and status <> 'pending'`
+		return rows.map((r) => r.community_id)
+	})
 	let removed = 0
-	for (;;) {
-		const attempts = await db`
-			delete from webhook_attempts where id in (select id from webhook_attempts where id < ${before} limit ${batch})`
-		const deliveries = await db`
-			delete from webhook_deliveries where id in (
-				select id from webhook_deliveries where id < ${before} and status <> 'pending' limit ${batch})`
-		removed += attempts.count + deliveries.count
-		if (attempts.count < batch && deliveries.count < batch) return removed
+	for (const c of communities) {
+		for (;;) {
+			const attempts = await db`
+				delete from webhook_attempts where community_id = ${c} and id in (
+					select id from webhook_attempts where community_id = ${c} and id < ${before} limit ${batch})`
+			const deliveries = await db`
+				delete from webhook_deliveries where community_id = ${c} and id in (
+					select id from webhook_deliveries
+					where community_id = ${c} and id < ${before} and status <> 'pending' limit ${batch})`
+			removed += attempts.count + deliveries.count
+			if (attempts.count < batch && deliveries.count < batch) break
+		}
 	}
+	return removed
 }
 
 /**

@@ -18,7 +18,9 @@ export interface StoredAuth {
 /**
  * The role and rights as stored now (a change takes effect without a new token) and the
  * recent revocations. A member who left, was removed or banned has no role: their
- * tokens were revoked, and this holds even should Redis have lost the marks.
+ * tokens were revoked, and this holds even should Redis have lost the marks. Each
+ * subquery names the community as a value: Citus routes a subquery in the select list to
+ * one shard only by its own filter, not by the outer row's `u.community_id`.
  */
 export async function findStoredAuth(
 	db: Db,

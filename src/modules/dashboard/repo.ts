@@ -38,7 +38,8 @@ export function webhookHealth(sql: Db, communityId: number) {
 	return sql<WebhookHealthRow[]>`
 		select w.id, w.webhook_type, w.url, w.is_active, w.deactivation_reason,
 			(select count(*)::int from webhook_deliveries d
-				where d.webhook_id = w.id and d.status = 'pending') as pending
+				where d.community_id = ${communityId} and d.webhook_id = w.id
+					and d.status = 'pending') as pending
 		from webhooks w where w.community_id = ${communityId}
 		order by w.created_at`
 }
@@ -55,8 +56,9 @@ export function attemptsByHour(sql: Db, communityId: number, sinceMs: number) {
 		select (a.created_at / 3600000 * 3600000)::bigint::float8 as hour,
 			count(*) filter (where a.status = 'delivered')::int as delivered,
 			count(*) filter (where a.status = 'failed')::int as failed
-		from webhook_attempts a join webhooks w on w.id = a.webhook_id
-		where w.community_id = ${communityId} and a.created_at >= ${sinceMs}
+		from webhook_attempts a
+			join webhooks w on w.community_id = a.community_id and w.id = a.webhook_id
+		where a.community_id = ${communityId} and a.created_at >= ${sinceMs}
 		group by 1 order by 1`
 }
 

@@ -1,6 +1,6 @@
 // Idempotency-Key rows: SQL only. A row is claimed (status null) before the handler
 // runs and completed with the first answer; an expired row counts as absent.
-import type { Db } from '../../lib/db'
+import { acrossCommunities, type Db } from '../../lib/db'
 
 export interface KeyRef {
 	scope: string
@@ -23,14 +23,16 @@ export async function claimKey(
 	claimSeconds: number,
 	keepHours: number,
 ): Promise<boolean> {
+	// The time from here, not now(): Citus takes no function in an upsert's WHERE.
+	const now = Date.now()
 	const rows = await db`
 		insert into idempotency_keys (scope, route, key, fingerprint, claimed_until, expires_at)
 		values (${ref.scope}, ${ref.route}, ${ref.key}, ${fingerprint},
-			now() + make_interval(secs => ${claimSeconds}), now() + make_interval(hours => ${keepHours}))
+			${new Date(now + claimSeconds * 1000)}, ${new Date(now + keepHours * 3_600_000)})
 		on conflict (scope, route, key) do update set
 			fingerprint = excluded.fingerprint, status = null, sealed_body = null,
 			claimed_until = excluded.claimed_until, expires_at = excluded.expires_at
-		where idempotency_keys.expires_at < now()
+		where idempotency_keys.expires_at < ${new Date(now)}
 		returning 1`
 	return rows.length > 0
 }
@@ -61,7 +63,13 @@ export async function releaseKey(db: Db, ref: KeyRef): Promise<void> {
 		where scope = ${ref.scope} and route = ${ref.route} and key = ${ref.key} and status is null`
 }
 
-export async function deleteExpiredKeys(db: Db): Promise<number> {
-	const rows = await db`delete from idempotency_keys where expires_at < now() returning 1`
+/**
+ * The cleanup: expired keys of every scope, so of every shard on Citus (the table is
+ * distributed by scope; every other statement here names its scope).
+ */
+export async function deleteExpiredKeys(): Promise<number> {
+	const rows = await acrossCommunities(
+		(tx) => tx`delete from idempotency_keys where expires_at < now() returning 1`,
+	)
 	return rows.length
 }

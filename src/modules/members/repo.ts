@@ -14,15 +14,14 @@ export interface DirectoryPage {
 	offset: number
 }
 
-const active = (db: Db, communityId: number) =>
-	db`community_id = ${communityId} and not is_deleted and departed_at is null and role <> 'owner'`
+const active = (db: Db) => db`not is_deleted and departed_at is null and role <> 'owner'`
 
 /** A page of active members by name, filtered by role, chatroom seat and part of the name. */
 export function listDirectory(db: Db, communityId: number, page: DirectoryPage) {
 	const pattern = page.search ? `%${page.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null
 	return paged<UserRow>(db, {
 		columns: db`${db(userColumns as string[])}`,
-		from: db`from users where ${active(db, communityId)}
+		from: db`from users where community_id = ${communityId} and ${active(db)}
 			${page.role ? db`and role = ${page.role}` : db``}
 			${pattern ? db`and name ilike ${pattern}` : db``}
 			${
@@ -42,14 +41,18 @@ export async function countMembers(db: Db, communityId: number) {
 	const [row] = await db<{ cms: number; members: number }[]>`
 		select count(*) filter (where role = 'cm')::int as cms,
 			count(*) filter (where role = 'member')::int as members
-		from users where ${active(db, communityId)}`
+		from users where community_id = ${communityId} and ${active(db)}`
 	return { cms: row?.cms ?? 0, members: row?.members ?? 0 }
 }
 
 /** The user with how they left (null while a member). */
-export async function findDeparture(db: Db, userId: number): Promise<Departure | null> {
+export async function findDeparture(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<Departure | null> {
 	const [row] = await db<{ departure: Departure | null }[]>`
-		select departure from users where id = ${userId}`
+		select departure from users where community_id = ${communityId} and id = ${userId}`
 	return row?.departure ?? null
 }
 
@@ -74,11 +77,11 @@ export async function mergeCustomFields(
 	const removed = Object.keys(fields).filter((key) => fields[key] === null)
 	const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null))
 	const [row] = await db<{ custom_fields: Record<string, unknown> }[]>`
-		insert into member_profiles (community_id, user_id, custom_fields)
-		values (${communityId}, ${userId}, ${db.json(set as never)})
+		insert into member_profiles (community_id, user_id, custom_fields, updated_at)
+		values (${communityId}, ${userId}, ${db.json(set as never)}, now())
 		on conflict (community_id, user_id) do update set
 			custom_fields = (member_profiles.custom_fields || excluded.custom_fields) - ${removed}::text[],
-			updated_at = now()
+			updated_at = excluded.updated_at
 		returning custom_fields`
 	return row?.custom_fields ?? {}
 }

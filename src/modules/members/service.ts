@@ -79,7 +79,11 @@ async function memberOf(session: Session, ref: MemberRef): Promise<UserRow> {
 	else user = await findUserByUuid(sql, session.communityId, named)
 	if (!user || user.community_id !== session.communityId || user.is_deleted)
 		throw notFound('Member')
-	if (user.id !== session.userId && !isCm(session) && (await findDeparture(sql, user.id)))
+	if (
+		user.id !== session.userId &&
+		!isCm(session) &&
+		(await findDeparture(sql, session.communityId, user.id))
+	)
 		throw notFound('Member')
 	return user
 }
@@ -87,7 +91,7 @@ async function memberOf(session: Session, ref: MemberRef): Promise<UserRow> {
 async function presentProfile(session: Session, user: UserRow) {
 	const [customFields, departure] = await Promise.all([
 		findCustomFields(sql, session.communityId, user.id),
-		isCm(session) ? findDeparture(sql, user.id) : null,
+		isCm(session) ? findDeparture(sql, session.communityId, user.id) : null,
 	])
 	const member = {
 		...presentSdkMember(user),

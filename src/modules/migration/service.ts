@@ -137,16 +137,20 @@ export async function startImportJob(
 	)
 		throw conflict('An import is already running for this community')
 	try {
-		await storeUpload(id, body)
+		await storeUpload(session.communityId, id, body)
 	} catch (error) {
-		await deleteJob(sql, id)
+		await deleteJob(sql, session.communityId, id)
 		throw error
 	}
-	await markQueued(sql, id, Date.now())
+	await markQueued(sql, session.communityId, id, Date.now())
 	return { job_id: id, status: 'queued' }
 }
 
-async function storeUpload(jobId: string, body: ReadableStream<Uint8Array>): Promise<void> {
+async function storeUpload(
+	communityId: number,
+	jobId: string,
+	body: ReadableStream<Uint8Array>,
+): Promise<void> {
 	let pending: Uint8Array[] = []
 	let pendingBytes = 0
 	let total = 0
@@ -156,7 +160,7 @@ async function storeUpload(jobId: string, body: ReadableStream<Uint8Array>): Pro
 		const chunk = Buffer.concat(pending)
 		if (seq === 0 && !looksLikeNdjson(chunk))
 			throw badRequest('The body is not NDJSON: its first line is not a JSON object')
-		await appendChunk(sql, jobId, seq++, chunk)
+		await appendChunk(sql, communityId, jobId, seq++, chunk)
 		pending = []
 		pendingBytes = 0
 	}

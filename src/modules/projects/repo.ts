@@ -65,11 +65,12 @@ export async function upsertPushCredentials(
 	row: Omit<PushCredentialRow, 'updated_at'>,
 ) {
 	await db`
-		insert into push_credentials (project_id, provider_project_id, client_email, private_key_id, sealed_file)
-		values (${projectId}, ${row.provider_project_id}, ${row.client_email}, ${row.private_key_id}, ${row.sealed_file})
+		insert into push_credentials (project_id, provider_project_id, client_email, private_key_id, sealed_file, updated_at)
+		values (${projectId}, ${row.provider_project_id}, ${row.client_email}, ${row.private_key_id}, ${row.sealed_file}, now())
 		on conflict (project_id) do update set
 			provider_project_id = excluded.provider_project_id, client_email = excluded.client_email,
-			private_key_id = excluded.private_key_id, sealed_file = excluded.sealed_file, updated_at = now(),
+			private_key_id = excluded.private_key_id, sealed_file = excluded.sealed_file,
+			updated_at = excluded.updated_at,
 			failing_reason = null, failing_since = null`
 }
 

@@ -172,7 +172,12 @@ export async function findReports(
 		where community_id = ${communityId} and id = any(${ids}::bigint[])`
 }
 
-/** Closes every open report of the entities; the reports closed. */
+/**
+ * Closes every open report of the entities; the reports closed. No subquery of the
+ * entities (`from unnest(…)` or `in (select …)`): Citus sends an UPDATE with one to every
+ * shard once Postgres plans it generically. Types and ids go to the index (reports_entity),
+ * the `type:id` pairs (a type has no colon) keep only the entities asked.
+ */
 export async function closeReportsOf(
 	db: Db,
 	communityId: number,
@@ -184,13 +189,12 @@ export async function closeReportsOf(
 	if (entities.length === 0) return []
 	const types = entities.map((e) => e.entity_type)
 	const ids = entities.map((e) => e.entity_id)
+	const pairs = entities.map((e) => `${e.entity_type}:${e.entity_id}`)
 	return db<ReportRow[]>`
-		update reports r set is_closed = true, action_taken = ${action}, closed_by = ${closedBy},
+		update reports set is_closed = true, action_taken = ${action}, closed_by = ${closedBy},
 			closed_at = ${now}
-		from unnest(${types}::text[], ${ids}::text[]) as q(entity_type, entity_id)
-		where r.community_id = ${communityId} and not r.is_closed
-			and r.entity_type = q.entity_type and r.entity_id = q.entity_id
-		returning r.id::float8 as id, r.entity_type, r.entity_id, r.accused_user_id, r.reporter_user_id,
-			r.tag_id::float8 as tag_id, r.reason, r.created_at::float8 as created_at, r.is_closed,
-			r.action_taken, r.closed_by, r.closed_at::float8 as closed_at`
+		where community_id = ${communityId} and not is_closed
+			and entity_type = any(${types}::text[]) and entity_id = any(${ids}::text[])
+			and entity_type || ':' || entity_id = any(${pairs}::text[])
+		returning ${columns(db)}`
 }

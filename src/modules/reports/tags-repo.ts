@@ -31,9 +31,11 @@ export async function insertTags(
 	now: number,
 ): Promise<TagRow[]> {
 	if (tags.length === 0) return []
-	const rows = tags.map((tag) => ({ community_id: communityId, ...tag, created_at: now }))
 	return db<TagRow[]>`
-		insert into report_tags ${db(rows)}
+		insert into report_tags (community_id, entity_type, name, needs_reason, created_at)
+		select ${communityId}::int, t.entity_type, t.name, t.needs_reason::boolean, ${now}::bigint
+		from unnest(${tags.map((t) => t.entity_type)}::text[], ${tags.map((t) => t.name)}::text[],
+			${tags.map((t) => String(t.needs_reason))}::text[]) as t(entity_type, name, needs_reason)
 		on conflict do nothing returning ${columns(db)}`
 }
 

@@ -62,22 +62,23 @@ const columns = (db: Db, q: MemberSearch) =>
 	db`${db(userColumns.map((c) => `u.${c}`))}, ${connectedTo(db, q)} as connected`
 
 const connectedTo = (db: Db, q: MemberSearch) => db`exists (select 1 from connections cn
-	where cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
+	where cn.community_id = ${q.communityId} and cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`
 
 /** The searcher's connections and the CMs (the mention list's first group). */
 const close = (db: Db, q: MemberSearch) => db`(${connectedTo(db, q)} or u.role = 'cm')`
 
-/** Who may be listed at all, beside the name match. */
+/** Who of the community (the statement names it) may be listed at all, beside the name match. */
 function listable(db: Db, q: MemberSearch) {
 	// the owner is the dashboard's login, not a member one mentions
-	return db`u.community_id = ${q.communityId} and not u.is_deleted and u.role <> 'owner'
+	return db`not u.is_deleted and u.role <> 'owner'
 		and u.id <> ${q.searcherId}
 		and not ${blockedBetween(db, q.communityId, q.searcherId, db`u.id`)}
 		${
 			q.seatedIn === undefined
 				? db``
 				: db`and exists (select 1 from chatroom_participants sp
-					where sp.chatroom_id = ${q.seatedIn} and sp.user_id = u.id)`
+					where sp.community_id = ${q.communityId} and sp.chatroom_id = ${q.seatedIn}
+						and sp.user_id = u.id)`
 		}`
 }
 
@@ -95,8 +96,9 @@ function closeMatches(db: Db, q: MemberSearch, typed: string, limit: number) {
 	const similarity = db`word_similarity(${folded(db, typed)}, u.name_search)`
 	return db<FoundMember[]>`
 		select ${columns(db, q)} from users u
-		where u.id in (
-				select cn.connection_id from connections cn where cn.user_id = ${q.searcherId}
+		where u.community_id = ${q.communityId} and u.id in (
+				select cn.connection_id from connections cn
+				where cn.community_id = ${q.communityId} and cn.user_id = ${q.searcherId}
 				union all
 				select c.id from users c
 				where c.community_id = ${q.communityId} and c.role = 'cm' and not c.is_deleted)
@@ -115,7 +117,7 @@ function prefixMatches(db: Db, q: MemberSearch, typed: string, limit: number) {
 	const name = db`(u.name_search collate "C")`
 	return db<FoundMember[]>`
 		select ${columns(db, q)} from users u
-		where ${listable(db, q)}
+		where u.community_id = ${q.communityId} and ${listable(db, q)}
 			and ${name} >= ${folded(db, typed)} and ${name} < ${folded(db, typed)} || chr(1114111)
 			and ${startsWith(db, typed)}
 			${q.connectionsFirst ? db`and not ${close(db, q)}` : db``}
@@ -136,7 +138,7 @@ function typoMatches(db: postgres.Sql, q: MemberSearch, typed: string, limit: nu
 			tx<FoundMember[]>`
 				select ${columns(tx, q)} from (
 					select u.* from users u
-					where ${listable(tx, q)} and ${words} <% u.name_search
+					where u.community_id = ${q.communityId} and ${listable(tx, q)} and ${words} <% u.name_search
 						and not ${startsWith(tx, typed)}
 						${q.connectionsFirst ? tx`and not ${close(tx, q)}` : tx``}
 					limit ${TYPO_CANDIDATES}) u

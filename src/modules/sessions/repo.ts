@@ -177,18 +177,33 @@ export async function revokeAllForUser(
 }
 
 /**
- * Deletes up to `limit` refresh tokens that expired more than `graceMinutes` ago;
- * returns how many. In batches, so a large backlog never holds one long statement.
+ * Communities holding refresh tokens that expired more than `graceMinutes` ago: a read
+ * across communities (no lock) for the cleanup, which deletes per community.
+ */
+export async function communitiesWithExpiredRefreshTokens(graceMinutes: number): Promise<number[]> {
+	const rows = await acrossCommunities(
+		(tx) => tx<{ community_id: number }[]>`
+			select distinct community_id from refresh_tokens
+			where expires_at < now() - make_interval(mins => ${graceMinutes})`,
+	)
+	return rows.map((r) => r.community_id)
+}
+
+/**
+ * Deletes up to `limit` of a community's refresh tokens that expired more than
+ * `graceMinutes` ago; returns how many. In batches, so a large backlog never holds one
+ * long statement.
  */
 export async function deleteExpiredRefreshTokens(
 	db: Db,
+	communityId: number,
 	graceMinutes: number,
 	limit: number,
 ): Promise<number> {
 	const rows = await db`
-		delete from refresh_tokens where token_hash in (
+		delete from refresh_tokens where community_id = ${communityId} and token_hash in (
 			select token_hash from refresh_tokens
-			where expires_at < now() - make_interval(mins => ${graceMinutes})
+			where community_id = ${communityId} and expires_at < now() - make_interval(mins => ${graceMinutes})
 			limit ${limit})
 		returning 1`
 	return rows.length

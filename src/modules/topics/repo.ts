@@ -6,7 +6,8 @@
 // A topic's deletion cascading to its links writes none: the flush drops what a gone
 // topic had.
 import type { PendingQuery, Row } from 'postgres'
-import { acrossCommunities, type Db } from '../../lib/db'
+import type { Db } from '../../lib/db'
+import { acrossCommunities } from '../../lib/db'
 import { paged } from '../../lib/paged'
 
 export interface TopicRow {
@@ -286,13 +287,15 @@ export async function flushTopicCounts(tx: Db): Promise<number | null> {
 	const [lock] = await tx<{ ok: boolean }[]>`
 		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`
 	if (!lock?.ok) return null
-	// Every community's deltas: a named exception (acrossCommunities), no lock taken.
-	const communities = await acrossCommunities(
-		(across) => across<{ community_id: number }[]>`
-			select distinct community_id from topic_post_deltas`,
+	// One statement per community (DESIGN §21), those with deltas found across
+	// communities first (no lock; deltas written after it wait for the next flush).
+	const communities = await acrossCommunities(async (q) =>
+		(await q<{ community_id: number }[]>`select distinct community_id from topic_post_deltas`).map(
+			(r) => r.community_id,
+		),
 	)
 	let folded = 0
-	for (const { community_id: c } of communities) {
+	for (const c of communities) {
 		const [row] = await tx<{ n: number }[]>`
 			with gone as (delete from topic_post_deltas where community_id = ${c} returning topic_id, delta),
 			sums as (select topic_id, sum(delta)::int as n from gone group by topic_id),

@@ -86,6 +86,7 @@ export interface DeliveryLogRow {
  */
 export function listDeliveryLog(
 	db: Db,
+	communityId: number,
 	webhookId: string,
 	status: string | undefined,
 	limit: number,
@@ -95,11 +96,11 @@ export function listDeliveryLog(
 		columns: db`*`,
 		from: db`from (
 			select id, event_id, event, attempt, status, status_code, duration_ms, error, created_at::float8 as created_at
-			from webhook_attempts where webhook_id = ${webhookId}
+			from webhook_attempts where community_id = ${communityId} and webhook_id = ${webhookId}
 			union all
 			select d.id, d.event_id, e.event, d.attempt + 1, d.status, null, null, null, d.updated_at::float8
-			from webhook_deliveries d join events e on e.id = d.event_id
-			where d.webhook_id = ${webhookId} and d.status in ('pending', 'discarded')
+			from webhook_deliveries d join events e on e.community_id = d.community_id and e.id = d.event_id
+			where d.community_id = ${communityId} and d.webhook_id = ${webhookId} and d.status in ('pending', 'discarded')
 		) log
 		where ${status ?? null}::text is null or status = ${status ?? null}::text`,
 		orderBy: db`created_at desc, id desc`,

@@ -77,9 +77,9 @@ export async function getWebhook(session: Session, id: string) {
 	return { webhook: presentWebhook(await ownWebhook(session, id)) }
 }
 
-async function forgetPending(webhookId: string, db = sql) {
-	const discarded = await discardPending(db, webhookId)
-	await unschedule(discarded.map((id) => member(webhookId, id)))
+async function forgetPending(communityId: number, webhookId: string, db = sql) {
+	const discarded = await discardPending(db, communityId, webhookId)
+	await unschedule(discarded.map((id) => member(webhookId, communityId, id)))
 }
 
 export async function editWebhook(session: Session, id: string, body: UpdateWebhook) {
@@ -109,13 +109,13 @@ export async function editWebhook(session: Session, id: string, body: UpdateWebh
 	}
 	if (!updated) throw notFound('Webhook')
 	// A webhook switched off receives nothing more, as when retries run out.
-	if (changes.is_active === false) await forgetPending(id)
+	if (changes.is_active === false) await forgetPending(session.communityId, id)
 	return { webhook: presentWebhook(updated) }
 }
 
 export async function removeWebhook(session: Session, id: string) {
 	await ownWebhook(session, id)
-	await forgetPending(id)
+	await forgetPending(session.communityId, id)
 	if (!(await deleteWebhook(sql, session.communityId, id))) throw notFound('Webhook')
 	return { webhook_id: id, deleted: true as const }
 }
@@ -123,7 +123,14 @@ export async function removeWebhook(session: Session, id: string) {
 export async function webhookDeliveries(session: Session, id: string, query: DeliveriesInput) {
 	await ownWebhook(session, id)
 	const p = paging(query.page, query.page_size)
-	const { rows, total } = await listDeliveryLog(sql, id, query.status, p.pageSize, p.offset)
+	const { rows, total } = await listDeliveryLog(
+		sql,
+		session.communityId,
+		id,
+		query.status,
+		p.pageSize,
+		p.offset,
+	)
 	return {
 		deliveries: rows.map(presentDelivery),
 		total_count: total,
