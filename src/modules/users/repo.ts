@@ -69,21 +69,12 @@ export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> 
 		select ${db(columns)} from users where id = any(array(select unnest(${valid}::int[])))`
 }
 
-/**
- * The community's users `ids`, with the authors of its posts `postIds` (a batch of likes:
- * likers and creators in one read).
- */
-export function findUsersAndPostAuthors(
-	db: Db,
-	communityId: number,
-	ids: number[],
-	postIds: string[],
-) {
+/** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
+export function findUsersAndPostAuthors(db: Db, ids: number[], postIds: string[]) {
 	return db<UserRow[]>`
 		select ${db(columns)} from users
-		where community_id = ${communityId} and id = any(array(
-			select unnest(${userIds(ids)}::int[])
-			union select user_id from posts where community_id = ${communityId} and id = any(${postIds}::text[])))`
+		where id = any(array(
+			select unnest(${userIds(ids)}::int[]) union select user_id from posts where id = any(${postIds}::text[])))`
 }
 
 export async function findUsersByUuids(

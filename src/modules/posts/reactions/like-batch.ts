@@ -85,7 +85,6 @@ export async function likeTogether(
 		setLikes(tx, communityId, postLikeTarget, writes, true).execute(),
 		findUsersAndPostAuthors(
 			tx,
-			communityId,
 			requests.map((r) => r.session.userId),
 			postIds,
 		).execute(),
