@@ -20,7 +20,8 @@ export function followedRooms(db: Db, q: HomeQuery): Promise<ChatroomRow[]> {
 		select ${roomColumns(db)} from chatrooms
 		where community_id = ${q.communityId} and not is_deleted
 			and exists (select 1 from chatroom_participants p
-				where p.chatroom_id = chatrooms.id and p.user_id = ${q.userId})
+				where p.community_id = ${q.communityId} and p.chatroom_id = chatrooms.id
+					and p.user_id = ${q.userId})
 			${q.types === null ? db`` : db`and type = any(${q.types}::smallint[])`}
 			${q.minUpdated === null ? db`` : db`and updated_at >= ${q.minUpdated}`}
 			${q.maxUpdated === null ? db`` : db`and updated_at <= ${q.maxUpdated}`}
@@ -44,7 +45,7 @@ export function exploreRooms(
 	limit: number,
 	offset: number,
 ): Promise<ChatroomRow[]> {
-	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId)
+	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId, viewer.communityId)
 	const order =
 		orderType === exploreOrders.mostActive
 			? db`last_conversation_id desc nulls last,`

@@ -104,7 +104,7 @@ export async function roomAccess(
 	chatroomId: string | number | undefined,
 ): Promise<RoomAccess & { viewer: ChatViewer }> {
 	const { room, seat, fresh, settled } = await loadRoom(db, viewer, chatroomId)
-	const cohort = settled ? null : await cohortAccess(db, room.id, viewer.userId)
+	const cohort = settled ? null : await cohortAccess(db, room.community_id, room.id, viewer.userId)
 	const access = decide(room, fresh, seat, cohort)
 	if (!access.canSee) throw notFound('Chatroom')
 	return { ...access, viewer: fresh }
@@ -129,7 +129,7 @@ export async function seeRoomAs(
 ): Promise<{ room: ChatroomRow; seat: ParticipantRow | null; viewer: ChatViewer }> {
 	const { room, seat, fresh, settled } = await loadRoom(db, viewer, chatroomId)
 	if (room.is_secret && !seat && !settled) {
-		const cohort = await cohortAccess(db, room.id, viewer.userId)
+		const cohort = await cohortAccess(db, room.community_id, room.id, viewer.userId)
 		if (!decide(room, fresh, seat, cohort).canSee) throw notFound('Chatroom')
 	}
 	return { room, seat, viewer: fresh }

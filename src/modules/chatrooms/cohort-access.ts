@@ -9,9 +9,10 @@ export type CohortAccess = 0 | 1 | 2
 
 export const cohortAccess = (
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	userId: number,
-): Promise<CohortAccess | null> => bestAccess(db, chatroomId, userId)
+): Promise<CohortAccess | null> => bestAccess(db, communityId, chatroomId, userId)
 
 /** The user's best cohort access for every room of the community that has one. */
 export async function cohortAccessByRoom(
@@ -26,10 +27,11 @@ export async function cohortAccessByRoom(
 /** The chatroom object's `cohorts`: attached cohorts per room, oldest attachment first. */
 export async function attachedCohorts(
 	db: Db,
+	communityId: number,
 	chatroomIds: string[],
 ): Promise<Map<string, AttachedCohort[]>> {
 	const byRoom = new Map<string, AttachedCohort[]>(chatroomIds.map((id) => [id, []]))
-	for (const row of await attachedToRooms(db, chatroomIds)) {
+	for (const row of await attachedToRooms(db, communityId, chatroomIds)) {
 		const { chatroom_id, ...cohort } = row
 		byRoom.get(chatroom_id)?.push(cohort)
 	}

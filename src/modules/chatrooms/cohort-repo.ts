@@ -13,13 +13,15 @@ export interface AttachedCohort {
 
 export async function bestAccess(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	userId: number,
 ): Promise<CohortAccess | null> {
 	const [row] = await db<{ access: CohortAccess | null }[]>`
 		select max(cc.cohort_access)::int as access from chatroom_cohorts cc
-		join cohort_members m on m.cohort_id = cc.cohort_id
-		where cc.chatroom_id = ${chatroomId} and m.user_id = ${userId}`
+		join cohort_members m on m.community_id = cc.community_id and m.cohort_id = cc.cohort_id
+		where cc.community_id = ${communityId} and cc.chatroom_id = ${chatroomId}
+			and m.user_id = ${userId}`
 	return row?.access ?? null
 }
 
@@ -31,22 +33,24 @@ export async function accessByRoom(
 	return db<{ chatroom_id: string; access: CohortAccess }[]>`
 		select cc.chatroom_id::text, max(cc.cohort_access)::int as access
 		from cohort_members m
-		join cohorts c on c.id = m.cohort_id and c.community_id = ${communityId}
-		join chatroom_cohorts cc on cc.cohort_id = m.cohort_id
-		where m.user_id = ${userId}
+		join cohorts c on c.community_id = m.community_id and c.id = m.cohort_id
+		join chatroom_cohorts cc on cc.community_id = m.community_id and cc.cohort_id = m.cohort_id
+		where m.community_id = ${communityId} and m.user_id = ${userId}
 		group by cc.chatroom_id`
 }
 
 export async function attachedToRooms(
 	db: Db,
+	communityId: number,
 	chatroomIds: string[],
 ): Promise<(AttachedCohort & { chatroom_id: string })[]> {
 	if (chatroomIds.length === 0) return []
 	return db<(AttachedCohort & { chatroom_id: string })[]>`
 		select cc.chatroom_id::text, c.id as cohort_id, c.name,
-			(select count(*)::int from cohort_members m where m.cohort_id = c.id) as total_members
-		from chatroom_cohorts cc join cohorts c on c.id = cc.cohort_id
-		where cc.chatroom_id = any(${chatroomIds}::bigint[])
+			(select count(*)::int from cohort_members m
+				where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members
+		from chatroom_cohorts cc join cohorts c on c.community_id = cc.community_id and c.id = cc.cohort_id
+		where cc.community_id = ${communityId} and cc.chatroom_id = any(${chatroomIds}::bigint[])
 		order by cc.created_at, c.id`
 }
 
@@ -56,9 +60,10 @@ export async function lockCohort(db: Db, communityId: number, cohortId: number):
 	return rows.length === 1
 }
 
-export async function memberIds(db: Db, cohortId: number): Promise<number[]> {
+export async function memberIds(db: Db, communityId: number, cohortId: number): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from cohort_members where cohort_id = ${cohortId} order by user_id`
+		select user_id from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId} order by user_id`
 	return rows.map((r) => r.user_id)
 }
 
@@ -72,57 +77,68 @@ export interface Attachment {
 const attachmentColumns = (db: Db) =>
 	db`chatroom_id::text, cohort_id, cohort_access::int, created_at::float8`
 
-/** Attaches with access 2; an existing attachment keeps its access. Returns it either way. */
-export async function attach(
-	db: Db,
-	chatroomId: string,
-	cohortId: number,
-	now: number,
-): Promise<Attachment> {
-	await db`
-		insert into chatroom_cohorts (chatroom_id, cohort_id, created_at)
-		values (${chatroomId}, ${cohortId}, ${now}) on conflict do nothing`
-	return (await findAttachment(db, chatroomId, cohortId)) as Attachment
+/** A room's link to a cohort, by its key. */
+export interface AttachmentKey {
+	communityId: number
+	chatroomId: string
+	cohortId: number
 }
 
-export async function findAttachment(
-	db: Db,
-	chatroomId: string,
-	cohortId: number,
-): Promise<Attachment | null> {
+/** Attaches with access 2; an existing attachment keeps its access. Returns it either way. */
+export async function attach(db: Db, key: AttachmentKey, now: number): Promise<Attachment> {
+	await db`
+		insert into chatroom_cohorts (community_id, chatroom_id, cohort_id, created_at)
+		values (${key.communityId}, ${key.chatroomId}, ${key.cohortId}, ${now}) on conflict do nothing`
+	return (await findAttachment(db, key)) as Attachment
+}
+
+export async function findAttachment(db: Db, key: AttachmentKey): Promise<Attachment | null> {
 	const [row] = await db<Attachment[]>`
 		select ${attachmentColumns(db)} from chatroom_cohorts
-		where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}`
+		where community_id = ${key.communityId} and chatroom_id = ${key.chatroomId}
+			and cohort_id = ${key.cohortId}`
 	return row ?? null
 }
 
-export async function attachmentsOfRoom(db: Db, chatroomId: string): Promise<Attachment[]> {
+export async function attachmentsOfRoom(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+): Promise<Attachment[]> {
 	return db<Attachment[]>`
 		select ${attachmentColumns(db)} from chatroom_cohorts
-		where chatroom_id = ${chatroomId} order by created_at, cohort_id`
+		where community_id = ${communityId} and chatroom_id = ${chatroomId}
+		order by created_at, cohort_id`
 }
 
-export async function attachmentsOfCohort(db: Db, cohortId: number): Promise<Attachment[]> {
+export async function attachmentsOfCohort(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+): Promise<Attachment[]> {
 	return db<Attachment[]>`
-		select ${attachmentColumns(db)} from chatroom_cohorts where cohort_id = ${cohortId}`
+		select ${attachmentColumns(db)} from chatroom_cohorts
+		where community_id = ${communityId} and cohort_id = ${cohortId}`
 }
 
-export async function detach(db: Db, chatroomId: string, cohortId: number): Promise<boolean> {
+export async function detach(db: Db, key: AttachmentKey): Promise<boolean> {
 	const rows = await db`
-		delete from chatroom_cohorts where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}
+		delete from chatroom_cohorts
+		where community_id = ${key.communityId} and chatroom_id = ${key.chatroomId}
+			and cohort_id = ${key.cohortId}
 		returning 1`
 	return rows.length === 1
 }
 
 export async function setAccess(
 	db: Db,
-	chatroomId: string,
-	cohortId: number,
+	key: AttachmentKey,
 	access: CohortAccess,
 ): Promise<Attachment | null> {
 	const [row] = await db<Attachment[]>`
 		update chatroom_cohorts set cohort_access = ${access}
-		where chatroom_id = ${chatroomId} and cohort_id = ${cohortId}
+		where community_id = ${key.communityId} and chatroom_id = ${key.chatroomId}
+			and cohort_id = ${key.cohortId}
 		returning ${attachmentColumns(db)}`
 	return row ?? null
 }
@@ -134,26 +150,35 @@ export async function setAccess(
  */
 export async function uncoveredSeats(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	among: number[],
 ): Promise<number[]> {
 	if (among.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
 		select p.user_id from chatroom_participants p
-		join chatrooms r on r.id = p.chatroom_id
-		join users u on u.id = p.user_id
-		where p.chatroom_id = ${chatroomId}
+		join chatrooms r on r.community_id = p.community_id and r.id = p.chatroom_id
+		join users u on u.community_id = p.community_id and u.id = p.user_id
+		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId}
 			and (p.join_method = 'cohort_chatroom_added' or (r.is_secret and p.join_method = 'self_joined'))
 			and u.role = 'member'
 			and p.user_id = any(${among}::int[])
 			and not exists (
-				select 1 from chatroom_cohorts cc join cohort_members m on m.cohort_id = cc.cohort_id
-				where cc.chatroom_id = p.chatroom_id and cc.cohort_access = 2 and m.user_id = p.user_id)`
+				select 1 from chatroom_cohorts cc
+				join cohort_members m on m.community_id = cc.community_id and m.cohort_id = cc.cohort_id
+				where cc.community_id = ${communityId} and cc.chatroom_id = p.chatroom_id
+					and cc.cohort_access = 2 and m.user_id = p.user_id)`
 	return rows.map((r) => r.user_id)
 }
 
-export async function isCohortMember(db: Db, cohortId: number, userId: number): Promise<boolean> {
-	const rows =
-		await db`select 1 from cohort_members where cohort_id = ${cohortId} and user_id = ${userId}`
+export async function isCohortMember(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+	userId: number,
+): Promise<boolean> {
+	const rows = await db`
+		select 1 from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId} and user_id = ${userId}`
 	return rows.length === 1
 }

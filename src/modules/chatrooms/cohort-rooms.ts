@@ -49,7 +49,7 @@ export async function attachCohorts(
 	const now = Date.now()
 	for (const cohortId of [...new Set(cohortIds)]) {
 		if (!(await lockCohort(tx, session.communityId, cohortId))) throw notFound(`Cohort ${cohortId}`)
-		await attach(tx, chatroomId, cohortId, now)
+		await attach(tx, { communityId: session.communityId, chatroomId, cohortId }, now)
 		if (options.addExistingMembers)
 			await seatCohortMembers(tx, session.communityId, chatroomId, cohortId)
 	}
@@ -76,16 +76,21 @@ export async function detachFromRoom(
 	const room = await roomOf(sql, session, input.chatroom_id)
 	const removed = await sql.begin(async (tx) => {
 		if (!(await lockCohort(tx, session.communityId, input.cohort_id))) throw notFound('Cohort')
-		if (!(await detach(tx, room.id, input.cohort_id)))
-			throw notFound('Cohort attached to this chatroom')
-		return pruneRoomSeats(tx, session.communityId, room.id, await memberIds(tx, input.cohort_id))
+		const key = { communityId: session.communityId, chatroomId: room.id, cohortId: input.cohort_id }
+		if (!(await detach(tx, key))) throw notFound('Cohort attached to this chatroom')
+		return pruneRoomSeats(
+			tx,
+			session.communityId,
+			room.id,
+			await memberIds(tx, session.communityId, input.cohort_id),
+		)
 	})
 	return { removed_participant_count: removed }
 }
 
 export async function accessOfRoom(session: Session, chatroomId: string | number) {
 	const room = await roomOf(sql, session, chatroomId)
-	const attachments = await attachmentsOfRoom(sql, room.id)
+	const attachments = await attachmentsOfRoom(sql, session.communityId, room.id)
 	return {
 		cohort_data: attachments.map((a) => ({
 			cohort_id: a.cohort_id,
@@ -104,7 +109,8 @@ export async function changeAccess(
 	const access = input.cohort_access as CohortAccess
 	const result = await sql.begin(async (tx) => {
 		if (!(await lockCohort(tx, session.communityId, input.cohort_id))) throw notFound('Cohort')
-		const changed = await setAccess(tx, room.id, input.cohort_id, access)
+		const key = { communityId: session.communityId, chatroomId: room.id, cohortId: input.cohort_id }
+		const changed = await setAccess(tx, key, access)
 		if (!changed) throw notFound('Cohort attached to this chatroom')
 		const removed =
 			access === 0
@@ -112,7 +118,7 @@ export async function changeAccess(
 						tx,
 						session.communityId,
 						room.id,
-						await memberIds(tx, input.cohort_id),
+						await memberIds(tx, session.communityId, input.cohort_id),
 					)
 				: 0
 		return { changed, removed }
@@ -129,7 +135,11 @@ export async function changeAccess(
 
 export async function shareLink(session: Session, chatroomId: string, cohortId: string) {
 	const room = await roomOf(sql, session, chatroomId)
-	const attachment = await findAttachment(sql, room.id, cohortIdOf(cohortId))
+	const attachment = await findAttachment(sql, {
+		communityId: session.communityId,
+		chatroomId: room.id,
+		cohortId: cohortIdOf(cohortId),
+	})
 	if (!attachment) throw notFound('Cohort attached to this chatroom')
 	const base = config.PUBLIC_BASE_URL.replace(/\/+$/, '')
 	return {
@@ -152,8 +162,14 @@ export async function openCollabcard(
 	if (cohortId === undefined || cohortId === '') return openRoomLink(session, chatroomId)
 	const room = await roomOf(sql, session, chatroomId)
 	const id = cohortIdOf(cohortId)
-	const attachment = await findAttachment(sql, room.id, id)
-	const invited = attachment?.cohort_access === 2 && (await isCohortMember(sql, id, session.userId))
+	const attachment = await findAttachment(sql, {
+		communityId: session.communityId,
+		chatroomId: room.id,
+		cohortId: id,
+	})
+	const invited =
+		attachment?.cohort_access === 2 &&
+		(await isCohortMember(sql, session.communityId, id, session.userId))
 	if (!invited) throw forbidden('This link is for members of the chatroom’s cohort')
 	const joined = await sql.begin((tx) =>
 		joinChatroom(tx, {

@@ -14,7 +14,7 @@ export async function pruneRoomSeats(
 	userIds: number[],
 ): Promise<number> {
 	let removed = 0
-	for (const userId of await uncoveredSeats(tx, chatroomId, userIds)) {
+	for (const userId of await uncoveredSeats(tx, communityId, chatroomId, userIds)) {
 		const left = await leaveChatroom(tx, {
 			communityId,
 			chatroomId,
@@ -34,7 +34,7 @@ export async function pruneCohortSeats(
 	userIds: number[],
 ): Promise<number> {
 	let removed = 0
-	for (const attachment of await attachmentsOfCohort(tx, cohortId))
+	for (const attachment of await attachmentsOfCohort(tx, communityId, cohortId))
 		removed += await pruneRoomSeats(tx, communityId, attachment.chatroom_id, userIds)
 	return removed
 }
@@ -47,7 +47,7 @@ export async function seatCohortMembers(
 	cohortId: number,
 ): Promise<number> {
 	let seated = 0
-	for (const userId of await memberIds(tx, cohortId)) {
+	for (const userId of await memberIds(tx, communityId, cohortId)) {
 		const joined = await joinChatroom(tx, {
 			communityId,
 			chatroomId,

@@ -38,10 +38,16 @@ export async function findDmByRoom(
 }
 
 /** True when either of the two blocked the other. */
-export async function blockedBetween(db: Db, a: number, b: number): Promise<boolean> {
+export async function blockedBetween(
+	db: Db,
+	communityId: number,
+	a: number,
+	b: number,
+): Promise<boolean> {
 	const rows = await db`
 		select 1 from blocks
-		where (blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a})
+		where community_id = ${communityId}
+			and ((blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a}))
 		limit 1`
 	return rows.length > 0
 }

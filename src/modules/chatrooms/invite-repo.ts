@@ -46,7 +46,8 @@ export async function pendingInvites(
 	offset: number,
 ): Promise<{ rows: InviteRow[]; total: number }> {
 	const from = db`
-		from chatroom_invites i join chatrooms r on r.id = i.chatroom_id and not r.is_deleted
+		from chatroom_invites i
+		join chatrooms r on r.community_id = i.community_id and r.id = i.chatroom_id and not r.is_deleted
 		where i.community_id = ${communityId} and i.user_id = ${userId} and i.invite_status = 0`
 	const rows = await db<InviteRow[]>`
 		select ${inviteColumns(db)} ${from} order by i.created_at desc, i.chatroom_id desc

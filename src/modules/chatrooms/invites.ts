@@ -42,7 +42,9 @@ export async function invite(
 	if (room.type === DM) throw badRequest('Members cannot be invited to a direct message')
 	const members = await membersNamed(viewer.communityId, input.chatroom_participants)
 	const seats = await Promise.all(
-		members.map((m) => findSeats(sql, m.id, [room.id]).then((s) => s.has(room.id))),
+		members.map((m) =>
+			findSeats(sql, viewer.communityId, m.id, [room.id]).then((s) => s.has(room.id)),
+		),
 	)
 	const invited = await upsertInvites(sql, {
 		communityId: viewer.communityId,

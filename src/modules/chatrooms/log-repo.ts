@@ -46,16 +46,20 @@ export interface NewConversation {
 }
 
 /**
- * Inserts a conversation in ONE statement, which takes the room's turn first: its
- * first CTE updates the room row, which locks it until commit, so writers of one room
- * take turns, ids commit in order (a reader's read mark never skips a later-committed
- * smaller id) and `seq` is the exact count of messages so far. The id and the time are
- * taken once the turn is ours (Postgres re-evaluates an UPDATE's expressions on the row
- * it waited for), so `created_at` never steps back from one conversation of a room to
- * the next: it is the later of the database clock and the room's previous stamp.
- * Callers send it last in their transaction, so the turn lasts one round trip and the
- * commit. `extra` are CTEs that read `conversation` (its tags, its notice: written by
- * the same statement); their last one must be named `extra_done`.
+ * Inserts a conversation once the room's turn is ours: the first statement locks the
+ * room row until commit, so writers of one room take turns, ids commit in order (a
+ * reader's read mark never skips a later-committed smaller id) and `seq` is the exact
+ * count of messages so far. The second statement, sent right behind it (no wait between
+ * them), takes the id and the time, then writes the room's counters, the conversation
+ * and the writer's own unread count. The id must come from a statement that starts
+ * after the lock: Citus evaluates nextval and the clock on the coordinator before it
+ * routes a statement (and refuses them in an UPDATE's SET), so taking them inside the
+ * locking statement would take them before its wait. `created_at` never steps back
+ * from one conversation of a room to the next: it is the later of the database clock
+ * and the room's previous stamp. Callers send it last in their transaction, so the
+ * turn lasts one round trip and the commit. `extra` are CTEs that read `conversation`
+ * (its tags, its notice: written by the same statement); their last one must be named
+ * `extra_done`.
  */
 export async function insertConversation(
 	db: Db,
@@ -63,12 +67,18 @@ export async function insertConversation(
 	extra?: PendingQuery<Row[]>,
 ): Promise<{ conversation: ConversationRow; roomVersion: string }> {
 	const counted = COUNTED.includes(c.state) ? 1 : 0
-	const [row] = await db<(ConversationRow & { room_version: string })[]>`
-		with room as (
+	const turn = db`
+		select 1 from chatrooms where community_id = ${c.community_id} and id = ${c.chatroom_id}
+		for update`
+	const insert = db<(ConversationRow & { room_version: string })[]>`
+		with stamp as (
+			select nextval(pg_get_serial_sequence('conversations', 'id')) as id,
+				(extract(epoch from clock_timestamp()) * 1000)::bigint as at
+		), room as (
 			update chatrooms set messages_count = messages_count + ${counted}, version = version + 1,
-				last_conversation_id = nextval(pg_get_serial_sequence('conversations', 'id')),
-				updated_at = greatest(updated_at, (extract(epoch from clock_timestamp()) * 1000)::bigint)
-			where id = ${c.chatroom_id}
+				last_conversation_id = stamp.id, updated_at = greatest(updated_at, stamp.at)
+			from stamp
+			where community_id = ${c.community_id} and chatrooms.id = ${c.chatroom_id}
 			returning messages_count, version, last_conversation_id, updated_at
 		), conversation as (
 			insert into conversations (id, chatroom_id, community_id, user_id, state, text, attachments,
@@ -81,10 +91,12 @@ export async function insertConversation(
 			returning ${conversationColumns(db)}
 		), own as (
 			update chatroom_participants set own_unread = own_unread + 1
-			where ${counted} = 1 and chatroom_id = ${c.chatroom_id} and user_id = ${c.user_id}
+			where ${counted} = 1 and community_id = ${c.community_id} and chatroom_id = ${c.chatroom_id}
+				and user_id = ${c.user_id}
 		), ${extra ?? db`extra_done as (select 1)`}
 		select conversation.*, room.version::text as room_version
 		from conversation, room, (select count(*) from extra_done) extra`
+	const [, [row]] = await Promise.all([turn, insert])
 	const { room_version, ...conversation } = row as ConversationRow & { room_version: string }
 	return { conversation, roomVersion: room_version }
 }
@@ -96,6 +108,7 @@ export async function insertConversation(
  */
 export async function moveReadMark(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	userId: number,
 	conversationId: string,
@@ -106,13 +119,14 @@ export async function moveReadMark(
 			read_count = c.seq,
 			own_unread = (
 				select count(*) from conversations o
-				where o.chatroom_id = p.chatroom_id and o.user_id = p.user_id and o.id > c.id
-					and o.state = any(${COUNTED}::smallint[]))
+				where o.community_id = ${communityId} and o.chatroom_id = p.chatroom_id
+					and o.user_id = p.user_id and o.id > c.id and o.state = any(${COUNTED}::smallint[]))
 		from conversations c
-		where p.chatroom_id = ${chatroomId} and p.user_id = ${userId}
-			and c.id = ${conversationId} and c.chatroom_id = ${chatroomId}
-			and p.read_conversation_id < c.id
-		returning greatest(0, (select r.messages_count from chatrooms r where r.id = p.chatroom_id)
+		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId} and p.user_id = ${userId}
+			and c.community_id = p.community_id and c.id = ${conversationId}
+			and c.chatroom_id = ${chatroomId} and p.read_conversation_id < c.id
+		returning greatest(0, (select r.messages_count from chatrooms r
+			where r.community_id = ${communityId} and r.id = p.chatroom_id)
 			- p.read_count - p.own_unread)::float8 as unread`
 	return moved ? (moved.unread as number) : null
 }

@@ -32,7 +32,7 @@ export async function joinChatroom(
 	tx: Db,
 	input: Seating & { method: JoinMethod },
 ): Promise<boolean> {
-	const room = await lockChatroom(tx, input.chatroomId)
+	const room = await lockChatroom(tx, input.communityId, input.chatroomId)
 	if (!room) return false
 	const now = Date.now()
 	const seated = await insertParticipant(tx, {
@@ -46,7 +46,7 @@ export async function joinChatroom(
 		now,
 	})
 	if (!seated) return false
-	await addParticipantsCount(tx, room.id, 1)
+	await addParticipantsCount(tx, input.communityId, room.id, 1)
 	await systemLine(tx, input, JOINED)
 	await recordSeatEvent(tx, input, 'chatroom.joined', { join_method: input.method })
 	return true
@@ -57,9 +57,10 @@ export async function leaveChatroom(
 	tx: Db,
 	input: Seating & { method: LeftMethod },
 ): Promise<boolean> {
-	const room = await lockChatroom(tx, input.chatroomId)
-	if (!room || !(await deleteParticipant(tx, room.id, input.userId))) return false
-	await addParticipantsCount(tx, room.id, -1)
+	const room = await lockChatroom(tx, input.communityId, input.chatroomId)
+	if (!room || !(await deleteParticipant(tx, input.communityId, room.id, input.userId)))
+		return false
+	await addParticipantsCount(tx, input.communityId, room.id, -1)
 	await systemLine(tx, input, LEFT)
 	await recordSeatEvent(tx, input, 'chatroom.left', { left_method: input.method })
 	return true
@@ -86,7 +87,7 @@ async function recordSeatEvent(
 	extra: Record<string, string>,
 ) {
 	const [room, user, name] = await Promise.all([
-		lockChatroom(tx, input.chatroomId),
+		lockChatroom(tx, input.communityId, input.chatroomId),
 		findUserById(tx, input.communityId, input.userId),
 		communityName(tx, input.communityId),
 	])

@@ -95,7 +95,7 @@ export async function findRoomForViewer(
 		from (select ${roomColumns(db)} from chatrooms
 			where id = ${id} and community_id = ${communityId} and not is_deleted) r
 		left join lateral (select ${participantColumns(db)} from chatroom_participants
-			where chatroom_id = r.id and user_id = ${userId}) p on true`
+			where community_id = r.community_id and chatroom_id = r.id and user_id = ${userId}) p on true`
 	if (!row) return null
 	return { room: asRoom(row.room), seat: row.seat ? asSeat(row.seat) : null }
 }
@@ -118,9 +118,14 @@ const asSeat = (p: Record<string, unknown>) =>
 	}) as ParticipantRow
 
 /** The room row locked for the rest of the transaction (posting and seating serialize on it). */
-export async function lockChatroom(db: Db, chatroomId: string): Promise<ChatroomRow | null> {
+export async function lockChatroom(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+): Promise<ChatroomRow | null> {
 	const [row] = await db<ChatroomRow[]>`
-		select ${roomColumns(db)} from chatrooms where id = ${chatroomId} and not is_deleted for update`
+		select ${roomColumns(db)} from chatrooms
+		where community_id = ${communityId} and id = ${chatroomId} and not is_deleted for update`
 	return row ?? null
 }
 
@@ -146,6 +151,7 @@ export async function insertChatroom(db: Db, room: NewChatroom): Promise<Chatroo
 
 export async function updateChatroom(
 	db: Db,
+	communityId: number,
 	id: string,
 	fields: { title?: string; header?: string; chatroom_image_url?: string },
 	now: number,
@@ -156,23 +162,31 @@ export async function updateChatroom(
 			header = coalesce(${fields.header ?? null}, header),
 			chatroom_image_url = coalesce(${fields.chatroom_image_url ?? null}, chatroom_image_url),
 			updated_at = ${now}
-		where id = ${id}`
+		where community_id = ${communityId} and id = ${id}`
 }
 
 /** Pins a conversation as the room's topic (null clears it). */
 export async function setRoomTopic(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	conversationId: string | null,
 	now: number,
 ): Promise<void> {
 	await db`
 		update chatrooms set topic_conversation_id = ${conversationId}, updated_at = ${now}
-		where id = ${chatroomId}`
+		where community_id = ${communityId} and id = ${chatroomId}`
 }
 
-export async function softDeleteChatroom(db: Db, id: string, now: number): Promise<void> {
-	await db`update chatrooms set is_deleted = true, updated_at = ${now} where id = ${id}`
+export async function softDeleteChatroom(
+	db: Db,
+	communityId: number,
+	id: string,
+	now: number,
+): Promise<void> {
+	await db`
+		update chatrooms set is_deleted = true, updated_at = ${now}
+		where community_id = ${communityId} and id = ${id}`
 }
 
 /**
@@ -207,7 +221,7 @@ export async function listRoomsOfMember(
 	limit: number,
 	offset: number,
 ): Promise<{ rows: ChatroomRow[]; total: number }> {
-	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId)
+	const visible = readableRoom(db, 'chatrooms', viewer.secret, viewer.userId, communityId)
 	return paged<ChatroomRow>(db, {
 		columns: roomColumns(db),
 		from: db`from chatrooms where community_id = ${communityId} and not is_deleted and ${visible}
@@ -230,11 +244,19 @@ export type SecretRooms = string[] | 'all'
  * `secret`. A CM's 'all' still leaves out other members' DMs: a DM is read by its two
  * seated members only. The one SQL form of the rule for lists of rooms.
  */
-export const readableRoom = (db: Db, room: string, secret: SecretRooms, viewerId: number) => {
+export const readableRoom = (
+	db: Db,
+	room: string,
+	secret: SecretRooms,
+	viewerId: number,
+	communityId: number,
+) => {
 	const r = db(room)
+	// the community as a value, not the room's column: Citus routes a subquery under OR
+	// to one shard only by a value of its own
 	return secret === 'all'
 		? db`(${r}.type <> ${DM} or exists (select 1 from chatroom_participants dm
-			where dm.community_id = ${r}.community_id and dm.chatroom_id = ${r}.id
+			where dm.community_id = ${communityId} and dm.chatroom_id = ${r}.id
 				and dm.user_id = ${viewerId}))`
 		: db`(not ${r}.is_secret or ${r}.id = any(${secret}::bigint[]))`
 }
@@ -253,25 +275,28 @@ export async function seatedRoomIds(
 
 export async function findParticipant(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	userId: number,
 ): Promise<ParticipantRow | null> {
 	const [row] = await db<ParticipantRow[]>`
 		select ${participantColumns(db)} from chatroom_participants
-		where chatroom_id = ${chatroomId} and user_id = ${userId}`
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} and user_id = ${userId}`
 	return row ?? null
 }
 
 /** The viewer's seats in these rooms, by room id. */
 export async function findSeats(
 	db: Db,
+	communityId: number,
 	userId: number,
 	chatroomIds: string[],
 ): Promise<Map<string, ParticipantRow>> {
 	if (chatroomIds.length === 0) return new Map()
 	const rows = await db<ParticipantRow[]>`
 		select ${participantColumns(db)} from chatroom_participants
-		where user_id = ${userId} and chatroom_id = any(${chatroomIds}::bigint[])`
+		where community_id = ${communityId} and user_id = ${userId}
+			and chatroom_id = any(${chatroomIds}::bigint[])`
 	return new Map(rows.map((r) => [r.chatroom_id, r]))
 }
 
@@ -283,8 +308,8 @@ export async function secretSeats(
 ): Promise<{ chatroom_id: string; join_method: JoinMethod }[]> {
 	return db<{ chatroom_id: string; join_method: JoinMethod }[]>`
 		select p.chatroom_id, p.join_method from chatroom_participants p
-		join chatrooms r on r.id = p.chatroom_id
-		where p.user_id = ${userId} and r.community_id = ${communityId} and r.is_secret and not r.is_deleted`
+		join chatrooms r on r.community_id = p.community_id and r.id = p.chatroom_id
+		where p.community_id = ${communityId} and p.user_id = ${userId} and r.is_secret and not r.is_deleted`
 }
 
 export interface NewSeat {
@@ -311,42 +336,67 @@ export async function insertParticipant(db: Db, seat: NewSeat): Promise<boolean>
 
 export async function deleteParticipant(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	userId: number,
 ): Promise<boolean> {
 	const rows = await db`
-		delete from chatroom_participants where chatroom_id = ${chatroomId} and user_id = ${userId}
+		delete from chatroom_participants
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} and user_id = ${userId}
 		returning 1`
 	return rows.length > 0
 }
 
-export async function addParticipantsCount(db: Db, chatroomId: string, delta: number) {
-	await db`update chatrooms set participants_count = participants_count + ${delta} where id = ${chatroomId}`
+export async function addParticipantsCount(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+	delta: number,
+) {
+	await db`
+		update chatrooms set participants_count = participants_count + ${delta}
+		where community_id = ${communityId} and id = ${chatroomId}`
 }
 
 export async function listParticipants(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	limit: number,
 	offset: number,
 ): Promise<number[]> {
 	const rows = await db`
-		select user_id from chatroom_participants where chatroom_id = ${chatroomId}
+		select user_id from chatroom_participants
+		where community_id = ${communityId} and chatroom_id = ${chatroomId}
 		order by joined_at, user_id limit ${limit} offset ${offset}`
 	return rows.map((r) => r.user_id as number)
 }
 
-export async function setMuted(db: Db, chatroomId: string, userId: number, muted: boolean) {
+export async function setMuted(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+	userId: number,
+	muted: boolean,
+) {
 	const rows = await db`
 		update chatroom_participants set is_muted = ${muted}
-		where chatroom_id = ${chatroomId} and user_id = ${userId} returning 1`
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} and user_id = ${userId}
+		returning 1`
 	return rows.length > 0
 }
 
-export async function setNotiState(db: Db, chatroomId: string, userId: number, state: number) {
+export async function setNotiState(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+	userId: number,
+	state: number,
+) {
 	const rows = await db`
 		update chatroom_participants set noti_state = ${state}
-		where chatroom_id = ${chatroomId} and user_id = ${userId} returning 1`
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} and user_id = ${userId}
+		returning 1`
 	return rows.length > 0
 }
 

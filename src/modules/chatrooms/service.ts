@@ -51,9 +51,9 @@ export async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
 	const creatorIds = [...new Set(rooms.flatMap((r) => (r.created_by ? [r.created_by] : [])))]
 	const [name, seats, creators, cohorts] = await Promise.all([
 		communityName(sql, viewer.communityId),
-		findSeats(sql, viewer.userId, ids),
+		findSeats(sql, viewer.communityId, viewer.userId, ids),
 		findUsersByIds(sql, creatorIds),
-		attachedCohorts(sql, ids),
+		attachedCohorts(sql, viewer.communityId, ids),
 	])
 	const creatorById = new Map(creators.map((u) => [u.id, u]))
 	return rooms.map((room) =>
@@ -104,14 +104,14 @@ export async function createChatroom(session: Session, input: CreateChatroomInpu
 export async function editChatroom(session: Session, input: EditChatroomInput) {
 	const room = await findChatroom(sql, session.communityId, input.chatroom_id)
 	if (!room) throw notFound('Chatroom')
-	await updateChatroom(sql, room.id, input, Date.now())
+	await updateChatroom(sql, session.communityId, room.id, input, Date.now())
 	return getChatroom(session, room.id)
 }
 
 export async function deleteChatroom(session: Session, chatroomId: NumericId) {
 	const room = await findChatroom(sql, session.communityId, chatroomId)
 	if (!room) throw notFound('Chatroom')
-	await softDeleteChatroom(sql, room.id, Date.now())
+	await softDeleteChatroom(sql, session.communityId, room.id, Date.now())
 	await forgetDeletedRoom(room.id)
 }
 
@@ -119,7 +119,7 @@ export async function getChatroom(session: Session, chatroomId: string) {
 	const { room, viewer } = await roomAccess(sql, chatViewer(session), chatroomId)
 	const [[chatroom], access] = await Promise.all([
 		presentRooms(viewer, [room]),
-		cohortAccess(sql, room.id, viewer.userId),
+		cohortAccess(sql, viewer.communityId, room.id, viewer.userId),
 	])
 	return {
 		chatroom,
@@ -208,7 +208,7 @@ export async function participants(
 	const viewer = chatViewer(session)
 	const room = await seeRoom(sql, viewer, chatroomId)
 	const { pageSize: limit, offset } = paging(page, pageSize)
-	const ids = await listParticipants(sql, room.id, limit, offset)
+	const ids = await listParticipants(sql, viewer.communityId, room.id, limit, offset)
 	const byId = new Map((await findUsersByIds(sql, ids)).map((u) => [u.id, u]))
 	return {
 		participants: ids.flatMap((id) => {
@@ -225,20 +225,20 @@ export async function participants(
 async function ownSeat(session: Session, chatroomId: NumericId) {
 	const viewer = chatViewer(session)
 	const room = await seeRoom(sql, viewer, chatroomId)
-	const seat = await findParticipant(sql, room.id, viewer.userId)
+	const seat = await findParticipant(sql, viewer.communityId, room.id, viewer.userId)
 	if (!seat) throw forbidden('You are not a participant of this chatroom')
 	return { room, seat }
 }
 
 export async function mute(session: Session, chatroomId: NumericId, value: boolean) {
 	const { room } = await ownSeat(session, chatroomId)
-	await setMuted(sql, room.id, session.userId, value)
+	await setMuted(sql, session.communityId, room.id, session.userId, value)
 	return { is_muted: value }
 }
 
 export async function changeNotiState(session: Session, chatroomId: NumericId, state: number) {
 	const { room } = await ownSeat(session, chatroomId)
-	await setNotiState(sql, room.id, session.userId, state)
+	await setNotiState(sql, session.communityId, room.id, session.userId, state)
 	return { noti_state: state }
 }
 
@@ -250,8 +250,8 @@ export async function markRead(session: Session, chatroomId: NumericId) {
 
 async function readUpToNow(session: Session, room: ChatroomRow) {
 	if (room.last_conversation_id)
-		await moveReadMark(sql, room.id, session.userId, room.last_conversation_id)
-	const seat = await findParticipant(sql, room.id, session.userId)
+		await moveReadMark(sql, session.communityId, room.id, session.userId, room.last_conversation_id)
+	const seat = await findParticipant(sql, session.communityId, room.id, session.userId)
 	const fresh = await findChatroom(sql, session.communityId, room.id)
 	const unread = fresh ? unreadOf(fresh, seat) : 0
 	// the reader's other devices learn the room is read (a viewer without a seat has no count)

@@ -9,9 +9,12 @@ export interface CohortRow {
 	total_members: number
 }
 
-const cohortColumns = (db: Db) => db`
+// The community as a value in the count, not c.community_id: Citus routes a correlated
+// subquery to one shard only by a value of its own.
+const cohortColumns = (db: Db, communityId: number) => db`
 	c.id as cohort_id, c.name, c.community_id,
-	(select count(*)::int from cohort_members m where m.cohort_id = c.id) as total_members`
+	(select count(*)::int from cohort_members m
+		where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members`
 
 export async function insertCohort(
 	db: Db,
@@ -31,7 +34,7 @@ export async function findCohort(
 	cohortId: number,
 ): Promise<CohortRow | null> {
 	const [row] = await db<CohortRow[]>`
-		select ${cohortColumns(db)} from cohorts c
+		select ${cohortColumns(db, communityId)} from cohorts c
 		where c.id = ${cohortId} and c.community_id = ${communityId}`
 	return row ?? null
 }
@@ -45,50 +48,69 @@ export async function listCohorts(
 ): Promise<{ cohorts: CohortRow[]; total: number }> {
 	const [cohorts, [count]] = await Promise.all([
 		db<CohortRow[]>`
-			select ${cohortColumns(db)} from cohorts c where c.community_id = ${communityId}
+			select ${cohortColumns(db, communityId)} from cohorts c where c.community_id = ${communityId}
 			order by c.id limit ${limit} offset ${offset}`,
 		db<{ n: number }[]>`select count(*)::int as n from cohorts where community_id = ${communityId}`,
 	])
 	return { cohorts, total: count.n }
 }
 
-export async function renameCohort(db: Db, cohortId: number, name: string, now: number) {
-	await db`update cohorts set name = ${name}, updated_at = ${now} where id = ${cohortId}`
+export async function renameCohort(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+	name: string,
+	now: number,
+) {
+	await db`
+		update cohorts set name = ${name}, updated_at = ${now}
+		where community_id = ${communityId} and id = ${cohortId}`
 }
 
-export async function deleteCohortRow(db: Db, cohortId: number) {
-	await db`delete from cohorts where id = ${cohortId}`
+export async function deleteCohortRow(db: Db, communityId: number, cohortId: number) {
+	await db`delete from cohorts where community_id = ${communityId} and id = ${cohortId}`
 }
 
-export async function addMembers(db: Db, cohortId: number, userIds: number[], now: number) {
+export async function addMembers(
+	db: Db,
+	communityId: number,
+	cohortId: number,
+	userIds: number[],
+	now: number,
+) {
 	if (userIds.length === 0) return
 	await db`
-		insert into cohort_members (cohort_id, user_id, added_at)
-		select ${cohortId}, unnest(${userIds}::int[]), ${now}
+		insert into cohort_members (community_id, cohort_id, user_id, added_at)
+		select ${communityId}, ${cohortId}, unnest(${userIds}::int[]), ${now}
 		on conflict do nothing`
 }
 
 /** Removes members; returns the user ids that were members. */
 export async function removeMembers(
 	db: Db,
+	communityId: number,
 	cohortId: number,
 	userIds: number[],
 ): Promise<number[]> {
 	if (userIds.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
-		delete from cohort_members where cohort_id = ${cohortId} and user_id = any(${userIds}::int[])
+		delete from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId}
+			and user_id = any(${userIds}::int[])
 		returning user_id`
 	return rows.map((r) => r.user_id)
 }
 
 export async function pageMemberIds(
 	db: Db,
+	communityId: number,
 	cohortId: number,
 	limit: number,
 	offset: number,
 ): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from cohort_members where cohort_id = ${cohortId}
+		select user_id from cohort_members
+		where community_id = ${communityId} and cohort_id = ${cohortId}
 		order by added_at, user_id limit ${limit} offset ${offset}`
 	return rows.map((r) => r.user_id)
 }

@@ -37,7 +37,7 @@ export async function createCohort(session: Session, input: CreateCohortInput) {
 	const now = Date.now()
 	const id = await sql.begin(async (tx) => {
 		const cohortId = await insertCohort(tx, session.communityId, name, now)
-		await addMembers(tx, cohortId, userIds, now)
+		await addMembers(tx, session.communityId, cohortId, userIds, now)
 		return cohortId
 	})
 	return { cohort_data: await existingCohort(session.communityId, id) }
@@ -64,7 +64,7 @@ export async function getCohort(
 ) {
 	const cohort = await existingCohort(session.communityId, cohortIdOf(cohortId))
 	const p = paging(page, pageSize, 20)
-	const ids = await pageMemberIds(sql, cohort.cohort_id, p.pageSize, p.offset)
+	const ids = await pageMemberIds(sql, session.communityId, cohort.cohort_id, p.pageSize, p.offset)
 	const users = new Map((await findUsersByIds(sql, ids)).map((user) => [user.id, user]))
 	const members = ids.flatMap((id) => {
 		const user = users.get(id)
@@ -91,12 +91,13 @@ export async function updateCohort(session: Session, input: UpdateCohortInput) {
 	const now = Date.now()
 	await sql.begin(async (tx) => {
 		if (!(await lockCohort(tx, session.communityId, input.cohort_id))) throw notFound('Cohort')
-		if (name !== undefined) await renameCohort(tx, input.cohort_id, name, now)
+		const c = session.communityId
+		if (name !== undefined) await renameCohort(tx, c, input.cohort_id, name, now)
 		if (!replacing) return
 		const keep = new Set(wanted)
-		const leaving = (await memberIds(tx, input.cohort_id)).filter((id) => !keep.has(id))
-		await removeMembers(tx, input.cohort_id, leaving)
-		await addMembers(tx, input.cohort_id, wanted, now)
+		const leaving = (await memberIds(tx, c, input.cohort_id)).filter((id) => !keep.has(id))
+		await removeMembers(tx, c, input.cohort_id, leaving)
+		await addMembers(tx, c, input.cohort_id, wanted, now)
 		await pruneCohortSeats(tx, session.communityId, input.cohort_id, leaving)
 	})
 	return { cohort_data: await existingCohort(session.communityId, input.cohort_id) }
@@ -105,11 +106,11 @@ export async function updateCohort(session: Session, input: UpdateCohortInput) {
 export async function deleteCohort(session: Session, cohortId: number) {
 	await sql.begin(async (tx) => {
 		if (!(await lockCohort(tx, session.communityId, cohortId))) throw notFound('Cohort')
-		const members = await memberIds(tx, cohortId)
+		const members = await memberIds(tx, session.communityId, cohortId)
 		// Out of the cohort first, so its own attachments no longer cover anyone.
-		await removeMembers(tx, cohortId, members)
+		await removeMembers(tx, session.communityId, cohortId, members)
 		await pruneCohortSeats(tx, session.communityId, cohortId, members)
-		await deleteCohortRow(tx, cohortId)
+		await deleteCohortRow(tx, session.communityId, cohortId)
 	})
 }
 
@@ -117,7 +118,7 @@ export async function removeCohortMember(session: Session, input: CohortMemberIn
 	const userId = await memberToRemove(session.communityId, input)
 	await sql.begin(async (tx) => {
 		if (!(await lockCohort(tx, session.communityId, input.cohort_id))) throw notFound('Cohort')
-		const removed = await removeMembers(tx, input.cohort_id, [userId])
+		const removed = await removeMembers(tx, session.communityId, input.cohort_id, [userId])
 		if (removed.length === 0) throw notFound('Cohort member')
 		await pruneCohortSeats(tx, session.communityId, input.cohort_id, removed)
 	})

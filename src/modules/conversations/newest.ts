@@ -83,7 +83,13 @@ export async function newestFromRedis(
 	// Marks only move forward: one already at the newest conversation needs no write.
 	// (A reader without a seat matches no row; the mark is remembered all the same.)
 	if (entry.newestId && BigInt(state.readMark) < BigInt(entry.newestId)) {
-		const unread = await moveReadMark(db, chatroomId, viewer.userId, entry.newestId)
+		const unread = await moveReadMark(
+			db,
+			viewer.communityId,
+			chatroomId,
+			viewer.userId,
+			entry.newestId,
+		)
 		await Promise.all([
 			rememberReadMark(chatroomId, viewer.userId, entry.newestId),
 			unread === null

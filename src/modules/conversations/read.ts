@@ -122,7 +122,7 @@ async function moveMark(
 	const chatroomId = room.id
 	const unread =
 		BigInt(seat.read_conversation_id) < BigInt(conversationId)
-			? await moveReadMark(sql, chatroomId, seat.user_id, conversationId)
+			? await moveReadMark(sql, room.community_id, chatroomId, seat.user_id, conversationId)
 			: null
 	// the reader's other devices learn the new count (both Redis calls leave together)
 	await Promise.all([

@@ -18,14 +18,14 @@ export async function setTopic(
 	if (!isCmViewer(viewer)) throw forbidden('Only community managers set a chatroom topic')
 	if (room.type === DM) throw badRequest('A direct message has no topic')
 	if (input.conversation_id === null || input.conversation_id === undefined) {
-		await setRoomTopic(sql, room.id, null, Date.now())
+		await setRoomTopic(sql, room.community_id, room.id, null, Date.now())
 		return { chatroom_id: room.id, topic: null }
 	}
 	const id = numericId(input.conversation_id)
 	const row = id ? await findConversation(sql, viewer.communityId, id) : null
 	if (!row || row.chatroom_id !== room.id) throw notFound('Conversation')
 	if (row.deleted_by !== null) throw badRequest('A deleted conversation cannot be the topic')
-	await setRoomTopic(sql, room.id, row.id, Date.now())
+	await setRoomTopic(sql, room.community_id, room.id, row.id, Date.now())
 	const { conversations } = await hydrate(sql, viewer, [row])
 	return { chatroom_id: room.id, topic: conversations[0] }
 }

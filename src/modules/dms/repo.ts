@@ -145,7 +145,8 @@ export async function dmRoomsOf(
 	const from = db`
 		from dm_rooms d
 		join chatrooms r on r.id = d.chatroom_id and r.community_id = d.community_id and not r.is_deleted
-		join chatroom_participants p on p.chatroom_id = r.id and p.user_id = ${userId}
+		join chatroom_participants p
+			on p.community_id = r.community_id and p.chatroom_id = r.id and p.user_id = ${userId}
 		where d.community_id = ${communityId}
 			and (d.low_user_id = ${userId} or d.high_user_id = ${userId})
 			and r.updated_at between ${bounds.min} and ${bounds.max}`
@@ -161,8 +162,9 @@ export async function unreadDmCount(db: Db, communityId: number, userId: number)
 	const [row] = await db`
 		select coalesce(sum(greatest(0, r.messages_count - p.read_count - p.own_unread)), 0)::float8 as n
 		from dm_rooms d
-		join chatrooms r on r.id = d.chatroom_id and not r.is_deleted
-		join chatroom_participants p on p.chatroom_id = r.id and p.user_id = ${userId}
+		join chatrooms r on r.community_id = d.community_id and r.id = d.chatroom_id and not r.is_deleted
+		join chatroom_participants p
+			on p.community_id = r.community_id and p.chatroom_id = r.id and p.user_id = ${userId}
 		where d.community_id = ${communityId} and (d.low_user_id = ${userId} or d.high_user_id = ${userId})`
 	return (row?.n as number) ?? 0
 }

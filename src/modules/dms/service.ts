@@ -96,7 +96,7 @@ export async function createDm(session: Session, ref: MemberRef) {
 	if (existing?.chatroom_id) return { chatroom: await reopen(viewer, existing) }
 	if (!(await mayDm(session, other)))
 		throw forbidden('Direct messages between members are turned off in this community')
-	if (await blockedBetween(sql, session.userId, other.id))
+	if (await blockedBetween(sql, session.communityId, session.userId, other.id))
 		throw forbidden('You cannot message this member: one of you blocked the other')
 	const settings = await dmSettings(session.communityId)
 	const requestNeeded = settings.requests_required && !isCm(session) && other.role === 'member'
@@ -149,7 +149,7 @@ function limitReached(nextAt: number) {
 /** An existing DM: the caller is seated again if they had left it. */
 async function reopen(viewer: ChatViewer, dm: DmRow) {
 	const chatroomId = dm.chatroom_id as string
-	if (!(await findParticipant(sql, chatroomId, viewer.userId)))
+	if (!(await findParticipant(sql, viewer.communityId, chatroomId, viewer.userId)))
 		await sql.begin((tx) =>
 			joinChatroom(tx, {
 				communityId: viewer.communityId,
@@ -169,7 +169,10 @@ export async function dmStatus(session: Session, ref: MemberRef & { chatroom_id?
 	let cta = 'route://dm_feed'
 	if (other) {
 		const dm = await findDmByPair(sql, session.communityId, session.userId, other.id)
-		if (other.id === session.userId || (await blockedBetween(sql, session.userId, other.id)))
+		if (
+			other.id === session.userId ||
+			(await blockedBetween(sql, session.communityId, session.userId, other.id))
+		)
 			show = false
 		cta = dm?.chatroom_id
 			? `route://chatroom_detail?chatroom_id=${dm.chatroom_id}`

@@ -21,7 +21,7 @@ export interface ChatSearch {
 }
 
 const readable = (db: Db, q: ChatSearch, room: string) =>
-	readableRoom(db, room, q.secretRooms, q.searcherId)
+	readableRoom(db, room, q.secretRooms, q.searcherId, q.communityId)
 
 const followed = (db: Db, q: ChatSearch, roomId: postgres.Fragment) =>
 	q.followedOnly
