@@ -3,7 +3,7 @@
 //   bun run scripts/recompute.ts --community <id>     every user of a community
 //   bun run scripts/recompute.ts --all                every user
 import { parseArgs } from 'node:util'
-import { sql } from '../src/lib/db'
+import { acrossCommunities, sql } from '../src/lib/db'
 import { redis } from '../src/lib/redis'
 import { recomputePersonalised } from '../src/timelines/personalised'
 import { findUserRef } from '../src/timelines/personalised-repo'
@@ -16,7 +16,7 @@ const { values } = parseArgs({
 
 async function run(): Promise<Record<string, unknown>> {
 	if (values.user) {
-		const user = await findUserRef(sql, values.user)
+		const user = await acrossCommunities((tx) => findUserRef(tx, values.user as string))
 		if (!user) throw new Error(`no user ${values.user}`)
 		const posts = await recomputePersonalised(user.user_id, user.community_id)
 		return { user_id: user.user_id, community_id: user.community_id, posts }

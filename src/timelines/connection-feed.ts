@@ -86,10 +86,17 @@ async function addEntries(userId: number, entries: FeedEntry[]): Promise<void> {
 }
 
 /** A new connection: the follower's live feed gets the author's recent posts now. */
-export async function followAuthor(followerId: number, authorId: number): Promise<void> {
+export async function followAuthor(
+	communityId: number,
+	followerId: number,
+	authorId: number,
+): Promise<void> {
 	try {
 		if (!(await redis.exists(keys.connLive(followerId)))) return
-		await addEntries(followerId, await recentPostsOfAuthor(sql, authorId, MERGE_RECENT))
+		await addEntries(
+			followerId,
+			await recentPostsOfAuthor(sql, communityId, authorId, MERGE_RECENT),
+		)
 	} catch (error) {
 		// The feed is derived: dropping its marker makes the next read rebuild it.
 		log.error({ err: error, followerId, authorId }, 'connection feed merge failed')
@@ -98,10 +105,14 @@ export async function followAuthor(followerId: number, authorId: number): Promis
 }
 
 /** A removed connection or a block: the author's posts leave the follower's feed. */
-export async function unfollowAuthor(followerId: number, authorId: number): Promise<void> {
+export async function unfollowAuthor(
+	communityId: number,
+	followerId: number,
+	authorId: number,
+): Promise<void> {
 	try {
 		const ids = await redis.zrange(keys.connFeed(followerId), 0, -1)
-		const theirs = await postIdsOfAuthor(sql, authorId, ids)
+		const theirs = await postIdsOfAuthor(sql, communityId, authorId, ids)
 		if (theirs.length > 0)
 			await commands(redis).connFeedRemove(
 				keys.connLive(followerId),
@@ -130,7 +141,7 @@ export async function ensureLiveFeed(userId: number, communityId: number): Promi
 	)
 	if (previous !== null) return
 	await redis.del(keys.connFeed(userId))
-	await addEntries(userId, await connectionFeedFromDb(sql, userId, CONN_FEED_MAX))
+	await addEntries(userId, await connectionFeedFromDb(sql, communityId, userId, CONN_FEED_MAX))
 	await markFeedRead(sql, userId, communityId, Date.now())
 }
 
@@ -181,7 +192,7 @@ export async function startConnectionRead(
 		// First: a change after it moves the version, so the window is never newer than it.
 		touchLiveFeed(viewer.userId),
 		kept ? null : windowOf(viewer.userId, page * pageSize),
-		viewerState(viewer.userId, kept),
+		viewerState(viewer, kept),
 		feedVersion(viewer.communityId),
 		gate,
 		kept ? undefined : check(),

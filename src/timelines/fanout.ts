@@ -5,7 +5,7 @@
 // ZREM are idempotent by member, so a replayed batch never adds a post twice.
 import { Histogram } from 'prom-client'
 import { config } from '../config'
-import { type Db, sql } from '../lib/db'
+import { acrossCommunities, type Db, sql } from '../lib/db'
 import { FAILING_AFTER, jobFailed, jobSucceeded, registerFailingJobs } from '../lib/job-health'
 import { keys } from '../lib/keys'
 import { log } from '../lib/log'
@@ -19,6 +19,7 @@ import {
 	afterBatch,
 	checkpointFanOutJob,
 	claimFanOutJobs,
+	communitiesWithDueFanOut,
 	type FanOutJob,
 	failFanOutJob,
 	failingFanOutJobs,
@@ -38,7 +39,9 @@ const IDLE_POLL_MS = 1000
 // Jobs claimed at once; a job waiting behind a long one keeps its lease (30 s) meanwhile.
 const CLAIM = 32
 
-registerFailingJobs('fanout', () => failingFanOutJobs(sql, FAILING_AFTER))
+/** The failing jobs of every community, for /ready and jobs_failing. */
+const countFailing = () => acrossCommunities((tx) => failingFanOutJobs(tx, FAILING_AFTER))
+registerFailingJobs('fanout', countFailing)
 
 const fanOutLag = new Histogram({
 	name: 'feed_fanout_lag_seconds',
@@ -105,7 +108,13 @@ async function runBatch(job: FanOutJob, followers: number[]): Promise<boolean> {
 		else queueRemove(pipeline, follower, job.post_id)
 	})
 	if (job.kind === 'remove') return true
-	const { fansOut, stopped } = await afterBatch(sql, job.post_id, job.author_id, followers)
+	const { fansOut, stopped } = await afterBatch(
+		sql,
+		job.community_id,
+		job.post_id,
+		job.author_id,
+		followers,
+	)
 	if (!fansOut) {
 		await takeBack(job, followers)
 		return false
@@ -141,7 +150,7 @@ async function pauseForCrashTest(job: FanOutJob, cursor: number): Promise<never>
 export async function processFanOutJob(job: FanOutJob): Promise<void> {
 	const started = performance.now()
 	let cursor = job.cursor
-	let next = followersAfter(sql, job.author_id, cursor, BATCH)
+	let next = followersAfter(sql, job.community_id, job.author_id, cursor, BATCH)
 	for (;;) {
 		const followers = await next
 		if (followers.length === 0) break
@@ -149,7 +158,7 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 		// Read the next batch from Postgres while Redis takes this one.
 		next =
 			followers.length === BATCH
-				? followersAfter(sql, job.author_id, cursor, BATCH)
+				? followersAfter(sql, job.community_id, job.author_id, cursor, BATCH)
 				: Promise.resolve([])
 		if (!(await runBatch(job, followers))) {
 			next.catch(() => {}) // the prefetched batch is not needed
@@ -158,31 +167,40 @@ export async function processFanOutJob(job: FanOutJob): Promise<void> {
 		// The last batch needs no checkpoint: the job is finished next (most jobs are one batch).
 		const last = followers.length < BATCH && !config.FANOUT_PAUSE_AFTER_CHECKPOINT
 		if (last) break
-		await checkpointFanOutJob(sql, job.id, cursor, LEASE_SECONDS)
+		await checkpointFanOutJob(sql, job, cursor, LEASE_SECONDS)
 		if (config.FANOUT_PAUSE_AFTER_CHECKPOINT) await pauseForCrashTest(job, cursor)
 	}
-	await finishFanOutJob(sql, job.id)
+	await finishFanOutJob(sql, job)
 	fanOutLag.observe((performance.now() - started) / 1000)
 }
 
+/** The communities with due jobs, found across communities (no lock: claims lock per community). */
+const dueCommunities = () => acrossCommunities((tx) => communitiesWithDueFanOut(tx))
+
 /**
  * Claims and runs jobs until none is due; returns how many ran. Jobs are claimed
- * CLAIM at a time: the jobs of authors nobody follows (most new posts' jobs) are
- * finished by the claiming statement itself, the others run one after another.
+ * CLAIM at a time, in one community at a time: the jobs of authors nobody follows (most
+ * new posts' jobs) are finished by the claiming statement itself, the others run one
+ * after another.
  */
 export async function drainFanOut(): Promise<number> {
 	let ran = 0
 	for (;;) {
-		const claimed = await claimAndRun()
-		if (claimed === 0) return ran
-		ran += claimed
+		const communities = await dueCommunities()
+		if (communities.length === 0) return ran
+		for (const communityId of communities)
+			for (;;) {
+				const claimed = await claimAndRun(communityId)
+				ran += claimed
+				if (claimed < CLAIM) break
+			}
 	}
 }
 
-/** One claim of up to CLAIM jobs, run; how many were claimed. */
-async function claimAndRun(): Promise<number> {
+/** One claim of up to CLAIM jobs of the community, run; how many were claimed. */
+async function claimAndRun(communityId: number): Promise<number> {
 	const started = performance.now()
-	const jobs = await claimFanOutJobs(sql, LEASE_SECONDS, CLAIM)
+	const jobs = await claimFanOutJobs(sql, communityId, LEASE_SECONDS, CLAIM)
 	const idle = jobs.filter((job) => !job.busy)
 	if (idle.length > 0) {
 		const seconds = (performance.now() - started) / 1000
@@ -203,7 +221,37 @@ async function runJob(job: FanOutJob): Promise<void> {
 		jobFailed('fanout', error, { jobId: job.id, attempts: job.attempts })
 		if (giveUp)
 			log.error({ err: error, jobId: job.id }, 'fan-out job parked after too many attempts')
-		await failFanOutJob(sql, job.id, String(error), Math.min(2 ** job.attempts, 300), giveUp)
+		await failFanOutJob(sql, job, String(error), Math.min(2 ** job.attempts, 300), giveUp)
+	}
+}
+
+/**
+ * What the worker loops claim next. A NOTIFY names the community of new jobs: its jobs
+ * are claimed at once, one statement, as before there were communities to find. The
+ * others — retries, expired leases, a NOTIFY missed — are found by a scan across
+ * communities, at most once per IDLE_POLL_MS in this process (the idle poll).
+ */
+function claimQueue() {
+	const notified = new Set<number>()
+	let scannedAt = 0
+	return {
+		notify(payload: string) {
+			const communityId = Number(payload)
+			if (Number.isSafeInteger(communityId) && communityId > 0) notified.add(communityId)
+			else scannedAt = 0 // no community named: look everywhere on the next pass
+		},
+		/** A community whose claim came back full has more: it is claimed again next. */
+		more: (communityId: number) => notified.add(communityId),
+		async next(): Promise<number[]> {
+			if (notified.size > 0) {
+				const communities = [...notified]
+				notified.clear()
+				return communities
+			}
+			if (performance.now() - scannedAt < IDLE_POLL_MS) return []
+			scannedAt = performance.now()
+			return dueCommunities()
+		},
 	}
 }
 
@@ -212,17 +260,30 @@ async function runJob(job: FanOutJob): Promise<void> {
  * second for expired leases and retries.
  */
 export function startFanOutConsumer(concurrency = 2): () => Promise<void> {
+	const queue = claimQueue()
 	const listening = sql
-		.listen('fanout', () => loop.wake())
+		.listen('fanout', (payload) => {
+			queue.notify(payload)
+			loop.wake()
+		})
 		.catch((error) => {
 			log.error({ err: error }, 'fan-out LISTEN failed; polling only')
 			return null
 		})
 	const loop = startWorkerLoop({
-		// A short claim took every due job: the loop sleeps until a NOTIFY (or the idle
-		// poll, for retries) instead of claiming again to find none (a statement per post
-		// at a trickle of posts). A NOTIFY during the pass runs the next one at once.
-		pass: async () => (await claimAndRun()) === CLAIM,
+		// A short claim took every due job of its community: the loop sleeps until a NOTIFY
+		// (or the idle poll, for retries) instead of claiming again to find none (a
+		// statement per post at a trickle of posts). A NOTIFY during the pass runs the next
+		// one at once.
+		pass: async () => {
+			let full = false
+			for (const communityId of await queue.next())
+				if ((await claimAndRun(communityId)) === CLAIM) {
+					queue.more(communityId)
+					full = true
+				}
+			return full
+		},
 		onError: (error) => jobFailed('fanout', error, { where: 'claim loop' }),
 		idleMs: IDLE_POLL_MS,
 		loops: concurrency,

@@ -146,20 +146,27 @@ export const feedManager = {
 	onSave: (userId: number, postId: string, saved: boolean) =>
 		setViewerFlags('saved', [{ userId, postId, on: saved }]),
 
-	/** `followerId` now sees `authorId`'s connection posts. */
-	async onFollow(followerId: number, authorId: number) {
-		await Promise.all([followAuthor(followerId, authorId), forgetPersonalised([followerId])])
+	/** `followerId` now sees `authorId`'s connection posts (users of the community). */
+	async onFollow(communityId: number, followerId: number, authorId: number) {
+		await Promise.all([
+			followAuthor(communityId, followerId, authorId),
+			forgetPersonalised([followerId]),
+		])
 	},
 
-	/** The connection between a and b ended (both directions). */
-	async onDisconnect(a: number, b: number) {
-		await Promise.all([unfollowAuthor(a, b), unfollowAuthor(b, a), forgetPersonalised([a, b])])
+	/** The connection between a and b (users of the community) ended (both directions). */
+	async onDisconnect(communityId: number, a: number, b: number) {
+		await Promise.all([
+			unfollowAuthor(communityId, a, b),
+			unfollowAuthor(communityId, b, a),
+			forgetPersonalised([a, b]),
+		])
 	},
 
-	/** A block between a and b was added: each disappears from the other's feeds. */
-	async onBlock(a: number, b: number) {
+	/** A block between a and b (users of the community) was added: each disappears from the other's feeds. */
+	async onBlock(communityId: number, a: number, b: number) {
 		await forgetBlocks([a, b])
-		await feedManager.onDisconnect(a, b)
+		await feedManager.onDisconnect(communityId, a, b)
 	},
 
 	onUnblock: (a: number, b: number) => forgetBlocks([a, b]),

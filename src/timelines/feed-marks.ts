@@ -5,8 +5,9 @@
 // request path. A mark left behind (Redis failed, the process died) is re-placed by
 // `repairUnconfirmed` once it is older than the grace period: a pass costs what failed.
 // A lost confirmation only means one harmless re-place (ZADD/ZREM are idempotent).
-import { type Db, sql } from '../lib/db'
+import { acrossCommunities, type Db, sql } from '../lib/db'
 import { log } from '../lib/log'
+import { perCommunity } from '../lib/per-community'
 import {
 	deleteFeedMarks,
 	type FeedMark,
@@ -58,12 +59,24 @@ export async function flushFeedConfirmations(): Promise<void> {
 	await flushing
 	const batch = confirmed
 	confirmed = []
-	flushing = deleteFeedMarks(sql, batch).catch((error) => {
+	flushing = deleteMarks(batch).catch((error) => {
 		// Left for the repair pass, which re-places them harmlessly.
 		log.warn({ err: error, marks: batch.length }, 'confirming feed marks failed')
 	})
 	await flushing
 	flushing = null
+}
+
+/** Deletes the marks, one statement per community (sent together). */
+async function deleteMarks(marks: FeedMark[]): Promise<void> {
+	await perCommunity(
+		marks,
+		(m) => m.community_id,
+		async (communityId, ofCommunity) => {
+			await deleteFeedMarks(sql, communityId, ofCommunity)
+			return []
+		},
+	)
 }
 
 /**
@@ -74,7 +87,7 @@ export async function flushFeedConfirmations(): Promise<void> {
 export async function repairUnconfirmed(graceMs: number): Promise<string[]> {
 	const repaired: string[] = []
 	for (;;) {
-		const marks = await staleFeedMarks(sql, graceMs, REPAIR_BATCH)
+		const marks = await acrossCommunities((tx) => staleFeedMarks(tx, graceMs, REPAIR_BATCH))
 		const placed: FeedMark[] = []
 		for (const [communityId, ofCommunity] of Map.groupBy(marks, (m) => m.community_id)) {
 			// One read per community; each post is placed with its own former ids.
@@ -93,7 +106,7 @@ export async function repairUnconfirmed(graceMs: number): Promise<string[]> {
 					placed.push(mark)
 			}
 		}
-		await deleteFeedMarks(sql, placed)
+		await deleteMarks(placed)
 		repaired.push(...placed.map((m) => m.post_id))
 		// Whatever failed stays for the next pass rather than spinning here.
 		if (marks.length < REPAIR_BATCH || placed.length < marks.length) return repaired

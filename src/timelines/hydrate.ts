@@ -64,8 +64,8 @@ export async function loadCandidates(
 ): Promise<Candidates> {
 	const [found, flags, blocked] = await Promise.all([
 		getPosts(viewer.communityId, ids),
-		viewerFlags(viewer.userId, ids),
-		knownBlocks ?? viewerBlocks(viewer.userId),
+		viewerFlags(viewer, ids),
+		knownBlocks ?? viewerBlocks(viewer),
 	])
 	const posts: CachedPost[] = []
 	for (const id of ids) {

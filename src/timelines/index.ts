@@ -58,6 +58,7 @@ export {
 	type FlagsHolder,
 	flagsFrom,
 	LOADED,
+	type Reader,
 	type ViewerFlags,
 	viewerBlocks,
 	viewerFlags,

@@ -1,4 +1,6 @@
 // SQL of the personalised feed: the viewer's affinities and the ranked candidates.
+// Every statement names its community (DESIGN §21), but for the operator's and the
+// recompute job's lookups across communities, run in acrossCommunities (lib/db.ts).
 import type { Db } from '../lib/db'
 import { mayViewSql, reachesFollowersSql } from '../lib/visibility'
 
@@ -16,25 +18,34 @@ export interface Candidate {
 }
 
 /** The authors the viewer follows (their posts get the connection boost). */
-export async function followedAuthors(db: Db, userId: number): Promise<number[]> {
+export async function followedAuthors(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`
-		select connection_id as id from connections where user_id = ${userId}`
+		select connection_id as id from connections where community_id = ${communityId} and user_id = ${userId}`
 	return rows.map((r) => r.id)
 }
 
 /** Weight per author of the viewer's likes (1) and comments (2) since `since`. */
 export async function authorAffinity(
 	db: Db,
+	communityId: number,
 	userId: number,
 	since: number,
 ): Promise<Record<string, number>> {
 	const rows = await db<{ author: number; weight: number }[]>`
 		select author, sum(w)::float8 as weight from (
-			select p.user_id as author, 1 as w from post_likes l join posts p on p.id = l.post_id
-			where l.user_id = ${userId} and l.created_at > ${since} and p.user_id <> ${userId}
+			select p.user_id as author, 1 as w
+			from post_likes l join posts p on p.community_id = l.community_id and p.id = l.post_id
+			where l.community_id = ${communityId} and l.user_id = ${userId} and l.created_at > ${since}
+				and p.user_id <> ${userId}
 			union all
-			select p.user_id, 2 from comments c join posts p on p.id = c.post_id
-			where c.user_id = ${userId} and c.created_at > ${since} and p.user_id <> ${userId}
+			select p.user_id, 2
+			from comments c join posts p on p.community_id = c.community_id and p.id = c.post_id
+			where c.community_id = ${communityId} and c.user_id = ${userId} and c.created_at > ${since}
+				and p.user_id <> ${userId}
 		) x group by author`
 	return Object.fromEntries(rows.map((r) => [String(r.author), r.weight]))
 }
@@ -58,12 +69,16 @@ export async function topicAffinity(
 	const rows = await db<{ topic_id: string; weight: number }[]>`
 		select topic_id, sum(w)::float8 as weight from (
 			select pt.topic_id, x.w from (
-				select l.post_id, 1 as w from post_likes l where l.user_id = ${userId} and l.created_at > ${since}
+				select l.post_id, 1 as w from post_likes l
+				where l.community_id = ${communityId} and l.user_id = ${userId} and l.created_at > ${since}
 				union all
-				select c.post_id, 2 from comments c where c.user_id = ${userId} and c.created_at > ${since}
+				select c.post_id, 2 from comments c
+				where c.community_id = ${communityId} and c.user_id = ${userId} and c.created_at > ${since}
 				union all
-				select p.id, 2 from posts p where p.user_id = ${userId} and p.created_at > ${since} and not p.is_deleted
-			) x join post_topics pt on pt.post_id = x.post_id
+				select p.id, 2 from posts p
+				where p.community_id = ${communityId} and p.user_id = ${userId} and p.created_at > ${since}
+					and not p.is_deleted
+			) x join post_topics pt on pt.community_id = ${communityId} and pt.post_id = x.post_id
 			union all
 			select ut.topic_id, ${CHOSEN_TOPIC_WEIGHT} from user_topics ut
 			where ut.community_id = ${communityId} and ut.user_id = ${userId}
@@ -89,20 +104,24 @@ export async function personalisedCandidates(
 			(select id from posts where community_id = ${communityId} and not is_deleted and created_at > ${since}
 				order by created_at desc limit ${limit})
 			union
-			(select id from posts where user_id in (select connection_id from connections where user_id = ${userId})
+			(select id from posts where community_id = ${communityId}
+				and user_id in (select connection_id from connections where community_id = ${communityId} and user_id = ${userId})
 				and not is_deleted order by created_at desc limit ${Math.ceil(limit / 4)})
 			union
-			(select pt.post_id from post_topics pt join posts p3 on p3.id = pt.post_id
-				where pt.topic_id = any(${favouriteTopicIds}::text[]) and not p3.is_deleted
+			(select pt.post_id from post_topics pt join posts p3 on p3.community_id = pt.community_id and p3.id = pt.post_id
+				where pt.community_id = ${communityId} and pt.topic_id = any(${favouriteTopicIds}::text[])
+					and not p3.is_deleted
 				order by p3.created_at desc limit ${Math.ceil(limit / 4)})
 		)
 		select p.id, p.user_id, p.created_at::float8 as created_at, p.likes_count, p.comments_count,
 			p.post_shared_count, p.reach_count, p.is_pinned,
-			exists (select 1 from connections c where c.user_id = ${userId} and c.connection_id = p.user_id) as is_connection,
-			coalesce((select array_agg(pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids
+			exists (select 1 from connections c where c.community_id = ${communityId} and c.user_id = ${userId}
+				and c.connection_id = p.user_id) as is_connection,
+			coalesce((select array_agg(pt.topic_id) from post_topics pt
+				where pt.community_id = ${communityId} and pt.post_id = p.id), '{}') as topic_ids
 		from posts p join pool on pool.id = p.id
 		-- a feed never shows private posts, not even to their author, nor others' to a CM
-		where ${reachesFollowersSql(db, 'p')} and ${mayViewSql(db, 'p', { userId, communityId, isCm: false })}`
+		where p.community_id = ${communityId} and ${reachesFollowersSql(db, 'p')} and ${mayViewSql(db, 'p', { userId, communityId, isCm: false })}`
 }
 
 export async function enabledTopicIdsByNames(
@@ -119,13 +138,14 @@ export async function enabledTopicIdsByNames(
 
 export async function postIdsInAnyTopic(
 	db: Db,
+	communityId: number,
 	postIds: string[],
 	topicIds: string[],
 ): Promise<Set<string>> {
 	if (postIds.length === 0 || topicIds.length === 0) return new Set()
 	const rows = await db<{ post_id: string }[]>`
 		select distinct post_id from post_topics
-		where post_id = any(${postIds}::text[]) and topic_id = any(${topicIds}::text[])`
+		where community_id = ${communityId} and post_id = any(${postIds}::text[]) and topic_id = any(${topicIds}::text[])`
 	return new Set(rows.map((r) => r.post_id))
 }
 
@@ -140,26 +160,28 @@ export async function recordRecompute(
 		on conflict (community_id, user_id) do update set recomputed_at = excluded.recomputed_at`
 }
 
-/** Users who read a feed since `since` (the recompute job's population), in id batches. */
+/**
+ * Users who read a feed since `since` (the recompute job's population), in id batches.
+ * Spans communities: call it inside acrossCommunities.
+ */
 export async function activeUsersAfter(db: Db, since: number, afterId: number, limit: number) {
 	return db<{ user_id: number; community_id: number }[]>`
 		select user_id, community_id from feed_activity
 		where last_read_at > ${since} and user_id > ${afterId} order by user_id limit ${limit}`
 }
 
-export async function usersAfter(
-	db: Db,
-	communityId: number | null,
-	afterId: number,
-	limit: number,
-) {
+/** The community's users, in id batches. */
+export async function usersAfter(db: Db, communityId: number, afterId: number, limit: number) {
 	return db<{ user_id: number; community_id: number }[]>`
 		select id as user_id, community_id from users
-		where not is_deleted and id > ${afterId} ${communityId === null ? db`` : db`and community_id = ${communityId}`}
+		where community_id = ${communityId} and not is_deleted and id > ${afterId}
 		order by id limit ${limit}`
 }
 
-/** A user by service uuid or integer id, for operator scripts. */
+/**
+ * A user by service uuid or integer id, for operator scripts: the community is what it
+ * finds out, so it spans communities (call it inside acrossCommunities).
+ */
 export async function findUserRef(db: Db, uuidOrId: string) {
 	const byId = /^\d+$/.test(uuidOrId)
 	const [row] = byId

@@ -107,9 +107,9 @@ export async function recomputePersonalised(
 	now = Date.now(),
 ): Promise<number> {
 	const [authors, topics, followed] = await Promise.all([
-		authorAffinity(sql, userId, now - AFFINITY_WINDOW_MS),
+		authorAffinity(sql, communityId, userId, now - AFFINITY_WINDOW_MS),
 		topicAffinity(sql, userId, communityId, now - AFFINITY_WINDOW_MS),
-		followedAuthors(sql, userId),
+		followedAuthors(sql, communityId, userId),
 	])
 	const affinities = { authors, topics, connections: new Set(followed) }
 	// Read before the candidates: a post placed meanwhile is then in both (merged by id), never in neither.
@@ -478,7 +478,7 @@ export async function startPersonalisedRead(
 		await Promise.all([
 			kept ? metaOf(u) : null,
 			kept ? null : rankingOf(u, page * pageSize),
-			viewerState(u, kept),
+			viewerState(viewer, kept),
 			feedVersion(viewer.communityId),
 			// Before any read of the connection feed: a change after it moves the version.
 			connectionFeedVersion(u),
@@ -574,6 +574,7 @@ export async function readPersonalisedJson(
 		const topicIds = await enabledTopicIdsByNames(sql, viewer.communityId, query.topicNames)
 		const tagged = await postIdsInAnyTopic(
 			sql,
+			viewer.communityId,
 			entries.map((e) => e.id),
 			topicIds,
 		)

@@ -100,7 +100,7 @@ export async function topicsChanged(
 		const listed = await Promise.all(
 			topicIds.map((id) => redis.zrange(keys.topicFeed(communityId, id), 0, -1)),
 		)
-		const fromDb = await postIdsInTopics(sql, topicIds)
+		const fromDb = await postIdsInTopics(sql, communityId, topicIds)
 		await redis.hdel(keys.catalog(communityId), ...topicIds.map((id) => `t:${id}`))
 		const postIds = [...new Set([...listed.flat(), ...fromDb, ...alsoPostIds])]
 		const stillThere = new Set((await topicStates(sql, communityId, topicIds)).map((t) => t.id))

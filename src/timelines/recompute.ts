@@ -1,12 +1,13 @@
 // Recomputing personalised feeds in bulk: the queue behind `should_recompute`, the
 // croner job over users active in the last 24 hours, and scripts/recompute.ts.
-import { sql } from '../lib/db'
+import { acrossCommunities, sql } from '../lib/db'
 import { jobFailed, jobSucceeded } from '../lib/job-health'
 import { keys } from '../lib/keys'
 import { redis } from '../lib/redis'
 import { startWorkerLoop } from '../lib/worker-loop'
 import { recomputePersonalised } from './personalised'
 import { activeUsersAfter, usersAfter } from './personalised-repo'
+import { communityIds } from './repo'
 
 const BATCH = 500
 const POLL_MS = 250
@@ -34,11 +35,18 @@ async function recomputeAll(page: Page): Promise<number> {
 
 /** Users who read a feed in the last 24 hours (the RECOMPUTE_CRON job). */
 export const recomputeActiveUsers = (now = Date.now()) =>
-	recomputeAll((after, limit) => activeUsersAfter(sql, now - 86_400_000, after, limit))
+	recomputeAll((after, limit) =>
+		// A page of every community's readers (a read without locks): the job's population.
+		acrossCommunities((tx) => activeUsersAfter(tx, now - 86_400_000, after, limit)),
+	)
 
-/** Every user of one community, or of all communities (`null`). */
-export const recomputeCommunity = (communityId: number | null) =>
-	recomputeAll((after, limit) => usersAfter(sql, communityId, after, limit))
+/** Every user of one community, or of all communities (`null`), one community at a time. */
+export async function recomputeCommunity(communityId: number | null): Promise<number> {
+	let done = 0
+	for (const id of communityId === null ? await communityIds(sql) : [communityId])
+		done += await recomputeAll((after, limit) => usersAfter(sql, id, after, limit))
+	return done
+}
 
 /** Takes queued users (`should_recompute=true`) and recomputes them, a few at a time. */
 export async function drainRecomputeQueue(): Promise<number> {

@@ -140,7 +140,7 @@ export async function selectVisible(
 	// so only those need the viewer's flags.
 	const [views, flags] = await Promise.all([
 		getPostViews(viewer.communityId, ids),
-		viewerFlags(viewer.userId, ids.slice(offset)),
+		viewerFlags(viewer, ids.slice(offset)),
 	])
 	const page = { offset, limit, maxBytes: config.FEED_PAGE_MAX_BYTES }
 	return { ...pickVisible(viewer, ids, views, blocked, rules, page), ...flags }

@@ -69,13 +69,16 @@ export function loadPostsLocked(db: Db, communityId: number, ids: string[]) {
 
 function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 	return db<CachedPost[]>`
-		select p.id, p.community_id, p.user_id, (select u.uuid::text from users u where u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
+		select p.id, p.community_id, p.user_id, (select u.uuid::text from users u where u.community_id = ${communityId} and u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
 			p.is_pinned, p.is_edited, p.is_deleted, p.likes_count, p.comments_count, p.post_shared_count,
 			p.impressions_count::float8 as impressions_count, p.reach_count,
 			p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
-			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt where pt.post_id = p.id), '{}') as topic_ids,
-			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw where pw.post_id = p.id), '{}') as widget_ids,
-			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg where tg.post_id = p.id), '{}') as tagged_user_ids,
+			coalesce((select array_agg(pt.topic_id order by pt.topic_id) from post_topics pt
+				where pt.community_id = ${communityId} and pt.post_id = p.id), '{}') as topic_ids,
+			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw
+				where pw.community_id = ${communityId} and pw.post_id = p.id), '{}') as widget_ids,
+			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg
+				where tg.community_id = ${communityId} and tg.post_id = p.id), '{}') as tagged_user_ids,
 			${hiddenByTopics(db, 'p', communityId)} as hidden, p.held
 		from posts p
 		where p.community_id = ${communityId} and p.id = any(${ids}::text[])
@@ -89,35 +92,36 @@ export async function loadUsers(db: Db, communityId: number, ids: number[]): Pro
 		from users where community_id = ${communityId} and id = any(${ids}::int[])`
 }
 
-export async function likedPostIds(db: Db, userId: number): Promise<string[]> {
-	const rows = await db<
-		{ post_id: string }[]
-	>`select post_id from post_likes where user_id = ${userId}`
+export async function likedPostIds(db: Db, communityId: number, userId: number): Promise<string[]> {
+	const rows = await db<{ post_id: string }[]>`
+		select post_id from post_likes where community_id = ${communityId} and user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 
-export async function savedPostIds(db: Db, userId: number): Promise<string[]> {
-	const rows = await db<
-		{ post_id: string }[]
-	>`select post_id from post_saves where user_id = ${userId}`
+export async function savedPostIds(db: Db, communityId: number, userId: number): Promise<string[]> {
+	const rows = await db<{ post_id: string }[]>`
+		select post_id from post_saves where community_id = ${communityId} and user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 
 /** Posts `userId` hid for themself or reported (hidden_posts), in their own community. */
-export async function hiddenPostIds(db: Db, userId: number): Promise<string[]> {
+export async function hiddenPostIds(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<string[]> {
 	const rows = await db<{ post_id: string }[]>`
-		select post_id from hidden_posts
-		where community_id = (select community_id from users where id = ${userId}) and user_id = ${userId}`
+		select post_id from hidden_posts where community_id = ${communityId} and user_id = ${userId}`
 	return rows.map((r) => r.post_id)
 }
 
 /** What the viewer reported in chat: conversations (ids) and members (user ids). */
-export async function reportedInChat(db: Db, userId: number) {
+export async function reportedInChat(db: Db, communityId: number, userId: number) {
 	const rows = await db<{ entity_type: 'conversation' | 'member'; id: string }[]>`
 		select distinct entity_type,
 			case when entity_type = 'member' then accused_user_id::text else entity_id end as id
 		from reports
-		where community_id = (select community_id from users where id = ${userId})
+		where community_id = ${communityId}
 			and reporter_user_id = ${userId} and entity_type in ('conversation', 'member')`
 	return {
 		conversations: rows.filter((r) => r.entity_type === 'conversation').map((r) => r.id),
@@ -126,18 +130,27 @@ export async function reportedInChat(db: Db, userId: number) {
 }
 
 /** Users hidden from `userId` in either direction: those it blocked and those who blocked it. */
-export async function blockedUserIds(db: Db, userId: number): Promise<number[]> {
+export async function blockedUserIds(
+	db: Db,
+	communityId: number,
+	userId: number,
+): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`
-		select blocked_id as id from blocks where blocker_id = ${userId}
+		select blocked_id as id from blocks where community_id = ${communityId} and blocker_id = ${userId}
 		union
-		select blocker_id as id from blocks where blocked_id = ${userId}`
+		select blocker_id as id from blocks where community_id = ${communityId} and blocked_id = ${userId}`
 	return rows.map((r) => r.id)
 }
 
-export async function postIdsInTopics(db: Db, topicIds: string[]): Promise<string[]> {
+export async function postIdsInTopics(
+	db: Db,
+	communityId: number,
+	topicIds: string[],
+): Promise<string[]> {
 	if (topicIds.length === 0) return []
 	const rows = await db<{ post_id: string }[]>`
-		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
+		select distinct post_id from post_topics
+		where community_id = ${communityId} and topic_id = any(${topicIds}::text[])`
 	return rows.map((r) => r.post_id)
 }
 
@@ -200,12 +213,12 @@ export async function eachPlacementBatch(
 			left join (
 				select pt.post_id, array_agg(pt.topic_id order by pt.topic_id) as ids,
 					${hiddenByTopicLinks(tx, 'tp')} as hidden
-				from post_topics pt join topics tp on tp.id = pt.topic_id
-				where tp.community_id = ${communityId} group by 1) t on t.post_id = p.id
+				from post_topics pt join topics tp on tp.community_id = pt.community_id and tp.id = pt.topic_id
+				where pt.community_id = ${communityId} group by 1) t on t.post_id = p.id
 			left join (
 				select pw.post_id, array_agg(pw.widget_id order by pw.widget_id) as ids
-				from post_widgets pw join widgets wd on wd.id = pw.widget_id
-				where wd.community_id = ${communityId} group by 1) w on w.post_id = p.id
+				from post_widgets pw join widgets wd on wd.community_id = pw.community_id and wd.id = pw.widget_id
+				where pw.community_id = ${communityId} group by 1) w on w.post_id = p.id
 			where p.community_id = ${communityId}`
 		for await (const batch of posts.cursor(size)) {
 			total += batch.length

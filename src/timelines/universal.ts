@@ -126,7 +126,7 @@ export async function planUniversal(
 	// The filters, blocks and the first read of the sets go out together (one round trip).
 	const [filters, blocked, firstLists] = await Promise.all([
 		resolveFilters(c, query.topicIds, query.widgetIds),
-		knownBlocks ?? viewerBlocks(viewer.userId),
+		knownBlocks ?? viewerBlocks(viewer),
 		Promise.all(
 			firstSources.map((key) =>
 				direct ? readTop(key, null, query.pageSize + 1, offset) : readTop(key, bound, want),
@@ -204,7 +204,7 @@ export async function startUniversalRead(
 	const kept = sharedPages.get(key)
 	const [version, { blocked, flags, whole }] = await Promise.all([
 		feedVersion(viewer.communityId),
-		viewerState(viewer.userId, kept),
+		viewerState(viewer, kept),
 	])
 	return { key, kept, version, blocked, keptFlags: flags, wholeFlags: whole }
 }
@@ -243,7 +243,7 @@ export async function readUniversalJson(
 			wholeFlags && keptFlags
 				? keptFlags
 				: await viewerFlags(
-						viewer.userId,
+						viewer,
 						page.page.map((p) => p.id),
 					)
 		return keptPageBytes(viewer, page, flags, { tail: tailOf(page.nextCursor) })
@@ -313,7 +313,7 @@ async function readPlain(viewer: Viewer, query: FeedQuery, flags: ViewerFlags | 
 	const read = await readPlainPage(viewer.communityId, offset, query.pageSize + 1)
 	if (read.entries.length === 0) return null
 	const plan = planOf(read.entries, 0, query.pageSize, new Set())
-	const known = flags ?? (await viewerFlags(viewer.userId, plan.ids))
+	const known = flags ?? (await viewerFlags(viewer, plan.ids))
 	const selection = selectFrom(viewer, plan.ids, read.views, known, plan.blocked)
 	return { plan, selection, authors: authorsFrom(selection.page, read.users) }
 }

@@ -161,16 +161,25 @@ export function flagQuestions(postIds: string[]): string[] {
 	return questions
 }
 
+/** Who is reading: the user, and their community (where their rows are). */
+export interface Reader {
+	userId: number
+	communityId: number
+}
+
 /** Which of `postIds` the viewer liked and saved: one SMISMEMBER, a load from Postgres on first use. */
-export async function viewerFlags(userId: number, postIds: string[]): Promise<ViewerFlags> {
+export async function viewerFlags(
+	{ userId, communityId }: Reader,
+	postIds: string[],
+): Promise<ViewerFlags> {
 	const key = keys.viewerFlags(userId)
 	const questions = flagQuestions(postIds)
 	let answers = await redis.smismember(key, ...questions)
 	if (!answers[0]) {
 		await loadSet(key, async () => {
 			const [liked, saved] = await Promise.all([
-				likedPostIds(sql, userId),
-				savedPostIds(sql, userId),
+				likedPostIds(sql, communityId, userId),
+				savedPostIds(sql, communityId, userId),
 			])
 			return [
 				...liked.map((id) => flagMember('liked', id)),
@@ -183,15 +192,15 @@ export async function viewerFlags(userId: number, postIds: string[]): Promise<Vi
 }
 
 /** User ids hidden from the viewer by a block in either direction, and the posts it hid. */
-export async function viewerBlocks(userId: number): Promise<Exclusions> {
+export async function viewerBlocks({ userId, communityId }: Reader): Promise<Exclusions> {
 	const key = keys.viewerBlocks(userId)
 	const blocked = blocksFrom(await redis.smembers(key))
 	if (blocked) return blocked
 	await loadSet(key, async () => {
 		const [users, posts, chat] = await Promise.all([
-			blockedUserIds(sql, userId),
-			hiddenPostIds(sql, userId),
-			reportedInChat(sql, userId),
+			blockedUserIds(sql, communityId, userId),
+			hiddenPostIds(sql, communityId, userId),
+			reportedInChat(sql, communityId, userId),
 		])
 		return [
 			...users,
@@ -308,17 +317,18 @@ const FLAGS_MEMO_MAX = 256
  * (a second round trip, once per change). Plain commands but for the whole set's script:
  * a script on every read cost Redis more than it saved (docs/feeds.md).
  */
-export async function viewerState(userId: number, kept?: FlagsHolder): Promise<ViewerState> {
+export async function viewerState(reader: Reader, kept?: FlagsHolder): Promise<ViewerState> {
+	const { userId } = reader
 	const whole = wholeFlags.get(userId)
 	const askWhole = !whole && !isLarge(userId)
 	const memo = kept?.flagsOf?.get(userId)
 	const ids = () => (kept as FlagsHolder).page.map((p) => p.id)
 	// The version first: a write after it moves it, so flags read after it are never older.
 	const [blocked, version, readWhole, read] = await Promise.all([
-		viewerBlocks(userId),
+		viewerBlocks(reader),
 		kept || whole ? redis.get(keys.viewerFlagsVersion(userId)) : null,
 		askWhole ? readWholeFlags(userId) : null,
-		kept && !memo && !askWhole && !whole ? viewerFlags(userId, ids()) : null,
+		kept && !memo && !askWhole && !whole ? viewerFlags(reader, ids()) : null,
 	])
 	if (readWhole) return { blocked, flags: readWhole.flags, whole: true }
 	if (whole && whole.version === version) return { blocked, flags: whole.flags, whole: true }
@@ -329,7 +339,7 @@ export async function viewerState(userId: number, kept?: FlagsHolder): Promise<V
 	}
 	if (!kept) return { blocked, flags: null, whole: false }
 	if (memo && memo.version === version) return { blocked, flags: memo.flags, whole: false }
-	const flags = read ?? (await viewerFlags(userId, ids()))
+	const flags = read ?? (await viewerFlags(reader, ids()))
 	kept.flagsOf ??= new Map()
 	if (kept.flagsOf.size >= FLAGS_MEMO_MAX) kept.flagsOf.clear()
 	kept.flagsOf.set(userId, { version, flags })

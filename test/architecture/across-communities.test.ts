@@ -36,6 +36,16 @@ const ALLOWED: Record<string, string> = {
 		'the refresh-token cleanup: which communities hold tokens expired for over a day',
 	'src/modules/topics/repo.ts flushTopicCounts':
 		'the topic-counts job: which communities have count deltas to fold',
+	'src/timelines/fanout.ts dueCommunities':
+		'the fan-out worker: which communities have due jobs (retries, expired leases, a missed NOTIFY)',
+	'src/timelines/fanout.ts countFailing':
+		'/ready and jobs_failing: the failing fan-out jobs of every community',
+	'src/jobs/fanout-prune.ts fanOutPruneJob':
+		'the hourly prune: finished fan-out jobs of every community, no row lock',
+	'src/timelines/feed-marks.ts repairUnconfirmed':
+		'the feeds-reconcile pass: stale feed marks of every community (then re-placed per community)',
+	'src/timelines/recompute.ts recomputeActiveUsers':
+		'the recompute job: pages the readers of every community (each recomputed in their own)',
 }
 
 const root = resolve(import.meta.dir, '../..')

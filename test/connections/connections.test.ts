@@ -29,7 +29,8 @@ const list = (viewer: TestUser, member: TestUser, status: string) =>
 async function rows(a: TestUser, b: TestUser) {
 	const found = await sql`
 		select u1.uuid::text as follower, u2.uuid::text as followed, c.connection_type from connections c
-		join users u1 on u1.id = c.user_id join users u2 on u2.id = c.connection_id
+		join users u1 on u1.community_id = c.community_id and u1.id = c.user_id
+		join users u2 on u2.community_id = c.community_id and u2.id = c.connection_id
 		where c.user_id in (${a.id}, ${b.id}) and c.connection_id in (${a.id}, ${b.id})
 		order by u1.uuid = ${a.uuid} desc`
 	return found.map((r) => ({ ...r }))

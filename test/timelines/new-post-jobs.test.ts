@@ -103,7 +103,9 @@ test('a post holding its lock on a never-followed author: a follow waits for the
 	await sql.begin(async (tx) => {
 		// The lock the posts' statement takes on a never-followed author, held as if that
 		// statement were still running.
-		await tx`select id from users where id = ${author.id} and not ever_followed for share`
+		await tx`
+			select id from users
+			where community_id = ${community.communityId} and id = ${author.id} and not ever_followed for share`
 		following = connect(follower, author, 'one_way')
 		expect(await settlesWithin(following, 300)).toBe(false)
 	})

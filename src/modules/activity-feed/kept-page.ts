@@ -75,7 +75,7 @@ export async function currentKeptPage(caller: Caller, key: string): Promise<Warm
 	const [copyVersion, version, { blocked, flags }] = await Promise.all([
 		readPageVersion(caller.userId),
 		feedVersion(caller.communityId),
-		viewerState(caller.userId, kept),
+		viewerState(caller, kept),
 	])
 	const current =
 		copyVersion === kept.copyVersion &&

@@ -115,8 +115,8 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
 	const [views, comments, blocked, flags] = await Promise.all([
 		viewsUnderVersion(communityId, version, postIds, [...actors]),
 		commentIds.length > 0 ? findCommentsByIds(sql, communityId, commentIds) : [],
-		page.blocked ?? viewerBlocks(userId),
-		page.flags ?? viewerFlags(userId, postIds),
+		page.blocked ?? viewerBlocks(session),
+		page.flags ?? viewerFlags(session, postIds),
 	])
 	const people = new Map<number, Person>()
 	addPeople(people, views.users)

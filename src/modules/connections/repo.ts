@@ -27,10 +27,16 @@ export async function lockPair(tx: Db, a: number, b: number): Promise<void> {
 	await tx`select pg_advisory_xact_lock(${low}, ${high})`
 }
 
-export async function findRequest(db: Db, by: number, to: number): Promise<RequestRow | null> {
+export async function findRequest(
+	db: Db,
+	communityId: number,
+	by: number,
+	to: number,
+): Promise<RequestRow | null> {
 	const [row] = await db<RequestRow[]>`
 		select request_by, request_to, connection_type, created_at::float8 as created_at, updated_at::float8 as updated_at
-		from connection_requests where request_by = ${by} and request_to = ${to}`
+		from connection_requests
+		where community_id = ${communityId} and request_by = ${by} and request_to = ${to}`
 	return row ?? null
 }
 
@@ -50,22 +56,40 @@ export async function insertRequest(
 	return rows.length === 1
 }
 
-export async function deleteRequest(db: Db, by: number, to: number): Promise<boolean> {
-	const rows =
-		await db`delete from connection_requests where request_by = ${by} and request_to = ${to} returning 1`
+export async function deleteRequest(
+	db: Db,
+	communityId: number,
+	by: number,
+	to: number,
+): Promise<boolean> {
+	const rows = await db`
+		delete from connection_requests
+		where community_id = ${communityId} and request_by = ${by} and request_to = ${to} returning 1`
 	return rows.length === 1
 }
 
-export async function deleteRequestsBetween(db: Db, a: number, b: number): Promise<number> {
+export async function deleteRequestsBetween(
+	db: Db,
+	communityId: number,
+	a: number,
+	b: number,
+): Promise<number> {
 	const rows = await db`
 		delete from connection_requests
-		where (request_by = ${a} and request_to = ${b}) or (request_by = ${b} and request_to = ${a}) returning 1`
+		where community_id = ${communityId}
+			and ((request_by = ${a} and request_to = ${b}) or (request_by = ${b} and request_to = ${a})) returning 1`
 	return rows.length
 }
 
-export async function isConnected(db: Db, userId: number, connectionId: number): Promise<boolean> {
-	const [row] =
-		await db`select 1 from connections where user_id = ${userId} and connection_id = ${connectionId}`
+export async function isConnected(
+	db: Db,
+	communityId: number,
+	userId: number,
+	connectionId: number,
+): Promise<boolean> {
+	const [row] = await db`
+		select 1 from connections
+		where community_id = ${communityId} and user_id = ${userId} and connection_id = ${connectionId}`
 	return Boolean(row)
 }
 
@@ -107,10 +131,16 @@ export function markFollowed(db: Db, communityId: number, ids: PendingQuery<Row[
 			where u.community_id = ${communityId} and u.id = f.id)`
 }
 
-export async function deleteConnectionsBetween(db: Db, a: number, b: number): Promise<number> {
+export async function deleteConnectionsBetween(
+	db: Db,
+	communityId: number,
+	a: number,
+	b: number,
+): Promise<number> {
 	const rows = await db`
 		delete from connections
-		where (user_id = ${a} and connection_id = ${b}) or (user_id = ${b} and connection_id = ${a}) returning 1`
+		where community_id = ${communityId}
+			and ((user_id = ${a} and connection_id = ${b}) or (user_id = ${b} and connection_id = ${a})) returning 1`
 	return rows.length
 }
 
@@ -119,22 +149,36 @@ export async function deleteConnectionsBetween(db: Db, a: number, b: number): Pr
  * one_way rows where someone follows the member (a two_way pair is listed once, from
  * the member's side).
  */
-export function listAccepted(db: Db, memberId: number, limit: number, offset: number) {
+export function listAccepted(
+	db: Db,
+	communityId: number,
+	memberId: number,
+	limit: number,
+	offset: number,
+) {
 	return paged<ConnectionRow>(db, {
 		columns: db`user_id, connection_id, connection_type, created_at::float8 as created_at`,
 		from: db`from connections
-			where user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way')`,
+			where community_id = ${communityId}
+				and (user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way'))`,
 		orderBy: db`created_at desc, user_id, connection_id`,
 		limit,
 		offset,
 	})
 }
 
-export function listPending(db: Db, memberId: number, limit: number, offset: number) {
+export function listPending(
+	db: Db,
+	communityId: number,
+	memberId: number,
+	limit: number,
+	offset: number,
+) {
 	return paged<RequestRow>(db, {
 		columns: db`request_by, request_to, connection_type, created_at::float8 as created_at,
 			updated_at::float8 as updated_at`,
-		from: db`from connection_requests where request_to = ${memberId} or request_by = ${memberId}`,
+		from: db`from connection_requests
+			where community_id = ${communityId} and (request_to = ${memberId} or request_by = ${memberId})`,
 		orderBy: db`created_at desc, request_by, request_to`,
 		limit,
 		offset,

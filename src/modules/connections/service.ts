@@ -61,9 +61,9 @@ export async function requestConnection(
 		await lockPair(tx, session.userId, target.id)
 		if (await isBlockedBetween(tx, session.communityId, session.userId, target.id))
 			throw forbidden('You cannot connect with this member')
-		if (await isConnected(tx, session.userId, target.id))
+		if (await isConnected(tx, session.communityId, session.userId, target.id))
 			throw conflict('You are already connected with this member')
-		if (await findRequest(tx, target.id, session.userId)) {
+		if (await findRequest(tx, session.communityId, target.id, session.userId)) {
 			throw conflict('This member has already sent you a connection request; accept it instead')
 		}
 		if (autoAccept) {
@@ -92,7 +92,11 @@ export async function requestConnection(
 		return 'pending' as const
 	})
 	if (status === 'accepted')
-		await Promise.all(pairs.map(([follower, author]) => feedManager.onFollow(follower, author)))
+		await Promise.all(
+			pairs.map(([follower, author]) =>
+				feedManager.onFollow(session.communityId, follower, author),
+			),
+		)
 	return { status, connection_type: type }
 }
 
@@ -110,15 +114,15 @@ export async function answerConnection(
 async function accept(session: Session, requester: UserRow) {
 	const now = Date.now()
 	const type = await transaction(async (tx) => {
-		const request = await findRequest(tx, requester.id, session.userId)
+		const request = await findRequest(tx, session.communityId, requester.id, session.userId)
 		if (!request) {
-			if (await findRequest(tx, session.userId, requester.id)) {
+			if (await findRequest(tx, session.communityId, session.userId, requester.id)) {
 				throw forbidden('Only the member who received the request can accept it')
 			}
 			throw notFound('Connection request')
 		}
 		// The delete is the claim: of two concurrent accepts only one removes the row.
-		if (!(await deleteRequest(tx, requester.id, session.userId)))
+		if (!(await deleteRequest(tx, session.communityId, requester.id, session.userId)))
 			throw notFound('Connection request')
 		await insertConnections(
 			tx,
@@ -138,7 +142,7 @@ async function accept(session: Session, requester: UserRow) {
 	})
 	await Promise.all(
 		pairsFor(type, requester.id, session.userId).map(([follower, author]) =>
-			feedManager.onFollow(follower, author),
+			feedManager.onFollow(session.communityId, follower, author),
 		),
 	)
 	return { status: 'accepted' as const, connection_type: type }
@@ -146,12 +150,17 @@ async function accept(session: Session, requester: UserRow) {
 
 async function reject(session: Session, member: UserRow) {
 	const removed = await sql.begin(async (tx) => {
-		const requests = await deleteRequestsBetween(tx, session.userId, member.id)
-		const connections = await deleteConnectionsBetween(tx, session.userId, member.id)
+		const requests = await deleteRequestsBetween(tx, session.communityId, session.userId, member.id)
+		const connections = await deleteConnectionsBetween(
+			tx,
+			session.communityId,
+			session.userId,
+			member.id,
+		)
 		return requests + connections
 	})
 	if (removed === 0) throw new AppError(404, 'No connection or connection request with this member')
-	await feedManager.onDisconnect(session.userId, member.id)
+	await feedManager.onDisconnect(session.communityId, session.userId, member.id)
 	return { status: 'removed' as const }
 }
 
@@ -169,7 +178,7 @@ export async function listConnections(
 		const isSelf = member.id === session.userId
 		if (!isSelf && !isCm(session))
 			throw forbidden('Only the member or a CM can see pending requests')
-		const { rows, total } = await listPending(sql, member.id, pageSize, offset)
+		const { rows, total } = await listPending(sql, session.communityId, member.id, pageSize, offset)
 		const users = await findUsersByIds(sql, [
 			...new Set(rows.flatMap((r) => [r.request_by, r.request_to])),
 		])
@@ -186,7 +195,7 @@ export async function listConnections(
 		}))
 		return { connections, users: usersMap(users), total_count: total, page, page_size: pageSize }
 	}
-	const { rows, total } = await listAccepted(sql, member.id, pageSize, offset)
+	const { rows, total } = await listAccepted(sql, session.communityId, member.id, pageSize, offset)
 	const users = await findUsersByIds(sql, [
 		...new Set(rows.flatMap((r) => [r.user_id, r.connection_id])),
 	])

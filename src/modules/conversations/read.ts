@@ -71,10 +71,7 @@ export type PageResult = { bytes: Buffer } | { data: SharedPage }
 
 /** A page of a room as its reader may see it: without what they reported (reported.ts). */
 export async function listConversations(session: Session, asked: PageQuery): Promise<PageResult> {
-	const [page, reported] = await Promise.all([
-		roomPage(session, asked),
-		reportedInChat(session.userId),
-	])
+	const [page, reported] = await Promise.all([roomPage(session, asked), reportedInChat(session)])
 	if (!reported) return page
 	const data = 'bytes' in page ? (JSON.parse(page.bytes.toString()) as SharedPage) : page.data
 	return { data: withoutReported(data, reported) }
@@ -161,7 +158,7 @@ export async function syncConversations(session: Session, query: SyncQuery) {
 	const [hydrated, [chatroom], reported] = await Promise.all([
 		hydrate(sql, viewer, rows),
 		presentRooms(viewer, [room]),
-		reportedInChat(viewer.userId),
+		reportedInChat(viewer),
 	])
 	const { conversations, users, polls } = withoutReported(hydrated, reported)
 	const last = rows.at(-1)

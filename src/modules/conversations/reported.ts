@@ -3,12 +3,12 @@
 // by every reader of a room (newest.ts), so this is applied after them, per viewer,
 // from the viewer's exclusions (timelines/viewer-state.ts: one SMEMBERS that rides the
 // page's own round trip). A viewer who reported nothing in chat pays nothing more.
-import { type ChatExclusions, viewerBlocks } from '../../timelines'
+import { type ChatExclusions, type Reader, viewerBlocks } from '../../timelines'
 import type { Conversation } from './present'
 
-/** The conversations and members `userId` reported in chat; undefined when none. */
-export const reportedInChat = (userId: number): Promise<ChatExclusions | undefined> =>
-	viewerBlocks(userId).then((excluded) => excluded.chat)
+/** The conversations and members the reader reported in chat; undefined when none. */
+export const reportedInChat = (reader: Reader): Promise<ChatExclusions | undefined> =>
+	viewerBlocks(reader).then((excluded) => excluded.chat)
 
 const isReported = (c: Conversation, chat: ChatExclusions) =>
 	chat.conversations.has(c.id) || (c.member !== null && chat.members.has(Number(c.member.id)))

@@ -101,11 +101,11 @@ export async function resolveScope(session: Session, name: unknown): Promise<Sub
 		case 'feed:universal':
 			return {
 				scope: liveScopes.universal(session.communityId),
-				hiddenAuthors: await viewerBlocks(session.userId),
+				hiddenAuthors: await viewerBlocks(session),
 			}
 		case 'feed:connection': {
 			const [hiddenAuthors, followed] = await Promise.all([
-				viewerBlocks(session.userId),
+				viewerBlocks(session),
 				followedIds(sql, session.communityId, session.userId),
 			])
 			return {

@@ -38,7 +38,7 @@ async function depart(session: Session, user: UserRow, departure: Departure): Pr
 	// A CM who departs is a member again; the role copy says so before any new login.
 	if (user.role === 'cm')
 		await writeAuthCopy(user.id, 'member', await findDeniedRights(sql, c, user.id))
-	await Promise.all(outcome.peers.map((peer) => feedManager.onDisconnect(user.id, peer)))
+	await Promise.all(outcome.peers.map((peer) => feedManager.onDisconnect(c, user.id, peer)))
 }
 
 /**

@@ -33,7 +33,8 @@ export async function visibleTo<P extends RulePost & { id: string }>(
 	const viewer = viewerOf(session)
 	// The connection is read only when it decides: a connections post of someone else, for a member.
 	const connected =
-		turnsOnConnection(post, viewer) && (await isConnected(db, viewer.userId, post.user_id))
+		turnsOnConnection(post, viewer) &&
+		(await isConnected(db, viewer.communityId, viewer.userId, post.user_id))
 	const hiddenByViewer = await isHiddenFor(db, viewer.communityId, viewer.userId, post.id)
 	if (mayView(post, viewer, { connected, blocked: false, hiddenByViewer }, { keepHidden: true }))
 		return post

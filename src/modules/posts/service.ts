@@ -200,7 +200,8 @@ async function visibilitiesFor(viewer: Viewer, authorId: number): Promise<Visibi
 		is_deleted: false,
 	}
 	const connected =
-		turnsOnConnection(post, viewer) && (await isConnected(sql, viewer.userId, authorId))
+		turnsOnConnection(post, viewer) &&
+		(await isConnected(sql, viewer.communityId, viewer.userId, authorId))
 	return visibilitiesOf(authorId, viewer, { connected, blocked: false })
 }
 
@@ -341,8 +342,7 @@ export async function listUserPosts(
 	const viewer = viewerOf(session)
 	const author = isUuid(uuid) ? await findUserByUuid(sql, viewer.communityId, uuid) : null
 	if (!author) throw notFound('User')
-	if ((await viewerBlocks(viewer.userId)).has(author.id))
-		return { posts: [], users: {}, total_count: 0 }
+	if ((await viewerBlocks(viewer)).has(author.id)) return { posts: [], users: {}, total_count: 0 }
 	const visibilities = await visibilitiesFor(viewer, author.id)
 	const own = viewer.userId === author.id
 	const { ids, total } = await userPostIds(sql, viewer, author.id, own, p.pageSize, p.offset)

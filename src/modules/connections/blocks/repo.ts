@@ -13,8 +13,15 @@ export async function insertBlock(
 		on conflict do nothing`
 }
 
-export async function deleteBlock(db: Db, blocker: number, blocked: number): Promise<void> {
-	await db`delete from blocks where blocker_id = ${blocker} and blocked_id = ${blocked}`
+export async function deleteBlock(
+	db: Db,
+	communityId: number,
+	blocker: number,
+	blocked: number,
+): Promise<void> {
+	await db`
+		delete from blocks
+		where community_id = ${communityId} and blocker_id = ${blocker} and blocked_id = ${blocked}`
 }
 
 export interface BlockedUser {
@@ -23,10 +30,17 @@ export interface BlockedUser {
 	image_url: string
 }
 
-export function listBlocked(db: Db, blocker: number, limit: number, offset: number) {
+export function listBlocked(
+	db: Db,
+	communityId: number,
+	blocker: number,
+	limit: number,
+	offset: number,
+) {
 	return paged<BlockedUser>(db, {
 		columns: db`u.uuid, u.name, u.image_url`,
-		from: db`from blocks b join users u on u.id = b.blocked_id where b.blocker_id = ${blocker}`,
+		from: db`from blocks b join users u on u.community_id = b.community_id and u.id = b.blocked_id
+			where b.community_id = ${communityId} and b.blocker_id = ${blocker}`,
 		orderBy: db`b.created_at desc, u.id`,
 		limit,
 		offset,

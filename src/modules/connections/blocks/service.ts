@@ -30,16 +30,16 @@ export async function setBlock(
 	if (!target) throw notFound('Member')
 	if (target.id === session.userId) throw badRequest('You cannot block yourself')
 	if (!shouldBlock) {
-		await deleteBlock(sql, session.userId, target.id)
+		await deleteBlock(sql, session.communityId, session.userId, target.id)
 		await feedManager.onUnblock(session.userId, target.id)
 		return { is_blocked: false }
 	}
 	await sql.begin(async (tx) => {
 		await insertBlock(tx, session.communityId, session.userId, target.id)
-		await deleteRequestsBetween(tx, session.userId, target.id)
-		await deleteConnectionsBetween(tx, session.userId, target.id)
+		await deleteRequestsBetween(tx, session.communityId, session.userId, target.id)
+		await deleteConnectionsBetween(tx, session.communityId, session.userId, target.id)
 	})
-	await feedManager.onBlock(session.userId, target.id)
+	await feedManager.onBlock(session.communityId, session.userId, target.id)
 	return { is_blocked: true }
 }
 
@@ -50,7 +50,13 @@ export async function getBlocked(
 	pageSize: number,
 ) {
 	assertSelf(session, pathUuid)
-	const { rows, total } = await listBlocked(sql, session.userId, pageSize, (page - 1) * pageSize)
+	const { rows, total } = await listBlocked(
+		sql,
+		session.communityId,
+		session.userId,
+		pageSize,
+		(page - 1) * pageSize,
+	)
 	const blockedUsers = rows.map((r) => ({ uuid: r.uuid, name: r.name, imageUrl: r.image_url }))
 	return { blockedUsers, total_count: total, page, page_size: pageSize }
 }
