@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dir, '..')
-const referenceTables = new Set(['projects', 'communities', 'push_credentials'])
+const referenceTables = new Set(['projects', 'communities', 'push_credentials', 'owner_phones'])
 
 function tenantTables(): Set<string> {
 	const tables = new Set<string>()

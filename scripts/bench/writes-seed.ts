@@ -78,7 +78,7 @@ export async function topicsAndConnections(
 		{ 'x-api-key': apiKey },
 		{ user_unique_id: 'bench-cm', user_name: 'Bench CM' },
 	)
-	await changeRole(data.user.id, 'cm', [])
+	await changeRole(data.user.sdk_client_info.community, data.user.id, 'cm', [])
 	const cm = { authorization: `Bearer ${data.access_token}` }
 	await call('PUT', '/community/settings', cm, {
 		community_settings: [{ setting_type: 'user_connection', enabled: true }],

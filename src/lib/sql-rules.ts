@@ -10,15 +10,20 @@ type UserRef = number | Fragment
 /** A community id as a value, or a column fragment such as sql`p.community_id`. */
 type CommunityRef = number | Fragment
 
-/** A block stands between a and b (users of the community), whoever blocked whom. */
+/**
+ * A block stands between a and b, whoever blocked whom; within `community` when given
+ * (a community id or column: the statement then stays on its shard, DESIGN §21).
+ */
 export const blockedBetween = (
 	db: Db,
-	community: CommunityRef,
 	a: UserRef,
 	b: UserRef,
+	community?: number | Fragment,
 ): Fragment => db`
-	exists (select 1 from blocks bl where bl.community_id = ${community}
-		and ((bl.blocker_id = ${a} and bl.blocked_id = ${b}) or (bl.blocker_id = ${b} and bl.blocked_id = ${a})))`
+	exists (select 1 from blocks bl
+		where ${community === undefined ? db`` : db`bl.community_id = ${community} and`}
+			((bl.blocker_id = ${a} and bl.blocked_id = ${b})
+				or (bl.blocker_id = ${b} and bl.blocked_id = ${a})))`
 
 /**
  * The post (table alias `post`, of the community) has topics and every one of them is

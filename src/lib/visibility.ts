@@ -113,7 +113,7 @@ export const mayViewSql = (
 	const p = db(post)
 	return db`
 	(${p}.community_id = ${viewer.communityId} and not ${p}.is_deleted
-		and not ${blockedBetween(db, viewer.communityId, viewer.userId, db`${p}.user_id`)}
+		and not ${blockedBetween(db, viewer.userId, db`${p}.user_id`, viewer.communityId)}
 		and not exists (select 1 from hidden_posts hp where hp.community_id = ${viewer.communityId}
 			and hp.user_id = ${viewer.userId} and hp.post_id = ${p}.id)
 		and (${p}.held is null or (${place.keepHidden ?? false} and (${viewer.isCm}

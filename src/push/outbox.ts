@@ -35,6 +35,7 @@ export async function enqueueActivityPushes(
 ): Promise<void> {
 	await enqueueActivityPushesOf(
 		tx,
+		input.communityId,
 		input.activities.map((a) => ({
 			communityId: input.communityId,
 			activityId: a.id,
@@ -55,9 +56,13 @@ export interface ActivityPush {
 	payload: PushPayload
 }
 
-/** enqueueActivityPushes for many (activity, actor) pairs, each with its own payload, in one statement. */
+/**
+ * enqueueActivityPushes for many (activity, actor) pairs of one community, each with its
+ * own payload, in one statement.
+ */
 export async function enqueueActivityPushesOf(
 	tx: Db,
+	communityId: number,
 	pushes: ActivityPush[],
 	now = Date.now(),
 ): Promise<void> {
@@ -70,20 +75,26 @@ export async function enqueueActivityPushesOf(
 		p: { ...p.payload, community_id: String(p.communityId) },
 	}))
 	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)`
-	await tx`with ${activityPushesCtes(tx, rows, now)} select * from pushes_notified`
+	await tx`with ${activityPushesCtes(tx, communityId, rows, now)} select * from pushes_notified`
 }
 
 /**
  * enqueueActivityPushesOf as CTEs of a caller's statement: `rows` yields (c: community,
  * a: activity id, r: recipient, u: actor, p: payload with community_id) and may read the
  * statement's other CTEs. `pushes_notified`, one row, must be read by the statement.
+ * Every row is of `communityId`, whose devices the statement reads (one Citus shard).
  */
-export function activityPushesCtes(db: Db, rows: PendingQuery<Row[]>, now: number) {
+export function activityPushesCtes(
+	db: Db,
+	communityId: number,
+	rows: PendingQuery<Row[]>,
+	now: number,
+) {
 	return db`
 		pushes as (
 			insert into push_deliveries (community_id, activity_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
 			select i.c, i.a, i.u, d.device_id, d.user_id, i.p, ${now}, ${now}, ${now}
-			from (${rows}) as i join devices d on d.user_id = i.r
+			from (${rows}) as i join devices d on d.community_id = ${communityId} and d.user_id = i.r
 			on conflict do nothing
 			returning 1
 		), pushes_notified as (
@@ -110,7 +121,7 @@ export async function enqueueConversationPushes(
 			insert into push_deliveries (community_id, conversation_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
 			select ${input.communityId}, ${input.conversationId}, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
 			from devices d
-			where d.user_id = any(${tx.array(input.recipientIds)}::int[])
+			where d.community_id = ${input.communityId} and d.user_id = any(${tx.array(input.recipientIds)}::int[])
 			on conflict do nothing
 			returning 1
 		)

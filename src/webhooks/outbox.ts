@@ -61,13 +61,9 @@ export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
  * recordEventsCtes for the events a caller's statement selects itself: `rows` yields
  * (id: newEventId(), c: community, e: event, s: 'feed' or 'chat', d: data) and may read
  * the statement's other CTEs, so the statement decides which of them are written.
- * `communityId`: every row's (webhooks/repo.ts eventsFromCtes), null for several.
+ * `communityId`: every row's (webhooks/repo.ts eventsFromCtes).
  */
-export function recordEventsFromCtes(
-	db: Db,
-	communityId: number | null,
-	rows: PendingQuery<Row[]>,
-) {
+export function recordEventsFromCtes(db: Db, communityId: number, rows: PendingQuery<Row[]>) {
 	return eventsFromCtes(db, communityId, rows, Date.now(), deliveriesChannel)
 }
 

@@ -36,6 +36,10 @@ const ALLOWED: Record<string, string> = {
 		'the refresh-token cleanup: which communities hold tokens expired for over a day',
 	'src/modules/topics/repo.ts flushTopicCounts':
 		'the topic-counts job: which communities have count deltas to fold',
+	'src/modules/conversations/notices.ts expandDueNotices':
+		'the chat notice worker: which communities hold the oldest due notices (then claimed one community at a time)',
+	'src/modules/conversations/notices.ts failingChatNotices':
+		'/ready and jobs_failing: the chat notices that keep failing, in every community',
 	'src/timelines/fanout.ts dueCommunities':
 		'the fan-out worker: which communities have due jobs (retries, expired leases, a missed NOTIFY)',
 	'src/timelines/fanout.ts countFailing':

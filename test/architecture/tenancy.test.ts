@@ -29,6 +29,7 @@ const GLOBAL_TABLES: Record<string, string> = {
 	projects: 'reference table: one row per project, read by every api key lookup',
 	communities: 'reference table: the tenant list itself (community_id points here)',
 	push_credentials: 'reference table: per project, read by every push sender',
+	owner_phones: 'reference table: an owner phone number and its community, read by the OTP login',
 	idempotency_keys: 'keyed by scope (the caller), distributed by scope on Citus',
 	schema_migrations: 'bookkeeping of the migration runner, coordinator only',
 }
@@ -39,8 +40,9 @@ const GLOBAL_TABLES: Record<string, string> = {
  */
 const GLOBAL_UNIQUES: Record<string, string> = {
 	// An owner's phone number logs in to exactly one project (OTP login finds the owner
-	// by number, before any community is known). To move to a reference table
-	// (owner_phones) with users/repo.ts findOwnerByMobile and projects/service.ts.
+	// by number, before any community is known). On Citus the reference table
+	// owner_phones (0196) holds it across projects; this index stays for plain Postgres
+	// (0199 makes it per community on Citus).
 	users_owner_mobile: 'owner phone number unique across projects (OTP login by number)',
 }
 

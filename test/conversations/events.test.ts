@@ -175,8 +175,10 @@ describe('notification recipients (the seam for chat notifications)', () => {
 			taggedUserIds: [],
 			repliedToUserId: null,
 		}
-		const names = async (facts: Partial<Parameters<typeof recipientsOf>[1]>) =>
-			(await recipientsOf(sql, { ...base, state: 0, ...facts })).map((r) => [r.uuid, r.reason])
+		const names = async (facts: Partial<Parameters<typeof recipientsOf>[2]>) =>
+			(await recipientsOf(sql, s.community.communityId, { ...base, state: 0, ...facts })).map(
+				(r) => [r.uuid, r.reason],
+			)
 
 		expect(await names({})).toEqual([[all.uuid, 'message']])
 		expect(await names({ state: 10 })).toEqual([

@@ -198,8 +198,8 @@ describe('submitting', () => {
 		expect((await vote(ana, poll.id, [optionIds(poll)[0]])).status).toBe(200)
 		// another process adds an option: this process's copy of the poll does not know it
 		const [added] = await sql`
-			insert into poll_options (conversation_id, text, member_id, created_at)
-			values (${poll.id}, 'Tacos', ${cm.id}, ${Date.now()}) returning id::text`
+			insert into poll_options (community_id, conversation_id, text, member_id, created_at)
+			values (${community.communityId}, ${poll.id}, 'Tacos', ${cm.id}, ${Date.now()}) returning id::text`
 		const reply = await vote(ben, poll.id, [added.id])
 		expect(reply.status).toBe(200)
 		const seen = await pollAs(cm, roomId, poll.id)

@@ -147,7 +147,8 @@ describe('feed-js, unchanged', () => {
 		)
 		expect(reply.success).toBe(true)
 		const [row] = await sql`
-			select d.token, d.platform from devices d join users u on u.id = d.user_id
+			select d.token, d.platform from devices d
+			join users u on u.community_id = d.community_id and u.id = d.user_id
 			where d.community_id = ${community.communityId} and d.device_id = 'browser-1'`
 		expect(row).toEqual({ token: 'push-token-1', platform: 'rt' })
 		// registerDevice() sends a bare GET of the same path: the caller's devices. (The SDK

@@ -48,7 +48,7 @@ beforeAll(async () => {
 	author = await newUser(community)
 	bystander = await newUser(community)
 	await feedAs('sdk-cm')
-	await changeRole(await userOf('sdk-cm'), 'cm', [])
+	await changeRole(community.communityId, await userOf('sdk-cm'), 'cm', [])
 	cmToken = (await newUser(community, { role: 'cm' })).token
 })
 

@@ -52,7 +52,7 @@ export async function newUser(
 	const { access_token, refresh_token, user } = reply.body.data
 	if (options.role && options.role !== 'member') {
 		const row = await findUserByUuid(sql, community.communityId, user.uuid)
-		await setRole(sql, row!.id, options.role)
+		await setRole(sql, community.communityId, row!.id, options.role)
 	}
 	return {
 		token: access_token,

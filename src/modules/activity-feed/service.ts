@@ -167,18 +167,22 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
  * rebuilt from Postgres when missing; from Postgres when the page lies past a capped
  * copy, or when Redis fails (the copy is derived, the feed must still answer).
  */
-async function pageRows(userId: number, offset: number, limit: number): Promise<PageRows> {
+async function pageRows(session: Session, offset: number, limit: number): Promise<PageRows> {
+	const { communityId, userId } = session
 	try {
 		let cached = await readPage(userId, offset, limit)
-		if (!cached && (await rebuild(userId))) cached = await readPage(userId, offset, limit)
+		if (!cached && (await rebuild(communityId, userId)))
+			cached = await readPage(userId, offset, limit)
 		if (cached && (cached.complete || offset + limit <= cached.cached)) {
-			const total = cached.complete ? cached.cached : (await activityPage(sql, userId, 0, 0)).total
+			const total = cached.complete
+				? cached.cached
+				: (await activityPage(sql, communityId, userId, 0, 0)).total
 			return { ...cached, total }
 		}
 	} catch (error) {
 		log.warn({ err: error, userId }, 'activity copy unreadable; reading Postgres')
 	}
-	const { rows, total } = await activityPage(sql, userId, limit, offset)
+	const { rows, total } = await activityPage(sql, communityId, userId, limit, offset)
 	const activities = rows.map((row) => parseRecord(activityRecord(row), row.is_read))
 	return { activities, total, version: null, blocked: null, flags: null }
 }
@@ -207,7 +211,7 @@ export async function activityFeedJson(
 	if (warm && warm.kept.role === session.role)
 		return finishPage(session.communityId, warm.kept.body, warm.flags, warm.kept, warm.kept)
 	const [rows, version] = await Promise.all([
-		pageRows(session.userId, p.offset, p.pageSize),
+		pageRows(session, p.offset, p.pageSize),
 		feedVersion(session.communityId),
 	])
 	const loaded = await loadEntities(session, rows, version)
@@ -328,23 +332,26 @@ async function topicsAndWidgets(communityId: number, topicIds: string[], widgetI
 export async function unreadActivities(session: Session) {
 	try {
 		let count = await readUnread(session.userId)
-		if (count === null && (await rebuild(session.userId))) count = await readUnread(session.userId)
+		if (count === null && (await rebuild(session.communityId, session.userId)))
+			count = await readUnread(session.userId)
 		if (count !== null) return { count }
 	} catch (error) {
 		log.warn({ err: error, userId: session.userId }, 'activity copy unreadable; reading Postgres')
 	}
-	return { count: await unreadCount(sql, session.userId) }
+	return { count: await unreadCount(sql, session.communityId, session.userId) }
 }
 
 export async function markActivityRead(session: Session, activityId: string): Promise<void> {
-	const marked = isId(activityId) ? await markRead(sql, session.userId, activityId) : []
+	const marked = isId(activityId)
+		? await markRead(sql, session.communityId, session.userId, activityId)
+		: []
 	if (marked.length === 0) throw notFound('Activity')
 	await applyChanges(marked.map(readChange))
 	await announceBadge(session.communityId, session.userId)
 }
 
 export async function markAllActivitiesRead(session: Session): Promise<void> {
-	await applyChanges((await markAllRead(sql, session.userId)).map(readChange))
+	await applyChanges((await markAllRead(sql, session.communityId, session.userId)).map(readChange))
 	await announceBadge(session.communityId, session.userId)
 }
 

@@ -47,7 +47,8 @@ export async function findStoredAuth(
 
 /**
  * Every user's logins revoked in the last `withinMinutes` (the rebuild after a Redis
- * loss): every community's, so `db` must come from acrossCommunities.
+ * loss): every community's, so `db` must come from acrossCommunities (a named
+ * cross-community read, auth/revocation.ts restoreRevocations).
  */
 export function findRevokedFamilies(db: Db, withinMinutes: number) {
 	return db<{ user_id: number; family_id: string }[]>`

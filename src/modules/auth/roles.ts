@@ -92,10 +92,11 @@ export async function writeAuthCopy(
  * copy, the old one expires within ROLE_TTL_MS.)
  */
 export async function changeRole(
+	communityId: number,
 	userId: number,
 	role: Role,
 	denied: readonly number[],
 ): Promise<void> {
-	await setRole(sql, userId, role)
+	await setRole(sql, communityId, userId, role)
 	await writeAuthCopy(userId, role, denied)
 }

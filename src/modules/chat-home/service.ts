@@ -38,7 +38,7 @@ export async function homeFeed(session: Session, input: HomeInput) {
 	const lastIds = rooms.flatMap((r) => (r.last_conversation_id ? [r.last_conversation_id] : []))
 	const [chatrooms, last, name] = await Promise.all([
 		presentRooms(viewer, rooms),
-		findConversations(sql, lastIds),
+		findConversations(sql, viewer.communityId, lastIds),
 		communityName(sql, viewer.communityId),
 	])
 	const { conversations, users } = await hydrate(sql, viewer, last)

@@ -21,7 +21,7 @@ export async function endedBecause(db: Db, dm: DmRow, userId: number): Promise<s
 	const other = otherMemberOf(dm, userId)
 	const [seat, users, blocked] = await Promise.all([
 		dm.chatroom_id ? findParticipant(db, dm.community_id, dm.chatroom_id, other) : null,
-		findUsersByIds(db, [dm.low_user_id, dm.high_user_id]),
+		findUsersByIds(db, dm.community_id, [dm.low_user_id, dm.high_user_id]),
 		blockedBetween(db, dm.community_id, dm.low_user_id, dm.high_user_id),
 	])
 	if (blocked) return 'You cannot message this member: one of you blocked the other'

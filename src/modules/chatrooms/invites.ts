@@ -22,7 +22,7 @@ export const REJECT = 2
 async function membersNamed(communityId: number, refs: (string | number)[]): Promise<UserRow[]> {
 	const isId = (r: string | number) => /^\d{1,10}$/.test(String(r))
 	const [byId, byRef] = await Promise.all([
-		findUsersByIds(sql, refs.filter(isId).map(Number)),
+		findUsersByIds(sql, communityId, refs.filter(isId).map(Number)),
 		findUsersByRefs(sql, communityId, refs.filter((r) => !isId(r)).map(String)),
 	])
 	const found = [...byId, ...byRef].filter((u) => u.community_id === communityId && !u.is_deleted)
@@ -71,7 +71,9 @@ export async function listInvites(session: Session, page?: number, pageSize?: nu
 	).flatMap((r) => (r ? [r] : []))
 	const [presented, users] = await Promise.all([
 		presentRooms(viewer, rooms),
-		findUsersByIds(sql, [...new Set([viewer.userId, ...rows.map((r) => r.invited_by)])]),
+		findUsersByIds(sql, viewer.communityId, [
+			...new Set([viewer.userId, ...rows.map((r) => r.invited_by)]),
+		]),
 	])
 	const roomById = new Map(presented.map((r) => [r.id, r]))
 	const memberById = new Map(users.map((u) => [u.id, presentMember(u)]))

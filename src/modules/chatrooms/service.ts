@@ -52,7 +52,7 @@ export async function presentRooms(viewer: ChatViewer, rooms: ChatroomRow[]) {
 	const [name, seats, creators, cohorts] = await Promise.all([
 		communityName(sql, viewer.communityId),
 		findSeats(sql, viewer.communityId, viewer.userId, ids),
-		findUsersByIds(sql, creatorIds),
+		findUsersByIds(sql, viewer.communityId, creatorIds),
 		attachedCohorts(sql, viewer.communityId, ids),
 	])
 	const creatorById = new Map(creators.map((u) => [u.id, u]))
@@ -209,7 +209,7 @@ export async function participants(
 	const room = await seeRoom(sql, viewer, chatroomId)
 	const { pageSize: limit, offset } = paging(page, pageSize)
 	const ids = await listParticipants(sql, viewer.communityId, room.id, limit, offset)
-	const byId = new Map((await findUsersByIds(sql, ids)).map((u) => [u.id, u]))
+	const byId = new Map((await findUsersByIds(sql, viewer.communityId, ids)).map((u) => [u.id, u]))
 	return {
 		participants: ids.flatMap((id) => {
 			const user = byId.get(id)

@@ -17,9 +17,9 @@ export async function resolveMembers(
 	const unknownUuids = uuids.filter((uuid) => !knownUuids.has(uuid.toLowerCase()))
 	if (unknownUuids.length > 0) throw badRequest(`Unknown uuids: ${listed(unknownUuids)}`)
 	const ids = memberIds.map((id) => numericId(id))
-	const byId = (await findUsersByIds(db, ids.filter((id) => id !== null).map(Number))).filter(
-		(user) => user.community_id === communityId,
-	)
+	const byId = (
+		await findUsersByIds(db, communityId, ids.filter((id) => id !== null).map(Number))
+	).filter((user) => user.community_id === communityId)
 	const knownIds = new Set(byId.map((user) => String(user.id)))
 	const unknownIds = memberIds.filter((_, i) => !knownIds.has(ids[i] ?? ''))
 	if (unknownIds.length > 0)

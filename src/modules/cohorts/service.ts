@@ -65,7 +65,9 @@ export async function getCohort(
 	const cohort = await existingCohort(session.communityId, cohortIdOf(cohortId))
 	const p = paging(page, pageSize, 20)
 	const ids = await pageMemberIds(sql, session.communityId, cohort.cohort_id, p.pageSize, p.offset)
-	const users = new Map((await findUsersByIds(sql, ids)).map((user) => [user.id, user]))
+	const users = new Map(
+		(await findUsersByIds(sql, session.communityId, ids)).map((user) => [user.id, user]),
+	)
 	const members = ids.flatMap((id) => {
 		const user = users.get(id)
 		return user ? [presentMember(user)] : []

@@ -192,7 +192,7 @@ export async function isBlockedBetween(
 	a: number,
 	b: number,
 ): Promise<boolean> {
-	const [row] = await db`select ${blockedBetween(db, communityId, a, b)} as blocked`
+	const [row] = await db`select ${blockedBetween(db, a, b, communityId)} as blocked`
 	return row?.blocked === true
 }
 

@@ -179,7 +179,7 @@ export async function listConnections(
 		if (!isSelf && !isCm(session))
 			throw forbidden('Only the member or a CM can see pending requests')
 		const { rows, total } = await listPending(sql, session.communityId, member.id, pageSize, offset)
-		const users = await findUsersByIds(sql, [
+		const users = await findUsersByIds(sql, session.communityId, [
 			...new Set(rows.flatMap((r) => [r.request_by, r.request_to])),
 		])
 		const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
@@ -196,7 +196,7 @@ export async function listConnections(
 		return { connections, users: usersMap(users), total_count: total, page, page_size: pageSize }
 	}
 	const { rows, total } = await listAccepted(sql, session.communityId, member.id, pageSize, offset)
-	const users = await findUsersByIds(sql, [
+	const users = await findUsersByIds(sql, session.communityId, [
 		...new Set(rows.flatMap((r) => [r.user_id, r.connection_id])),
 	])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))

@@ -40,7 +40,7 @@ export async function recordConversationEvents(tx: Db, ctx: Context, isNew: bool
 	const communityId = ctx.room.community_id
 	const [name, members] = await Promise.all([
 		communityName(tx, communityId),
-		participantUuids(tx, ctx.room.id),
+		participantUuids(tx, communityId, ctx.room.id),
 	])
 	const chatroom = presentChatroomForWebhook(ctx.room, name)
 	const form = (c: ConversationRow, uuid: string) => presentConversationForWebhook(c, uuid, members)
@@ -64,7 +64,7 @@ export async function recordConversationEvents(tx: Db, ctx: Context, isNew: bool
 			tagged_users: ctx.tagged.map(presentUserForWebhook),
 		})
 	if (isNew && ctx.replied) {
-		const [original] = await findUsersByIds(tx, [ctx.replied.user_id])
+		const [original] = await findUsersByIds(tx, communityId, [ctx.replied.user_id])
 		await record('chatroom.conversation.replied', {
 			chatroom,
 			original_conversation: form(ctx.replied, original?.uuid ?? ''),

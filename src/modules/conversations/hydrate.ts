@@ -27,7 +27,7 @@ export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<Sh
 	const replyIds = [...new Set(rows.flatMap((r) => r.replied_conversation_id ?? []))]
 	const communityId = rows[0]?.community_id ?? 0
 	const [replied, reactions] = await Promise.all([
-		findConversations(db, replyIds),
+		findConversations(db, communityId, replyIds),
 		reactionsOn(
 			db,
 			communityId,
@@ -36,7 +36,8 @@ export async function hydrateShared(db: Db, rows: ConversationRow[]): Promise<Sh
 	])
 	const userIds = [...new Set([...rows, ...replied, ...reactions].map((r) => r.user_id))]
 	const users: Record<string, Member> = {}
-	for (const user of await findUsersByIds(db, userIds)) users[String(user.id)] = presentMember(user)
+	for (const user of await findUsersByIds(db, communityId, userIds))
+		users[String(user.id)] = presentMember(user)
 	const memberOf = (row: ConversationRow) => users[String(row.user_id)] ?? null
 	const repliedById = new Map(
 		replied.map((r) => [
@@ -72,7 +73,10 @@ export async function withPolls(db: Db, viewer: ChatViewer, page: SharedPage): P
 	const ids = livePollIds(page)
 	const polls: Record<string, Record<string, unknown>> = {}
 	if (ids.length === 0) return { ...page, polls }
-	const views = await pollViews(db, ids, { userId: viewer.userId, isCm: isCmViewer(viewer) })
+	const views = await pollViews(db, viewer.communityId, ids, {
+		userId: viewer.userId,
+		isCm: isCmViewer(viewer),
+	})
 	for (const [id, fields] of views) polls[id] = fields
 	for (const conversation of page.conversations)
 		if (polls[conversation.id]) Object.assign(conversation, polls[conversation.id])

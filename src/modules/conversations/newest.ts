@@ -110,7 +110,7 @@ export async function newestPage(
 	const key = keys.chatNewest(room.id, limit)
 	const stored = parseEntry(await redis.getBuffer(key))
 	if (stored && stored.version >= BigInt(room.version)) return served(db, viewer, stored)
-	const rows = await pageOfRoom(db, room.id, { anchor: null }, limit)
+	const rows = await pageOfRoom(db, room.community_id, room.id, { anchor: null }, limit)
 	const shared = await hydrateShared(db, rows)
 	const newestId = rows.at(-1)?.id ?? null
 	const polls = livePollIds(shared)

@@ -17,7 +17,8 @@ export interface NewNotice {
 /**
  * The notice of the conversation being inserted, as CTEs of its insert
  * (chatrooms/log-repo.ts insertConversation): `notice`, then `extra_done`, which wakes
- * the worker at commit.
+ * the worker at commit. Its column is not pg_notify's `void`: Citus runs a CTE beside a
+ * data-modifying one as an intermediate result, which cannot hold a void column.
  */
 export const noticeCtes = (db: Db, n: NewNotice) => db`
 	notice as (
@@ -27,7 +28,7 @@ export const noticeCtes = (db: Db, n: NewNotice) => db`
 		from conversation
 		returning 1
 	), extra_done as (
-		select pg_notify(${noticeChannel}, '') from (select 1 from notice limit 1) any_notice)`
+		select 1 as woken from (select pg_notify(${noticeChannel}, '') from notice limit 1) any_notice)`
 
 export interface NoticeRow {
 	community_id: number
@@ -39,35 +40,60 @@ export interface NoticeRow {
 	attempts: number
 }
 
+const due = (db: Db, now: number, maxAttempts: number) =>
+	db`attempts < ${maxAttempts} and (retry_at is null or retry_at <= ${now})`
+
 /**
- * Up to `limit` due notices, oldest first, locked for this transaction (another
- * worker skips them); `only` narrows the claim to one notice.
+ * The communities of the `limit` oldest due notices, oldest first, without locking
+ * them: a read across communities (run it in acrossCommunities, a named exception of
+ * DESIGN §21), after which each community's notices are claimed on its own shard.
  */
-export function claimNotices(
+export async function dueNoticeCommunities(
 	db: Db,
 	now: number,
 	maxAttempts: number,
 	limit: number,
-	only?: { communityId: number; conversationId: string },
+): Promise<number[]> {
+	const rows = await db<{ community_id: number }[]>`
+		select community_id from (
+			select community_id, created_at from chat_notices
+			where ${due(db, now, maxAttempts)} order by created_at limit ${limit}) oldest
+		group by community_id order by min(created_at)`
+	return rows.map((row) => row.community_id)
+}
+
+/**
+ * Up to `limit` due notices of the community, oldest first, locked for this
+ * transaction (another worker skips them); `conversationId` narrows it to one notice.
+ */
+export function claimNotices(
+	db: Db,
+	communityId: number,
+	now: number,
+	maxAttempts: number,
+	limit: number,
+	conversationId?: string,
 ) {
-	const one = only
-		? db`and community_id = ${only.communityId} and conversation_id = ${only.conversationId}`
-		: db``
+	const one = conversationId === undefined ? db`` : db`and conversation_id = ${conversationId}`
 	return db<NoticeRow[]>`
 		select community_id, conversation_id::text, chatroom_id::text, author_id, facts, message, attempts
 		from chat_notices
-		where attempts < ${maxAttempts} and (retry_at is null or retry_at <= ${now}) ${one}
+		where community_id = ${communityId} and ${due(db, now, maxAttempts)} ${one}
 		order by created_at limit ${limit}
 		for update skip locked`
 }
 
-export async function deleteNotices(db: Db, notices: NoticeRow[]): Promise<void> {
+/** Deletes expanded notices, all of one community (as claimNotices claimed them). */
+export async function deleteNotices(
+	db: Db,
+	communityId: number,
+	notices: NoticeRow[],
+): Promise<void> {
 	if (notices.length === 0) return
 	await db`
-		delete from chat_notices n
-		using unnest(${notices.map((x) => x.community_id)}::int[], ${notices.map((x) => x.conversation_id)}::bigint[])
-			as d(community_id, conversation_id)
-		where n.community_id = d.community_id and n.conversation_id = d.conversation_id`
+		delete from chat_notices
+		where community_id = ${communityId}
+			and conversation_id = any(${notices.map((x) => x.conversation_id)}::bigint[])`
 }
 
 /** A failed expansion: tried again at `retryAt` (given up once attempts reach the worker's limit). */
@@ -82,7 +108,10 @@ export async function failNotice(
 		where community_id = ${notice.community_id} and conversation_id = ${notice.conversation_id}`
 }
 
-/** Notices that failed `attempts` times or more (still waiting, or given up). */
+/**
+ * Notices that failed `attempts` times or more (still waiting, or given up), in every
+ * community: run it in acrossCommunities (a health count, a named exception).
+ */
 export async function failingNotices(db: Db, attempts: number): Promise<number> {
 	const [row] = await db`select count(*)::int as n from chat_notices where attempts >= ${attempts}`
 	return row?.n ?? 0

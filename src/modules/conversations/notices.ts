@@ -8,7 +8,7 @@
 // leaves the notice to be expanded again, never half of it. After that commit each room
 // of the batch tells its participants' live `me` scopes their unread count of it
 // (chatrooms/live.ts): once per room however many of its messages the batch held.
-import { type Db, sql } from '../../lib/db'
+import { acrossCommunities, type Db, sql } from '../../lib/db'
 import { FAILING_AFTER, jobFailed, registerFailingJobs } from '../../lib/job-health'
 import { log } from '../../lib/log'
 import { addPushSource } from '../../push/sources'
@@ -18,6 +18,7 @@ import { onConversationCreated } from '../notifications/chat'
 import {
 	claimNotices,
 	deleteNotices,
+	dueNoticeCommunities,
 	failingNotices,
 	failNotice,
 	type NewNotice,
@@ -64,11 +65,17 @@ const listenedOnce = (): Listened =>
  * Each room's audience, read once per batch: the notices of a busy room expanded
  * together (up to BATCH) share one read of its participants, not one each.
  */
-type Audiences = (tx: Db, chatroomId: string, withDevice: boolean) => Promise<Audience>
+type Audiences = (
+	tx: Db,
+	communityId: number,
+	chatroomId: string,
+	withDevice: boolean,
+) => Promise<Audience>
 const audiencesOnce = (): Audiences =>
 	oncePerKey(
-		(_tx, chatroomId, withDevice) => `${chatroomId}:${withDevice}`,
-		(tx, chatroomId, withDevice) => roomAudience(tx, chatroomId, { withDevice }),
+		(_tx, communityId, chatroomId, withDevice) => `${communityId}:${chatroomId}:${withDevice}`,
+		(tx, communityId, chatroomId, withDevice) =>
+			roomAudience(tx, communityId, chatroomId, { withDevice }),
 	)
 
 async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audiences) {
@@ -84,7 +91,10 @@ async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audie
 		chatroomId: n.chatroom_id,
 		authorId: n.author_id,
 		// Without a webhook to tell, only participants a push can reach are read.
-		recipients: recipientsAmong(await audiences(tx, n.chatroom_id, !toWebhooks), facts),
+		recipients: recipientsAmong(
+			await audiences(tx, n.community_id, n.chatroom_id, !toWebhooks),
+			facts,
+		),
 		roomTitle: n.message.room_title,
 		authorName: n.message.author_name,
 		text: n.message.text,
@@ -92,20 +102,34 @@ async function expand(tx: Db, n: NoticeRow, listened: Listened, audiences: Audie
 	})
 }
 
-/** Expands up to BATCH due notices together; true when there were any. */
+/**
+ * Expands due notices, up to BATCH of a community together (the communities of the
+ * BATCH oldest, found without a lock; each then claimed on its own, DESIGN §21); true
+ * when any were expanded.
+ */
 export async function expandDueNotices(): Promise<boolean> {
+	const communities = await acrossCommunities((tx) =>
+		dueNoticeCommunities(tx, Date.now(), MAX_ATTEMPTS, BATCH),
+	)
+	let expanded = false
+	for (const communityId of communities)
+		if (await expandCommunityNotices(communityId)) expanded = true
+	return expanded
+}
+
+async function expandCommunityNotices(communityId: number): Promise<boolean> {
 	let notices: NoticeRow[]
 	try {
 		notices = await sql.begin(async (tx) => {
-			const claimed = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, BATCH)
+			const claimed = await claimNotices(tx, communityId, Date.now(), MAX_ATTEMPTS, BATCH)
 			const [listened, audiences] = [listenedOnce(), audiencesOnce()]
 			for (const notice of claimed) await expand(tx, notice, listened, audiences)
-			await deleteNotices(tx, claimed)
+			await deleteNotices(tx, communityId, claimed)
 			return claimed
 		})
 	} catch (error) {
 		log.warn({ err: error }, 'chat notices: a batch failed; expanding them one by one')
-		return expandOneByOne()
+		return expandOneByOne(communityId)
 	}
 	await announceUnread(notices)
 	return notices.length > 0
@@ -134,17 +158,24 @@ async function announceUnread(notices: NoticeRow[]): Promise<void> {
 }
 
 /** After a failed batch: each notice alone, a failing one recorded and retried later. */
-async function expandOneByOne(): Promise<boolean> {
-	const due = await claimNotices(sql, Date.now(), MAX_ATTEMPTS, BATCH)
+async function expandOneByOne(communityId: number): Promise<boolean> {
+	const due = await claimNotices(sql, communityId, Date.now(), MAX_ATTEMPTS, BATCH)
 	const expanded: NoticeRow[] = []
 	for (const notice of due) {
-		const only = { communityId: notice.community_id, conversationId: notice.conversation_id }
+		const only = { communityId, conversationId: notice.conversation_id }
 		try {
 			const done = await sql.begin(async (tx) => {
-				const [claimed] = await claimNotices(tx, Date.now(), MAX_ATTEMPTS, 1, only)
+				const [claimed] = await claimNotices(
+					tx,
+					communityId,
+					Date.now(),
+					MAX_ATTEMPTS,
+					1,
+					notice.conversation_id,
+				)
 				if (!claimed) return null
 				await expand(tx, claimed, listenedOnce(), audiencesOnce())
-				await deleteNotices(tx, [claimed])
+				await deleteNotices(tx, communityId, [claimed])
 				return claimed
 			})
 			if (done) expanded.push(done)
@@ -160,4 +191,6 @@ async function expandOneByOne(): Promise<boolean> {
 
 addPushSource({ name: 'chat notices', channel: noticeChannel, drain: expandDueNotices })
 // Shown as jobs_failing{kind="chat_notices"} and in GET /ready (lib/job-health.ts).
-registerFailingJobs('chat_notices', () => failingNotices(sql, FAILING_AFTER))
+/** Chat notices that keep failing, in every community (a health count). */
+const failingChatNotices = () => acrossCommunities((tx) => failingNotices(tx, FAILING_AFTER))
+registerFailingJobs('chat_notices', failingChatNotices)

@@ -50,6 +50,7 @@ const insertOf = (tx: Db, m: NewMessage, attachments: unknown[]) =>
 		m.tagged.length > 0
 			? tx`${tagsCte(
 					tx,
+					m.communityId,
 					m.tagged.map((u) => u.id),
 				)}, ${noticeCtes(tx, m.notice)}`
 			: noticeCtes(tx, m.notice),

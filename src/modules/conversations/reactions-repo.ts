@@ -51,6 +51,11 @@ export async function reactionsOn(
 }
 
 /** A reaction is a change clients that sync by updated_at must see. */
-export async function touchConversation(db: Db, id: string, now: number): Promise<void> {
-	await db`update conversations set updated_at = ${now} where id = ${id}`
+export async function touchConversation(
+	db: Db,
+	communityId: number,
+	id: string,
+	now: number,
+): Promise<void> {
+	await db`update conversations set updated_at = ${now} where community_id = ${communityId} and id = ${id}`
 }

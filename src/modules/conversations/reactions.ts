@@ -62,7 +62,7 @@ export async function react(session: Session, input: ReactionInput & { reaction:
 			now,
 		})
 		if (!changed) return false
-		await changedConversation(tx, room.id, conversation.id, now)
+		await changedConversation(tx, session.communityId, room.id, conversation.id, now)
 		await recordReactionEvent(
 			tx,
 			session,
@@ -98,7 +98,7 @@ export async function unreact(session: Session, input: ReactionInput) {
 	const removed = await sql.begin(async (tx) => {
 		if (!(await deleteReaction(tx, session.communityId, conversation.id, session.userId)))
 			return false
-		await changedConversation(tx, room.id, conversation.id, Date.now())
+		await changedConversation(tx, session.communityId, room.id, conversation.id, Date.now())
 		await recordReactionEvent(
 			tx,
 			session,
@@ -112,9 +112,15 @@ export async function unreact(session: Session, input: ReactionInput) {
 	if (removed) await announceReaction(session, room.id, conversation.id, null)
 }
 
-async function changedConversation(tx: Db, chatroomId: string, id: string, now: number) {
-	await touchConversation(tx, id, now)
-	await raiseRoomVersion(chatroomId, await bumpRoomVersion(tx, chatroomId))
+async function changedConversation(
+	tx: Db,
+	communityId: number,
+	chatroomId: string,
+	id: string,
+	now: number,
+) {
+	await touchConversation(tx, communityId, id, now)
+	await raiseRoomVersion(chatroomId, await bumpRoomVersion(tx, communityId, chatroomId))
 }
 
 async function recordReactionEvent(
@@ -130,8 +136,8 @@ async function recordReactionEvent(
 	const [name, user, [author], members] = await Promise.all([
 		communityName(tx, session.communityId),
 		findUserById(tx, session.communityId, session.userId),
-		findUsersByIds(tx, [conversation.user_id]),
-		participantUuids(tx, room.id),
+		findUsersByIds(tx, session.communityId, [conversation.user_id]),
+		participantUuids(tx, session.communityId, room.id),
 	])
 	await recordEvent(tx, {
 		communityId: session.communityId,

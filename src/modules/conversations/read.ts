@@ -95,7 +95,7 @@ async function roomPage(session: Session, asked: PageQuery): Promise<PageResult>
 		await moveMark(room, seat, newest.newestId)
 		return asResult(newest)
 	}
-	const rows = await pageOfRoom(sql, room.id, scroll, limit)
+	const rows = await pageOfRoom(sql, room.community_id, room.id, scroll, limit)
 	// scrolling newer up to the end reads the newest conversations too
 	if (scroll.direction === 'newer' && rows.length < limit)
 		await moveMark(room, seat, rows.at(-1)?.id ?? null)
@@ -154,7 +154,7 @@ export async function syncConversations(session: Session, query: SyncQuery) {
 		throw badRequest('Invalid query: min_timestamp must not be after max_timestamp')
 	const { pageSize, offset } = paging(query.page, query.page_size, 50)
 	const from = query.cursor ? { after: parseCursor(query.cursor) } : { skip: offset }
-	const rows = await changedInRoom(sql, room.id, bounds, from, pageSize)
+	const rows = await changedInRoom(sql, room.community_id, room.id, bounds, from, pageSize)
 	const [hydrated, [chatroom], reported] = await Promise.all([
 		hydrate(sql, viewer, rows),
 		presentRooms(viewer, [room]),

@@ -55,6 +55,7 @@ export type Audience = Omit<ChatRecipient, 'reason'>[]
  */
 export async function roomAudience(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	options: { withDevice?: boolean } = {},
 ): Promise<Audience> {
@@ -62,7 +63,7 @@ export async function roomAudience(
 	const withDevice = options.withDevice ?? false
 	for (let afterUserId = 0; ; ) {
 		// author 0: nobody is left out here; recipientsAmong leaves out each author
-		const rows = await unmutedParticipants(db, chatroomId, 0, {
+		const rows = await unmutedParticipants(db, communityId, chatroomId, 0, {
 			afterUserId,
 			limit: recipientsPage,
 			withDevice,
@@ -87,8 +88,9 @@ export function recipientsAmong(audience: Audience, facts: NewConversationFacts)
 /** Who hears of the conversation: its room's audience, read for it alone. */
 export async function recipientsOf(
 	db: Db,
+	communityId: number,
 	facts: NewConversationFacts,
 	options: { withDevice?: boolean } = {},
 ): Promise<ChatRecipient[]> {
-	return recipientsAmong(await roomAudience(db, facts.chatroomId, options), facts)
+	return recipientsAmong(await roomAudience(db, communityId, facts.chatroomId, options), facts)
 }

@@ -23,10 +23,15 @@ export async function findConversation(
 	return row ?? null
 }
 
-export async function findConversations(db: Db, ids: string[]): Promise<ConversationRow[]> {
+export async function findConversations(
+	db: Db,
+	communityId: number,
+	ids: string[],
+): Promise<ConversationRow[]> {
 	if (ids.length === 0) return []
 	return db<ConversationRow[]>`
-		select ${columns(db)} from conversations where id = any(${ids}::bigint[])`
+		select ${columns(db)} from conversations
+		where community_id = ${communityId} and id = any(${ids}::bigint[])`
 }
 
 export type Scroll =
@@ -36,6 +41,7 @@ export type Scroll =
 /** One page of a room, oldest first: the newest, or older/newer than an anchor (keyset). */
 export async function pageOfRoom(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	scroll: Scroll,
 	limit: number,
@@ -44,7 +50,7 @@ export async function pageOfRoom(
 	if (scroll.anchor !== null && scroll.direction === 'newer')
 		return db<ConversationRow[]>`
 			select ${columns(db)} from conversations
-			where chatroom_id = ${chatroomId}
+			where community_id = ${communityId} and chatroom_id = ${chatroomId}
 				and ${scroll.include ? db`id >= ${scroll.anchor}` : db`id > ${scroll.anchor}`}
 			order by id limit ${limit}`
 	const before =
@@ -55,7 +61,7 @@ export async function pageOfRoom(
 				: db`and id < ${scroll.anchor}`
 	const rows = await db<ConversationRow[]>`
 		select ${columns(db)} from conversations
-		where chatroom_id = ${chatroomId} ${before}
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} ${before}
 		order by id desc limit ${limit}`
 	return rows.reverse()
 }
@@ -67,6 +73,7 @@ export async function pageOfRoom(
  */
 export async function changedInRoom(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	bounds: { min: number; max: number },
 	from: { after: { updatedAt: number; id: string } } | { skip: number },
@@ -78,7 +85,7 @@ export async function changedInRoom(
 			: db`and updated_at >= ${bounds.min}`
 	return db<ConversationRow[]>`
 		select ${columns(db)} from conversations
-		where chatroom_id = ${chatroomId} ${start} and updated_at <= ${bounds.max}
+		where community_id = ${communityId} and chatroom_id = ${chatroomId} ${start} and updated_at <= ${bounds.max}
 		order by updated_at, id limit ${limit} offset ${'skip' in from ? from.skip : 0}`
 }
 
@@ -102,28 +109,40 @@ export async function setHeld(
 }
 
 /** A change to a room's conversations that readers of its cached newest page must see. */
-export async function bumpRoomVersion(db: Db, chatroomId: string): Promise<string> {
-	const [row] =
-		await db`update chatrooms set version = version + 1 where id = ${chatroomId} returning version::text`
+export async function bumpRoomVersion(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+): Promise<string> {
+	const [row] = await db`
+		update chatrooms set version = version + 1
+		where community_id = ${communityId} and id = ${chatroomId} returning version::text`
 	return row?.version as string
 }
 
 export async function editConversation(
 	db: Db,
+	communityId: number,
 	id: string,
 	text: string,
 	now: number,
 ): Promise<ConversationRow> {
 	const [row] = await db<ConversationRow[]>`
 		update conversations set text = ${text}, is_edited = true, updated_at = ${now}
-		where id = ${id} returning ${columns(db)}`
+		where community_id = ${communityId} and id = ${id} returning ${columns(db)}`
 	return row as ConversationRow
 }
 
-export async function markDeleted(db: Db, id: string, by: number, now: number): Promise<void> {
+export async function markDeleted(
+	db: Db,
+	communityId: number,
+	id: string,
+	by: number,
+	now: number,
+): Promise<void> {
 	await db`
 		update conversations set deleted_by = ${by}, text = '', attachments = '[]', updated_at = ${now}
-		where id = ${id} and deleted_by is null`
+		where community_id = ${communityId} and id = ${id} and deleted_by is null`
 }
 
 /**
@@ -133,22 +152,29 @@ export async function markDeleted(db: Db, id: string, by: number, now: number): 
  */
 export async function addTags(
 	db: Db,
+	communityId: number,
 	conversationId: string,
 	userIds: number[],
 ): Promise<number[]> {
 	if (userIds.length === 0) return []
 	const rows = await db`
-		insert into conversation_tags (conversation_id, user_id)
-		select ${conversationId}, unnest(${userIds}::int[])
+		insert into conversation_tags (community_id, conversation_id, user_id)
+		select ${communityId}, ${conversationId}, unnest(${userIds}::int[])
 		on conflict do nothing returning user_id`
 	return rows.map((r) => r.user_id as number)
 }
 
 /** Service uuids of a room's participants (the `members` of the conversation webhook form). */
-export async function participantUuids(db: Db, chatroomId: string): Promise<string[]> {
+export async function participantUuids(
+	db: Db,
+	communityId: number,
+	chatroomId: string,
+): Promise<string[]> {
 	const rows = await db`
-		select u.uuid from chatroom_participants p join users u on u.id = p.user_id
-		where p.chatroom_id = ${chatroomId} order by p.joined_at, p.user_id`
+		select u.uuid from chatroom_participants p
+		join users u on u.community_id = p.community_id and u.id = p.user_id
+		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId}
+		order by p.joined_at, p.user_id`
 	return rows.map((r) => r.uuid as string)
 }
 
@@ -159,24 +185,26 @@ export async function participantUuids(db: Db, chatroomId: string): Promise<stri
  */
 export async function unmutedParticipants(
 	db: Db,
+	communityId: number,
 	chatroomId: string,
 	authorId: number,
 	page: { afterUserId: number; limit: number; withDevice: boolean },
 ) {
 	const reachable = page.withDevice
-		? db`and exists (select 1 from devices d where d.user_id = p.user_id)`
+		? db`and exists (select 1 from devices d
+			where d.community_id = ${communityId} and d.user_id = p.user_id)`
 		: db``
 	return db<{ user_id: number; uuid: string; user_unique_id: string; noti_state: number }[]>`
 		select p.user_id, u.uuid, u.user_unique_id, p.noti_state from chatroom_participants p
-		join users u on u.id = p.user_id and not u.is_deleted
-		where p.chatroom_id = ${chatroomId} and p.user_id > ${page.afterUserId} and p.user_id <> ${authorId}
+		join users u on u.community_id = p.community_id and u.id = p.user_id and not u.is_deleted
+		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId} and p.user_id > ${page.afterUserId} and p.user_id <> ${authorId}
 			and not p.is_muted ${reachable}
 		order by p.user_id limit ${page.limit}`
 }
 
 /** The tags of a new conversation, as a CTE of its insert (chatrooms/log-repo.ts insertConversation). */
-export const tagsCte = (db: Db, userIds: number[]) => db`
+export const tagsCte = (db: Db, communityId: number, userIds: number[]) => db`
 	tags as (
-		insert into conversation_tags (conversation_id, user_id)
-		select conversation.id, unnest(${userIds}::int[]) from conversation
+		insert into conversation_tags (community_id, conversation_id, user_id)
+		select ${communityId}, conversation.id, unnest(${userIds}::int[]) from conversation
 		on conflict do nothing)`

@@ -131,15 +131,20 @@ export async function editText(session: Session, conversationId: string | number
 		listenedEvents(sql, viewer.communityId),
 	])
 	const edited = await sql.begin(async (tx) => {
-		const conversation = await editConversation(tx, row.id, text, Date.now())
-		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) => addTags(tx, row.id, ids))
+		const conversation = await editConversation(tx, viewer.communityId, row.id, text, Date.now())
+		const tagged = await tagUsers(tx, viewer.communityId, [text], (ids) =>
+			addTags(tx, viewer.communityId, row.id, ids),
+		)
 		await recordConversationEvents(
 			tx,
 			{ room, conversation, author, replied: null, tagged, listening },
 			false,
 		)
 		// Last: the room's writers wait on its row from here to the commit.
-		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
+		await raiseRoomVersion(
+			row.chatroom_id,
+			await bumpRoomVersion(tx, row.community_id, row.chatroom_id),
+		)
 		return conversation
 	})
 	const { conversations } = await hydrate(sql, viewer, [edited])
@@ -161,8 +166,11 @@ export async function deleteConversations(session: Session, ids: (string | numbe
 	const now = Date.now()
 	await sql.begin(async (tx) => {
 		for (const row of rows) {
-			await markDeleted(tx, row.id, viewer.userId, now)
-			await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
+			await markDeleted(tx, row.community_id, row.id, viewer.userId, now)
+			await raiseRoomVersion(
+				row.chatroom_id,
+				await bumpRoomVersion(tx, row.community_id, row.chatroom_id),
+			)
 		}
 	})
 	for (const row of rows)
@@ -194,7 +202,7 @@ export async function holdConversations(
 ): Promise<ConversationRow[]> {
 	const rows = await setHeld(tx, communityId, ids, held, Date.now())
 	for (const row of rows)
-		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, row.chatroom_id))
+		await raiseRoomVersion(row.chatroom_id, await bumpRoomVersion(tx, communityId, row.chatroom_id))
 	return rows
 }
 

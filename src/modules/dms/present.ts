@@ -27,7 +27,7 @@ export async function presentDmRooms(viewer: ChatViewer, dms: DmRoom[]) {
 			viewer,
 			dms.map((d) => d.room),
 		),
-		findUsersByIds(sql, [...new Set([...others, ...requesters])]),
+		findUsersByIds(sql, viewer.communityId, [...new Set([...others, ...requesters])]),
 		Promise.all(dms.map((d) => endedBecause(sql, d.dm, viewer.userId))),
 	])
 	const members = new Map<number, Member>(users.map((u) => [u.id, presentMember(u)]))
@@ -53,9 +53,9 @@ export async function presentDmRooms(viewer: ChatViewer, dms: DmRoom[]) {
 export type PresentedDmRoom = Awaited<ReturnType<typeof presentDmRooms>>[number]
 
 /** The sync shape: rooms, their last conversations and the members they name, by id. */
-export async function dmFeedPage(chatrooms: PresentedDmRoom[]) {
+export async function dmFeedPage(communityId: number, chatrooms: PresentedDmRoom[]) {
 	const lastIds = chatrooms.flatMap((c) => (c.last_conversation_id ? [c.last_conversation_id] : []))
-	const shared = await hydrateShared(sql, await findConversations(sql, lastIds))
+	const shared = await hydrateShared(sql, await findConversations(sql, communityId, lastIds))
 	const conversation_meta: Record<string, unknown> = {}
 	for (const c of shared.conversations) conversation_meta[c.id] = c
 	const user_meta: Record<string, Member> = { ...shared.users }

@@ -246,6 +246,6 @@ export async function dmRooms(session: Session, query: DmFeedQuery) {
 		const room = roomById.get(dm.chatroom_id as string)
 		return room ? [{ room, dm }] : []
 	})
-	const page = await dmFeedPage(await presentDmRooms(viewer, dms))
+	const page = await dmFeedPage(session.communityId, await presentDmRooms(viewer, dms))
 	return { ...page, total_chatroom_count: total }
 }

@@ -57,7 +57,7 @@ export async function changeRights(session: Session, input: RightsChange) {
 		const wanted = deniedAfter(current, input.rights)
 		denied = await replaceDeniedRights(sql, session.communityId, target.id, wanted, session.userId)
 	}
-	if (role !== target.role) await changeRole(target.id, role, denied)
+	if (role !== target.role) await changeRole(session.communityId, target.id, role, denied)
 	else if (denied.join() !== current.join()) await writeAuthCopy(target.id, role, denied)
 	let user = target
 	if (input.custom_title !== undefined && input.custom_title !== target.custom_title) {

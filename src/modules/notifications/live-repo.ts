@@ -1,10 +1,15 @@
-// The unread badges of many recipients at once (one statement), for the live `me` scope.
+// The unread badges of many recipients of one community at once (one statement), for the
+// live `me` scope.
 import type { Db } from '../../lib/db'
 
-export async function unreadCounts(db: Db, recipientIds: number[]): Promise<Map<number, number>> {
+export async function unreadCounts(
+	db: Db,
+	communityId: number,
+	recipientIds: number[],
+): Promise<Map<number, number>> {
 	const rows = await db<{ recipient_id: number; n: number }[]>`
 		select recipient_id, count(*)::int as n from activities
-		where recipient_id = any(${recipientIds}::int[]) and not is_read
+		where community_id = ${communityId} and recipient_id = any(${recipientIds}::int[]) and not is_read
 		group by recipient_id`
 	const counts = new Map<number, number>(recipientIds.map((id) => [id, 0]))
 	for (const row of rows) counts.set(row.recipient_id, row.n)

@@ -19,15 +19,23 @@ export function announceLater(changes: Change[]): void {
 
 /**
  * After commit, once the copies took them: each recipient's changed unread activities,
- * then its badge — every count in one statement, the publishes sent together.
+ * then its badge — every count of a community in one statement, the publishes sent together.
  */
 export async function announceChanges(changes: Change[]): Promise<void> {
-	const byRecipient = new Map<number, Change[]>()
-	for (const c of changes) byRecipient.set(c.userId, [...(byRecipient.get(c.userId) ?? []), c])
-	const counts = await unreadCounts(sql, [...byRecipient.keys()])
+	await Promise.all(
+		[...Map.groupBy(changes, (c) => c.communityId)].map(([communityId, ofCommunity]) =>
+			announceInCommunity(communityId, ofCommunity),
+		),
+	)
+}
+
+/** announceChanges of one community's recipients: their counts in one statement. */
+async function announceInCommunity(communityId: number, changes: Change[]): Promise<void> {
+	const byRecipient = Map.groupBy(changes, (c) => c.userId)
+	const counts = await unreadCounts(sql, communityId, [...byRecipient.keys()])
 	await Promise.all(
 		[...byRecipient].map(async ([recipientId, changed]) => {
-			const scope = liveScopes.me((changed[0] as Change).communityId, recipientId)
+			const scope = liveScopes.me(communityId, recipientId)
 			for (const { op, row } of changed)
 				if (op === 'set' && row)
 					await publishLive(scope, {
@@ -47,6 +55,6 @@ export async function announceBadge(
 ): Promise<void> {
 	await publishLive(liveScopes.me(communityId, userId), {
 		type: 'badge',
-		data: { count: await unreadCount(db, userId) },
+		data: { count: await unreadCount(db, communityId, userId) },
 	})
 }

@@ -64,8 +64,8 @@ export function upsertActivities(db: Db, a: NewActivities) {
 			from unnest(${db.array(a.recipientIds)}::int[]) r
 			where r <> ${a.actorId} and not exists (
 				select 1 from blocks b
-				where (b.blocker_id = r and b.blocked_id = ${a.actorId})
-					or (b.blocker_id = ${a.actorId} and b.blocked_id = r))
+				where b.community_id = ${a.communityId} and ((b.blocker_id = r and b.blocked_id = ${a.actorId})
+					or (b.blocker_id = ${a.actorId} and b.blocked_id = r)))
 		), touched as (
 			insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
 			post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
@@ -80,12 +80,11 @@ export function upsertActivities(db: Db, a: NewActivities) {
 		returning ${db.unsafe(columns())}
 		)
 		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id
-		from touched activities join users u on u.id = activities.recipient_id`
+		from touched activities join users u on u.community_id = ${a.communityId} and u.id = activities.recipient_id`
 }
 
 /** One group's new actors, in the order they acted (a batch of likes of one post). */
 export interface GroupActors {
-	communityId: number
 	entityId: string
 	postId: string | null
 	recipientId: number
@@ -96,7 +95,7 @@ export interface GroupActors {
 
 /**
  * What each actor that joins a group causes, written by the same statement: `ctes` read
- * `joined` — one row per actor that joined, with its input (c: community, e: entity,
+ * `joined` — one row per actor that joined, with its input (c: the community, e: entity,
  * p: post, r: recipient, a: actor, x: its data) and `activity_id` — and each ends in a
  * one-row CTE named in `read`, which the statement reads so that Postgres runs it.
  */
@@ -106,7 +105,7 @@ export interface JoinFollowUps {
 }
 
 /**
- * upsertActivities for many groups of one grouped action in ONE statement (one row per
+ * upsertActivities for many groups of one grouped action of one community in ONE statement (one row per
  * (recipient, entity); several actors each): every actor joins its recipient's unread
  * group, in order, as one upsert per actor would leave it, leaving out the recipient and
  * actors in a block with them. Returns the groups touched with the actors that joined.
@@ -114,13 +113,19 @@ export interface JoinFollowUps {
  */
 export function upsertGroupActivities(
 	db: Db,
-	a: { action: ActionCode; entityType: EntityCode; groups: GroupActors[]; now: number },
+	a: {
+		communityId: number
+		action: ActionCode
+		entityType: EntityCode
+		groups: GroupActors[]
+		now: number
+	},
 	followUps?: JoinFollowUps,
 ) {
 	const input = a.groups
 		.flatMap((g) =>
 			g.actorIds.map((actor, i) => ({
-				c: g.communityId,
+				c: a.communityId,
 				e: g.entityId,
 				p: g.postId,
 				r: g.recipientId,
@@ -136,13 +141,14 @@ export function upsertGroupActivities(
 			select * from input i
 			where a <> r and not exists (
 				select 1 from blocks b
-				where (b.blocker_id = i.r and b.blocked_id = i.a) or (b.blocker_id = i.a and b.blocked_id = i.r))
+				where b.community_id = ${a.communityId}
+					and ((b.blocker_id = i.r and b.blocked_id = i.a) or (b.blocker_id = i.a and b.blocked_id = i.r)))
 		), eligible as (
 			select c, e, p, r, array_agg(a order by n) as actors from eligible_actors group by c, e, p, r
 		), touched as (
 			insert into activities (id, community_id, recipient_id, action, entity_type, entity_id, group_key,
 				post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
-			select plaza_new_id(), c, r, ${a.action}, ${a.entityType}, e, e, p, null, actors, null, ${a.now}, ${a.now}
+			select plaza_new_id(), ${a.communityId}::int, r, ${a.action}, ${a.entityType}, e, e, p, null, actors, null, ${a.now}, ${a.now}
 			from eligible
 			on conflict (community_id, recipient_id, action, group_key) where not is_read do update set
 				actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
@@ -155,7 +161,7 @@ export function upsertGroupActivities(
 			join touched t on t.recipient_id = i.r and t.entity_id = i.e
 		)${followUps ? db`, ${followUps.ctes}` : db``}
 		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id, e.actors as joined
-		from touched activities join users u on u.id = activities.recipient_id
+		from touched activities join users u on u.community_id = ${a.communityId} and u.id = activities.recipient_id
 		join eligible e on e.r = activities.recipient_id and e.e = activities.entity_id
 		${followUps ? db`, ${db.unsafe(followUps.read.join(', '))}` : db``}`
 }
@@ -170,14 +176,23 @@ export interface Removed {
  * Takes the actor out of every group of (action, group_key); groups left empty are
  * deleted. Returns the groups changed and those deleted.
  */
-export async function removeActor(db: Db, action: ActionCode, groupKey: string, actorId: number) {
+export async function removeActor(
+	db: Db,
+	communityId: number,
+	action: ActionCode,
+	groupKey: string,
+	actorId: number,
+) {
 	const changed = await db<ActivityRow[]>`
 		update activities set actor_ids = array_remove(actor_ids, ${actorId}), version = version + 1
-		where action = ${action} and group_key = ${groupKey} and ${actorId} = any(actor_ids)
+		where community_id = ${communityId} and action = ${action} and group_key = ${groupKey}
+			and ${actorId} = any(actor_ids)
 		returning ${db.unsafe(columns())}`
 	const empty = changed.filter((c) => c.actor_count === 0)
 	if (empty.length > 0)
-		await db`delete from activities where id in ${db(empty.map((c) => c.id))} and cardinality(actor_ids) = 0`
+		await db`
+			delete from activities
+			where community_id = ${communityId} and id in ${db(empty.map((c) => c.id))} and cardinality(actor_ids) = 0`
 	return { changed: changed.filter((c) => c.actor_count > 0), deleted: empty as Removed[] }
 }
 
@@ -188,6 +203,7 @@ export async function removeActor(db: Db, action: ActionCode, groupKey: string, 
  */
 export function removePostActors(
 	db: Db,
+	communityId: number,
 	action: ActionCode,
 	pairs: { postId: string; actorId: number }[],
 ) {
@@ -204,7 +220,7 @@ export function removePostActors(
 		update activities set actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
 			where x <> all(gone.actors) order by n), version = version + 1
 		from gone
-		where post_id = any(${postIds}::text[]) and post_id = gone.k and action = ${action}
+		where community_id = ${communityId} and post_id = any(${postIds}::text[]) and post_id = gone.k and action = ${action}
 			and group_key = gone.k and actor_ids && gone.actors
 		returning ${db.unsafe(columns())}`
 }
@@ -213,62 +229,94 @@ export function removePostActors(
  * Deletes the groups of posts' likes (group_key: the post) left with no actor: sent right
  * behind removePostActors, it needs not wait for that statement's answer. Returns what it deleted.
  */
-export function deleteEmptyPostGroups(db: Db, action: ActionCode, postIds: string[]) {
+export function deleteEmptyPostGroups(
+	db: Db,
+	communityId: number,
+	action: ActionCode,
+	postIds: string[],
+) {
 	return db<Removed[]>`
 		delete from activities
-		where post_id = any(${postIds}::text[]) and action = ${action} and group_key = post_id
+		where community_id = ${communityId} and post_id = any(${postIds}::text[]) and action = ${action}
+			and group_key = post_id
 			and cardinality(actor_ids) = 0
 		returning id, community_id, recipient_id`
 }
 
-export function deleteActivitiesOfPost(db: Db, postId: string) {
-	return db<
-		Removed[]
-	>`delete from activities where post_id = ${postId} returning id, community_id, recipient_id`
+export function deleteActivitiesOfPost(db: Db, communityId: number, postId: string) {
+	return db<Removed[]>`
+		delete from activities where community_id = ${communityId} and post_id = ${postId}
+		returning id, community_id, recipient_id`
 }
 
-export function deleteActivitiesOfComment(db: Db, commentId: string) {
+export function deleteActivitiesOfComment(db: Db, communityId: number, commentId: string) {
 	return db<Removed[]>`
-		delete from activities where comment_id = ${commentId} or (entity_type = 1 and entity_id = ${commentId})
+		delete from activities
+		where community_id = ${communityId}
+			and (comment_id = ${commentId} or (entity_type = 1 and entity_id = ${commentId}))
 		returning id, community_id, recipient_id`
 }
 
 /** Users who commented on the post (live comments), except those given. */
-export async function commentersOf(db: Db, postId: string, except: number[]): Promise<number[]> {
+export async function commentersOf(
+	db: Db,
+	communityId: number,
+	postId: string,
+	except: number[],
+): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
 		select distinct user_id from comments
-		where post_id = ${postId} and not is_deleted and user_id <> all(${db.array(except)}::int[])`
+		where community_id = ${communityId} and post_id = ${postId} and not is_deleted
+			and user_id <> all(${db.array(except)}::int[])`
 	return rows.map((r) => r.user_id)
 }
 
-export async function activityPage(db: Db, recipientId: number, limit: number, offset: number) {
+export async function activityPage(
+	db: Db,
+	communityId: number,
+	recipientId: number,
+	limit: number,
+	offset: number,
+) {
 	const [rows, [count]] = await Promise.all([
 		db<ActivityRow[]>`
-			select ${db.unsafe(columns())} from activities where recipient_id = ${recipientId}
+			select ${db.unsafe(columns())} from activities
+			where community_id = ${communityId} and recipient_id = ${recipientId}
 			order by updated_at desc, id desc limit ${limit} offset ${offset}`,
-		db<
-			{ n: number }[]
-		>`select count(*)::int as n from activities where recipient_id = ${recipientId}`,
+		db<{ n: number }[]>`
+			select count(*)::int as n from activities
+			where community_id = ${communityId} and recipient_id = ${recipientId}`,
 	])
 	return { rows, total: count.n }
 }
 
 /** What the Redis copy is built from: the newest `limit` groups and every unread one's version. */
-export async function activitySnapshot(db: Db, recipientId: number, limit: number) {
+export async function activitySnapshot(
+	db: Db,
+	communityId: number,
+	recipientId: number,
+	limit: number,
+) {
 	const [rows, unread] = await Promise.all([
 		db<ActivityRow[]>`
-			select ${db.unsafe(columns())} from activities where recipient_id = ${recipientId}
+			select ${db.unsafe(columns())} from activities
+			where community_id = ${communityId} and recipient_id = ${recipientId}
 			order by updated_at desc, id desc limit ${limit}`,
 		db<{ id: string; community_id: number; version: number }[]>`
 			select id, community_id, version::float8 as version from activities
-			where recipient_id = ${recipientId} and not is_read`,
+			where community_id = ${communityId} and recipient_id = ${recipientId} and not is_read`,
 	])
 	return { rows, unread }
 }
 
-export async function unreadCount(db: Db, recipientId: number): Promise<number> {
+export async function unreadCount(
+	db: Db,
+	communityId: number,
+	recipientId: number,
+): Promise<number> {
 	const [row] = await db<{ n: number }[]>`
-		select count(*)::int as n from activities where recipient_id = ${recipientId} and not is_read`
+		select count(*)::int as n from activities
+		where community_id = ${communityId} and recipient_id = ${recipientId} and not is_read`
 	return row.n
 }
 
@@ -280,16 +328,16 @@ export interface ReadMark {
 }
 
 /** Marks the recipient's activity read; empty when it is not theirs (read or not). */
-export function markRead(db: Db, recipientId: number, id: string) {
+export function markRead(db: Db, communityId: number, recipientId: number, id: string) {
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + case when is_read then 0 else 1 end
-		where id = ${id} and recipient_id = ${recipientId}
+		where community_id = ${communityId} and id = ${id} and recipient_id = ${recipientId}
 		returning id, community_id, recipient_id, version::float8 as version`
 }
 
-export function markAllRead(db: Db, recipientId: number) {
+export function markAllRead(db: Db, communityId: number, recipientId: number) {
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + 1
-		where recipient_id = ${recipientId} and not is_read
+		where community_id = ${communityId} and recipient_id = ${recipientId} and not is_read
 		returning id, community_id, recipient_id, version::float8 as version`
 }

@@ -115,8 +115,14 @@ const deletions = (removed: Removed[]): Change[] =>
 	}))
 
 /** Unlike: the actor leaves its groups (emptied ones go), in Postgres then in the copies. */
-async function removeActorOf(tx: Db, action: ActionCode, groupKey: string, actorId: number) {
-	const { changed, deleted } = await removeActor(tx, action, groupKey, actorId)
+async function removeActorOf(
+	tx: Db,
+	communityId: number,
+	action: ActionCode,
+	groupKey: string,
+	actorId: number,
+) {
+	const { changed, deleted } = await removeActor(tx, communityId, action, groupKey, actorId)
 	if (changed.length + deleted.length > 0)
 		changeCopiesAfterCommit(tx, [...changed.map(rowChange), ...deletions(deleted)])
 }
@@ -152,6 +158,15 @@ export interface PostLikeChange {
  * locked by these statements, so the caller sends them before its other row locks.
  */
 export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<void> {
+	return Promise.all(
+		[...Map.groupBy(likes, (l) => l.communityId)].map(([communityId, ofCommunity]) =>
+			onLikesInCommunity(tx, communityId, ofCommunity),
+		),
+	).then(() => undefined)
+}
+
+/** onPostLikesChanged for one community's likes: its statements name it (one Citus shard each). */
+function onLikesInCommunity(tx: Db, communityId: number, likes: PostLikeChange[]): Promise<void> {
 	const action = Action.likeOnPost
 	const unliked = likes.filter((l) => !l.liked)
 	const news = likes.filter((l) => l.liked && !l.history)
@@ -162,10 +177,10 @@ export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<voi
 			: upsertGroupActivities(
 					tx,
 					{
+						communityId,
 						action,
 						entityType: EntityType.post,
 						groups: news.map((l) => ({
-							communityId: l.communityId,
 							entityId: l.postId,
 							postId: l.postId,
 							recipientId: l.postAuthorId,
@@ -174,20 +189,23 @@ export function onPostLikesChanged(tx: Db, likes: PostLikeChange[]): Promise<voi
 						})),
 						now,
 					},
-					pushesAndWebhooksOfJoins(tx, oneCommunity(news), now),
+					pushesAndWebhooksOfJoins(tx, communityId, now),
 				).execute()
 	const leaves =
 		unliked.length === 0
 			? []
 			: removePostActors(
 					tx,
+					communityId,
 					action,
 					unliked.map((l) => ({ postId: l.postId, actorId: l.actorId })),
 				).execute()
 	const emptied =
 		unliked.length === 0
 			? []
-			: deleteEmptyPostGroups(tx, action, [...new Set(unliked.map((l) => l.postId))]).execute()
+			: deleteEmptyPostGroups(tx, communityId, action, [
+					...new Set(unliked.map((l) => l.postId)),
+				]).execute()
 	return Promise.all([joins, leaves, emptied]).then(([touched, changed, deleted]) => {
 		changeCopiesAfterCommit(tx, [
 			...touched.map(({ customer_id: _, joined: __, ...row }) => rowChange(row)),
@@ -223,20 +241,14 @@ function whatAJoinWrites(l: PostLikeChange) {
 	return { push, event_id: newEventId(), event: event?.data ?? null }
 }
 
-/** The one community of `likes`; null when they span several (plain Postgres only). */
-function oneCommunity(likes: PostLikeChange[]): number | null {
-	const communities = new Set(likes.map((l) => l.communityId))
-	return communities.size === 1 ? (likes[0] as PostLikeChange).communityId : null
-}
-
 /** The push rows and webhook events of the actors that joined a group, as CTEs of its upsert. */
-function pushesAndWebhooksOfJoins(tx: Db, communityId: number | null, now: number): JoinFollowUps {
+function pushesAndWebhooksOfJoins(tx: Db, communityId: number, now: number): JoinFollowUps {
 	const pushes = tx`select c, activity_id as a, r, a as u, x->'push' as p from joined`
 	const events = tx`
 		select x->>'event_id' as id, c, 'notifications.feed' as e, 'feed' as s, x->'event' as d
 		from joined where x->'event' <> 'null'::jsonb`
 	return {
-		ctes: tx`${activityPushesCtes(tx, pushes, now)}, ${recordEventsFromCtes(tx, communityId, events)}`,
+		ctes: tx`${activityPushesCtes(tx, communityId, pushes, now)}, ${recordEventsFromCtes(tx, communityId, events)}`,
 		read: ['pushes_notified', 'deliveries_notified'],
 	}
 }
@@ -246,7 +258,7 @@ export async function onCommentLikeChanged(
 	e: Write & { postId: string; commentId: string; commentAuthorId: number; liked: boolean },
 ): Promise<void> {
 	if (!e.liked) {
-		await removeActorOf(tx, Action.likeOnComment, e.commentId, e.actorId)
+		await removeActorOf(tx, e.communityId, Action.likeOnComment, e.commentId, e.actorId)
 		return
 	}
 	if (e.history) return
@@ -311,7 +323,7 @@ export async function onCommentAdded(
 	await recordActivities(tx, {
 		...onPost,
 		action: Action.commentOnCommentedPost,
-		recipientIds: await commentersOf(tx, e.postId, notified),
+		recipientIds: await commentersOf(tx, e.communityId, e.postId, notified),
 	})
 }
 
@@ -369,11 +381,11 @@ export async function onConnectionChanged(
 /** A deleted post or comment takes its activities (and their pending pushes) along. */
 export async function onContentDeleted(
 	tx: Db,
-	e: { postId: string } | { commentId: string },
+	e: { communityId: number } & ({ postId: string } | { commentId: string }),
 ): Promise<void> {
 	const removed =
 		'postId' in e
-			? await deleteActivitiesOfPost(tx, e.postId)
-			: await deleteActivitiesOfComment(tx, e.commentId)
+			? await deleteActivitiesOfPost(tx, e.communityId, e.postId)
+			: await deleteActivitiesOfComment(tx, e.communityId, e.commentId)
 	if (removed.length > 0) changeCopiesAfterCommit(tx, deletions(removed))
 }

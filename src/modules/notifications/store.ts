@@ -217,7 +217,7 @@ async function withCopies(userIds: number[]): Promise<number[]> {
 const forget = (userId: number) => redis.del(keys.activityMeta(userId)).catch(() => undefined)
 
 /** Rebuilds the user's copy from Postgres; false when another rebuild overtook this one. */
-export async function rebuild(userId: number): Promise<boolean> {
+export async function rebuild(communityId: number, userId: number): Promise<boolean> {
 	const token = randomUUID()
 	const [meta, ...data] = keysOf(userId)
 	await redis
@@ -238,7 +238,7 @@ export async function rebuild(userId: number): Promise<boolean> {
 		)
 		.pexpire(meta, LIFE_MS)
 		.exec()
-	const { rows, unread } = await activitySnapshot(sql, userId, ACTIVITY_CACHE_MAX + 1)
+	const { rows, unread } = await activitySnapshot(sql, communityId, userId, ACTIVITY_CACHE_MAX + 1)
 	const shown = rows.slice(0, ACTIVITY_CACHE_MAX)
 	const inFeed = new Set(shown.map((r) => r.id))
 	const changes: Change[] = [

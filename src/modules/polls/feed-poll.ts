@@ -150,7 +150,7 @@ export async function feedPollWidget(db: Db, poll: FeedPollRow, viewer: PollView
 	}
 	const chosen = new Set(ballot ?? [])
 	const shown = showsResults(poll, viewer, chosen.size > 0, Date.now())
-	const members = await membersById(db, [...new Set(options.map((o) => o.member_id))])
+	const members = await membersById(db, c, [...new Set(options.map((o) => o.member_id))])
 	const presented = options.map((option) => {
 		const member = members.get(option.member_id) ?? null
 		const view = presentOption(option, { votes, voters }, chosen.has(option.id), shown, member)
@@ -188,8 +188,8 @@ export async function withPollResults<W>(
 	return { ...widgets, ...Object.fromEntries(seen.map((w) => [w.id, w])) }
 }
 
-async function membersById(db: Db, ids: number[]) {
-	const users = await findUsersByIds(db, ids)
+async function membersById(db: Db, communityId: number, ids: number[]) {
+	const users = await findUsersByIds(db, communityId, ids)
 	return new Map(users.map((user) => [user.id, presentMember(user)]))
 }
 
@@ -253,7 +253,9 @@ export async function feedPollVoters(
 	if (poll.is_anonymous || !shown)
 		return { votes: wanted.map((id) => ({ id, users: [] })), users: [] }
 	const rows = await feedVoters(db, poll.community_id, poll.id, wanted, page.pageSize, page.offset)
-	const users = await findUsersByIds(db, [...new Set(rows.flatMap((r) => r.user_ids))])
+	const users = await findUsersByIds(db, poll.community_id, [
+		...new Set(rows.flatMap((r) => r.user_ids)),
+	])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
 		votes: rows.map((r) => ({

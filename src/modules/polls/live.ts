@@ -34,7 +34,7 @@ export const announceVote = (poll: AnnouncedPoll): Promise<void> => announcement
 async function announceNow(poll: AnnouncedPoll): Promise<void> {
 	const data: Record<string, unknown> = { conversation_id: poll.conversation_id }
 	if (showsResults(poll, anyMember, false, Date.now())) {
-		const rows = await tallies(sql, [poll.conversation_id])
+		const rows = await tallies(sql, poll.community_id, [poll.conversation_id])
 		data.voters = rows.find((r) => r.option_id === null)?.votes ?? 0
 		data.options = rows
 			.filter((r) => r.option_id !== null)

@@ -25,8 +25,8 @@ export async function insertPoll(db: Db, keys: PollKeys, draft: PollDraft, now: 
 			${draft.is_anonymous}, ${draft.allow_add_option}, ${draft.allow_vote_change},
 			${draft.expiry_time}, ${now})`
 	await db`
-		insert into poll_options (conversation_id, text, member_id, created_at)
-		select ${keys.conversationId}, text, ${keys.creatorId}, ${now}
+		insert into poll_options (community_id, conversation_id, text, member_id, created_at)
+		select ${keys.communityId}, ${keys.conversationId}, text, ${keys.creatorId}, ${now}
 		from unnest(${draft.options}::text[]) with ordinality as o(text, n) order by n`
 }
 
@@ -38,49 +38,70 @@ export async function findPoll(
 ): Promise<(PollRow & { option_ids: string[] }) | null> {
 	const [row] = await db<(PollRow & { option_ids: string[] })[]>`
 		select ${pollColumns(db)},
-			array(select o.id::text from poll_options o where o.conversation_id = polls.conversation_id order by o.id) as option_ids
+			array(select o.id::text from poll_options o
+				where o.community_id = ${communityId} and o.conversation_id = polls.conversation_id
+				order by o.id) as option_ids
 		from polls
 		where community_id = ${communityId} and conversation_id = ${conversationId}
-			and exists (select 1 from conversations c where c.id = ${conversationId} and c.deleted_by is null)`
+			and exists (select 1 from conversations c
+				where c.community_id = ${communityId} and c.id = ${conversationId} and c.deleted_by is null)`
 	return row ?? null
 }
 
-export async function lockPoll(db: Db, conversationId: string): Promise<void> {
-	await db`select 1 from polls where conversation_id = ${conversationId} for update`
+export async function lockPoll(db: Db, communityId: number, conversationId: string): Promise<void> {
+	await db`
+		select 1 from polls where community_id = ${communityId} and conversation_id = ${conversationId}
+		for update`
 }
 
-export async function findPolls(db: Db, conversationIds: string[]): Promise<PollRow[]> {
+export async function findPolls(
+	db: Db,
+	communityId: number,
+	conversationIds: string[],
+): Promise<PollRow[]> {
 	if (conversationIds.length === 0) return []
 	return db<PollRow[]>`
-		select ${pollColumns(db)} from polls where conversation_id = any(${conversationIds}::bigint[])`
+		select ${pollColumns(db)} from polls
+		where community_id = ${communityId} and conversation_id = any(${conversationIds}::bigint[])`
 }
 
 /** Options in the order they were added (by the numeric id: `id` alone would sort the text). */
-export async function findOptions(db: Db, conversationIds: string[]): Promise<OptionRow[]> {
+export async function findOptions(
+	db: Db,
+	communityId: number,
+	conversationIds: string[],
+): Promise<OptionRow[]> {
 	if (conversationIds.length === 0) return []
 	return db<OptionRow[]>`
 		select id::text, conversation_id::text, text, member_id, created_at::float8
-		from poll_options where conversation_id = any(${conversationIds}::bigint[])
+		from poll_options
+		where community_id = ${communityId} and conversation_id = any(${conversationIds}::bigint[])
 		order by poll_options.id`
 }
 
-export async function countOptions(db: Db, conversationId: string): Promise<number> {
-	const [row] =
-		await db`select count(*)::int as n from poll_options where conversation_id = ${conversationId}`
+export async function countOptions(
+	db: Db,
+	communityId: number,
+	conversationId: string,
+): Promise<number> {
+	const [row] = await db`
+		select count(*)::int as n from poll_options
+		where community_id = ${communityId} and conversation_id = ${conversationId}`
 	return row.n
 }
 
 /** Inserts an option; null when an equal one (case-insensitive) is already there. */
 export async function insertOption(
 	db: Db,
+	communityId: number,
 	conversationId: string,
 	text: string,
 	memberId: number,
 	now: number,
 ): Promise<OptionRow | null> {
 	const [row] = await db<OptionRow[]>`
-		insert into poll_options (conversation_id, text, member_id, created_at)
-		values (${conversationId}, ${text}, ${memberId}, ${now})
+		insert into poll_options (community_id, conversation_id, text, member_id, created_at)
+		values (${communityId}, ${conversationId}, ${text}, ${memberId}, ${now})
 		on conflict do nothing
 		returning id::text, conversation_id::text, text, member_id, created_at::float8`
 	return row ?? null
@@ -94,24 +115,30 @@ export interface Tally {
 }
 
 /** Votes per option and distinct voters per poll, in one pass over the ballots. */
-export async function tallies(db: Db, conversationIds: string[]): Promise<Tally[]> {
+export async function tallies(
+	db: Db,
+	communityId: number,
+	conversationIds: string[],
+): Promise<Tally[]> {
 	if (conversationIds.length === 0) return []
 	return db<Tally[]>`
 		select b.conversation_id::text, o.option_id::text, count(distinct b.user_id)::int as votes
 		from poll_ballots b cross join lateral unnest(b.option_ids) as o(option_id)
-		where b.conversation_id = any(${conversationIds}::bigint[])
+		where b.community_id = ${communityId} and b.conversation_id = any(${conversationIds}::bigint[])
 		group by grouping sets ((b.conversation_id, o.option_id), (b.conversation_id))`
 }
 
 export async function ballotsOf(
 	db: Db,
+	communityId: number,
 	userId: number,
 	conversationIds: string[],
 ): Promise<{ conversation_id: string; option_ids: string[] }[]> {
 	if (conversationIds.length === 0) return []
 	return db`
 		select conversation_id::text, option_ids::text[] as option_ids from poll_ballots
-		where user_id = ${userId} and conversation_id = any(${conversationIds}::bigint[])` as never
+		where community_id = ${communityId} and user_id = ${userId}
+			and conversation_id = any(${conversationIds}::bigint[])` as never
 }
 
 export interface Ballot {
@@ -148,10 +175,13 @@ export async function castBallot(db: Db, ballot: Ballot): Promise<Cast> {
 		with target as (
 			select p.conversation_id, ${ballot.isCm} or exists (
 				select 1 from chatroom_participants s
-				where s.chatroom_id = p.chatroom_id and s.user_id = ${ballot.userId}) as seated
+				where s.community_id = ${ballot.communityId} and s.chatroom_id = p.chatroom_id
+					and s.user_id = ${ballot.userId}) as seated
 			from polls p
-			join conversations c on c.id = p.conversation_id and c.deleted_by is null
-			join chatrooms r on r.id = p.chatroom_id and not r.is_deleted
+			join conversations c on c.community_id = p.community_id and c.id = p.conversation_id
+				and c.deleted_by is null
+			join chatrooms r on r.community_id = p.community_id and r.id = p.chatroom_id
+				and not r.is_deleted
 			where p.conversation_id = ${ballot.conversationId} and p.community_id = ${ballot.communityId}
 		), written as (
 			insert into poll_ballots (community_id, conversation_id, user_id, option_ids, submitted_at)
@@ -169,6 +199,7 @@ export async function castBallot(db: Db, ballot: Ballot): Promise<Cast> {
 /** Voters of one option, latest ballot first, with their total. */
 export async function votersOf(
 	db: Db,
+	communityId: number,
 	conversationId: string,
 	optionId: string,
 	limit: number,
@@ -177,11 +208,11 @@ export async function votersOf(
 	const [rows, [count]] = await Promise.all([
 		db<{ user_id: number }[]>`
 			select user_id from poll_ballots
-			where conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]
+			where community_id = ${communityId} and conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]
 			order by submitted_at desc, user_id limit ${limit} offset ${offset}`,
 		db<{ n: number }[]>`
 			select count(*)::int as n from poll_ballots
-			where conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]`,
+			where community_id = ${communityId} and conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]`,
 	])
 	return { userIds: rows.map((r) => r.user_id), total: count.n }
 }

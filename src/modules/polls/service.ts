@@ -56,20 +56,23 @@ export const savePoll = (tx: Db, keys: PollKeys, draft: PollDraft) =>
 /** Poll fields for each poll among `conversationIds`, as `viewer` sees them. */
 export async function pollViews(
 	db: Db,
+	communityId: number,
 	conversationIds: string[],
 	viewer: PollViewer,
 	now = Date.now(),
 ): Promise<Map<string, PollFields>> {
-	const polls = await findPolls(db, conversationIds)
+	const polls = await findPolls(db, communityId, conversationIds)
 	const views = new Map<string, PollFields>()
 	if (polls.length === 0) return views
 	const ids = polls.map((poll) => poll.conversation_id)
 	const [options, counts, ballots] = await Promise.all([
-		findOptions(db, ids),
-		tallies(db, ids),
-		ballotsOf(db, viewer.userId, ids),
+		findOptions(db, communityId, ids),
+		tallies(db, communityId, ids),
+		ballotsOf(db, communityId, viewer.userId, ids),
 	])
-	const members = await membersById(db, [...new Set(options.map((o) => o.member_id))])
+	const members = await membersById(db, (polls[0] as (typeof polls)[number]).community_id, [
+		...new Set(options.map((o) => o.member_id)),
+	])
 	const mine = new Map(ballots.map((b) => [b.conversation_id, new Set(b.option_ids)]))
 	for (const poll of polls) {
 		const id = poll.conversation_id
@@ -97,8 +100,8 @@ export async function pollViews(
 	return views
 }
 
-async function membersById(db: Db, ids: number[]) {
-	const users = await findUsersByIds(db, ids)
+async function membersById(db: Db, communityId: number, ids: number[]) {
+	const users = await findUsersByIds(db, communityId, ids)
 	return new Map(users.map((user) => [user.id, presentMember(user)]))
 }
 
@@ -133,15 +136,22 @@ export async function addOption(session: Session, conversationId: string | numbe
 	if (isExpired(poll, now)) throw badRequest(POLL_ENDED)
 	const row = await sql.begin(async (tx) => {
 		// The poll row lock orders concurrent adds, so the option limit holds.
-		await lockPoll(tx, poll.conversation_id)
-		if ((await countOptions(tx, poll.conversation_id)) >= MAX_POLL_OPTIONS)
+		await lockPoll(tx, poll.community_id, poll.conversation_id)
+		if ((await countOptions(tx, poll.community_id, poll.conversation_id)) >= MAX_POLL_OPTIONS)
 			throw badRequest(`A poll has at most ${MAX_POLL_OPTIONS} options`)
-		const inserted = await insertOption(tx, poll.conversation_id, option, session.userId, now)
+		const inserted = await insertOption(
+			tx,
+			poll.community_id,
+			poll.conversation_id,
+			option,
+			session.userId,
+			now,
+		)
 		if (!inserted) throw badRequest(`Poll options must be distinct: "${option}" is already one`)
 		return inserted
 	})
 	forgetPoll(poll.conversation_id)
-	const views = await pollViews(sql, [poll.conversation_id], viewer)
+	const views = await pollViews(sql, poll.community_id, [poll.conversation_id], viewer)
 	return { poll: views.get(poll.conversation_id)?.polls.find((o) => o.id === row.id) }
 }
 
@@ -230,18 +240,19 @@ export async function listVoters(
 	const { poll, viewer } = await visiblePoll(sql, session, query.conversation_id, 'see')
 	const optionId = numericId(query.poll_id)
 	if (!optionId || !poll.option_ids.includes(optionId)) throw notFound('Poll option')
-	const [ballot] = await ballotsOf(sql, viewer.userId, [poll.conversation_id])
+	const [ballot] = await ballotsOf(sql, poll.community_id, viewer.userId, [poll.conversation_id])
 	const shown = showsResults(poll, viewer, ballot !== undefined, Date.now())
 	if (poll.is_anonymous || !shown) return { members: [], total_count: 0 }
 	const page = paging(query.page, query.page_size, 20)
 	const { userIds, total } = await votersOf(
 		sql,
+		poll.community_id,
 		poll.conversation_id,
 		optionId,
 		page.pageSize,
 		page.offset,
 	)
-	const members = await membersById(sql, userIds)
+	const members = await membersById(sql, poll.community_id, userIds)
 	return {
 		members: userIds.map((id) => members.get(id)).filter((m) => m !== undefined),
 		total_count: total,

@@ -64,7 +64,9 @@ export interface ReadAhead {
 /** The authors and tagged users of a batch: one statement each per community, sent together. */
 export async function readAhead(db: Db, requests: NewPostRequest[]): Promise<ReadAhead> {
 	const [authors, tagged] = await Promise.all([
-		findUsersByIds(db, [...new Set(requests.map((r) => r.session.userId))]),
+		byCommunity(requests, (c, list) =>
+			findUsersByIds(db, c, [...new Set(list.map((r) => r.session.userId))]),
+		),
 		byCommunity(requests, (c, list) =>
 			findUsersByUuids(
 				db,
@@ -73,7 +75,7 @@ export async function readAhead(db: Db, requests: NewPostRequest[]): Promise<Rea
 			),
 		),
 	])
-	return { authors: new Map(authors.map((u) => [u.id, u])), tagged }
+	return { authors: new Map([...authors.values()].flat().map((u) => [u.id, u])), tagged }
 }
 
 /**

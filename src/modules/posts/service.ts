@@ -325,7 +325,7 @@ export async function deletePost(session: Session, postId: string, reason: strin
 			widget_ids: [],
 		}
 		await softDeletePost(tx, c, postId, session.userId, reason, Date.now())
-		await onContentDeleted(tx, { postId })
+		await onContentDeleted(tx, { communityId: c, postId })
 		return feedManager.onPostWritten(tx, await loadPost(tx, c, postId), former)
 	})
 	await feed.afterCommit()

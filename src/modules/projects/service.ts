@@ -6,7 +6,7 @@ import { sql } from '../../lib/db'
 import { badRequest, conflict, forbidden, unauthorized } from '../../lib/errors'
 import { newId, newUuid } from '../../lib/ids'
 import { requireRole, type Session } from '../auth/session'
-import { insertUser } from '../users/repo'
+import { insertOwnerPhone, insertUser, type UserRow } from '../users/repo'
 import { type ServiceAccount, ServiceAccountFile } from './model'
 import {
 	type CommunityRow,
@@ -34,7 +34,7 @@ export async function createProject(input: {
 	const created = sql.begin(async (tx) => {
 		await insertProject(tx, projectId, input.name, sha256(apiKey))
 		const community = await insertCommunity(tx, projectId, input.name)
-		await insertUser(tx, {
+		const owner = await insertUser(tx, {
 			uuid: newUuid(),
 			community_id: community.id,
 			// The owner is named by its phone number only: no customer id that
@@ -47,17 +47,29 @@ export async function createProject(input: {
 			country_code: input.ownerCountryCode,
 			mobile_no: input.ownerMobile,
 		})
+		await insertOwnerPhone(tx, owner as UserRow, input.ownerCountryCode, input.ownerMobile)
 		return { api_key: apiKey, community_id: community.id, project_id: projectId }
 	})
-	// An owner number logs in to exactly one project (the OTP login finds it by number).
+	// An owner number logs in to exactly one project (the OTP login finds it by number;
+	// owner_phones holds it on Citus too, where users_owner_mobile is per community).
 	return created.catch((error) => {
-		if ((error as { constraint_name?: string }).constraint_name === 'users_owner_mobile') {
+		if (/^(users_owner_mobile|owner_phones_pkey)(_\d+)?$/.test(brokenKey(error))) {
 			throw conflict(
 				`The number ${input.ownerCountryCode}-${input.ownerMobile} already owns a project`,
 			)
 		}
 		throw error
 	})
+}
+
+/**
+ * The unique index a 23505 broke. Citus relays a shard's error without constraint_name;
+ * its message names the shard's index (the index name and the shard id).
+ */
+function brokenKey(error: unknown): string {
+	const e = error as { code?: string; constraint_name?: string; message?: string }
+	if (e.code !== '23505') return ''
+	return e.constraint_name ?? /unique constraint "([^"]+)"/.exec(e.message ?? '')?.[1] ?? ''
 }
 
 // Every app launch (POST /sdk/initiate) names its API key: the project it belongs to

@@ -106,7 +106,7 @@ async function lookups(
 		if (r.closed_by !== null) userIds.add(r.closed_by)
 	}
 	const [users, tags] = await Promise.all([
-		findUsersByIds(db, [...userIds]),
+		findUsersByIds(db, communityId, [...userIds]),
 		tagsByIds(db, communityId, [
 			...new Set(reports.flatMap((r) => (r.tag_id === null ? [] : [r.tag_id]))),
 		]),
@@ -315,7 +315,9 @@ async function reject(session: Session, action: ClosingAction, entities: Entity[
 
 /** REMOVE_FROM_COMMUNITY: the accused of every entity leave the community (members/departure.ts). */
 async function removeAccused(session: Session, reports: ReportRow[]) {
-	const accused = await findUsersByIds(sql, [...new Set(reports.map((r) => r.accused_user_id))])
+	const accused = await findUsersByIds(sql, session.communityId, [
+		...new Set(reports.map((r) => r.accused_user_id)),
+	])
 	const uuids = accused.filter((u) => u.community_id === session.communityId).map((u) => u.uuid)
 	if (uuids.includes(session.uuid)) throw badRequest('report_ids: you cannot remove yourself')
 	await leaveOrRemove(session, uuids)

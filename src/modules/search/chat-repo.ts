@@ -26,7 +26,8 @@ const readable = (db: Db, q: ChatSearch, room: string) =>
 const followed = (db: Db, q: ChatSearch, roomId: postgres.Fragment) =>
 	q.followedOnly
 		? db`and exists (select 1 from chatroom_participants sp
-			where sp.chatroom_id = ${roomId} and sp.user_id = ${q.searcherId})`
+			where sp.community_id = ${q.communityId} and sp.chatroom_id = ${roomId}
+				and sp.user_id = ${q.searcherId})`
 		: db``
 
 /** Rooms whose title or header match, best match first. */
@@ -51,11 +52,12 @@ export async function searchConversationIds(
 ): Promise<string[]> {
 	const rooms = q.chatroomId === null ? db`` : db`and c.chatroom_id = ${q.chatroomId}`
 	const rows = await db<{ id: string }[]>`
-		select c.id from conversations c join chatrooms r on r.id = c.chatroom_id
+		select c.id from conversations c
+		join chatrooms r on r.community_id = c.community_id and r.id = c.chatroom_id
 		where c.community_id = ${q.communityId} and c.search @@ plaza_prefix_query(${q.search})
 			and c.state in (0, 10) and c.deleted_by is null and not c.held ${rooms}
 			and not r.is_deleted and ${readable(db, q, 'r')} ${followed(db, q, db`c.chatroom_id`)}
-			and not ${blockedBetween(db, q.communityId, q.searcherId, db`c.user_id`)}
+			and not ${blockedBetween(db, q.searcherId, db`c.user_id`, db`c.community_id`)}
 			and not ${reportedInChatBy(db, q.searcherId, 'c')}
 		order by c.id desc limit ${q.limit} offset ${q.offset}`
 	return rows.map((r) => r.id)

@@ -50,7 +50,9 @@ export async function findConversationsMatching(
 	// one named room: the room's own rule (404 for a secret room the searcher may not see)
 	const room = chatroomId ? await seeRoom(sql, viewer, chatroomId) : null
 	const ids = await searchConversationIds(sql, { ...q, chatroomId: room?.id ?? null })
-	const byId = new Map((await findConversations(sql, ids)).map((c) => [c.id, c]))
+	const byId = new Map(
+		(await findConversations(sql, viewer.communityId, ids)).map((c) => [c.id, c]),
+	)
 	const rows = ids.flatMap((id) => byId.get(id) ?? [])
 	return { conversations: (await hydrate(sql, viewer, rows)).conversations }
 }

@@ -58,7 +58,11 @@ export async function findUserByUuid(
 const userIds = (ids: number[]) =>
 	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
 
-export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
+export async function findUsersByIds(
+	db: Db,
+	communityId: number,
+	ids: number[],
+): Promise<UserRow[]> {
 	const valid = userIds(ids)
 	if (valid.length === 0) return []
 	// `= any(array(select unnest(…)))`, not `= any(…)`: Postgres re-plans `id = any($1)` on
@@ -66,15 +70,22 @@ export async function findUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> 
 	// generic one). 3,000 one-id reads: 36 µs of planning and execution a call, 13 this way
 	// (24 with `in (select unnest(…))`); it is every new post's authors' read.
 	return db<UserRow[]>`
-		select ${db(columns)} from users where id = any(array(select unnest(${valid}::int[])))`
+		select ${db(columns)} from users
+		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int[])))`
 }
 
 /** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
-export function findUsersAndPostAuthors(db: Db, ids: number[], postIds: string[]) {
+export function findUsersAndPostAuthors(
+	db: Db,
+	communityId: number,
+	ids: number[],
+	postIds: string[],
+) {
 	return db<UserRow[]>`
 		select ${db(columns)} from users
-		where id = any(array(
-			select unnest(${userIds(ids)}::int[]) union select user_id from posts where id = any(${postIds}::text[])))`
+		where community_id = ${communityId} and id = any(array(
+			select unnest(${userIds(ids)}::int[]) union
+			select user_id from posts where community_id = ${communityId} and id = any(${postIds}::text[])))`
 }
 
 export async function findUsersByUuids(
@@ -124,19 +135,38 @@ export async function updateProfile(
 		where community_id = ${communityId} and id = ${id}`
 }
 
-export async function setRole(db: Db, id: number, role: Role): Promise<void> {
-	await db`update users set role = ${role} where id = ${id}`
+export async function setRole(db: Db, communityId: number, id: number, role: Role): Promise<void> {
+	await db`update users set role = ${role} where community_id = ${communityId} and id = ${id}`
 }
 
+/** The owner's phone number, which logs in to the owner's community only (owner_phones, 0196). */
+export async function insertOwnerPhone(
+	db: Db,
+	owner: UserRow,
+	countryCode: string,
+	mobileNo: string,
+) {
+	await db`
+		insert into owner_phones (country_code, mobile_no, owner_community_id, user_id)
+		values (${countryCode}, ${mobileNo}, ${owner.community_id}, ${owner.id})`
+}
+
+/**
+ * The dashboard owner with this phone number: the OTP login has the number alone, so
+ * the owner's community comes from owner_phones (a reference table on Citus, DESIGN §21),
+ * then the owner from that community.
+ */
 export async function findOwnerByMobile(
 	db: Db,
 	countryCode: string,
 	mobileNo: string,
 ): Promise<UserRow | null> {
-	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users
-		where role = 'owner' and country_code = ${countryCode} and mobile_no = ${mobileNo}`
-	return row ?? null
+	const [phone] = await db<{ owner_community_id: number; user_id: number }[]>`
+		select owner_community_id, user_id from owner_phones
+		where country_code = ${countryCode} and mobile_no = ${mobileNo}`
+	if (!phone) return null
+	const owner = await findUserById(db, phone.owner_community_id, phone.user_id)
+	return owner?.role === 'owner' ? owner : null
 }
 
 /**

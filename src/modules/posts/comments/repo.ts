@@ -100,7 +100,7 @@ export async function childComments(
 		from: db`${fromComments(db)}
 			where c.community_id = ${communityId} and c.post_id = ${postId}
 			and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
-			and not c.is_deleted and not ${blockedBetween(db, communityId, viewerId, db`c.user_id`)}
+			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`, communityId)}
 			and not ${reportedCommentBy(db, communityId, viewerId, 'c')}`,
 		orderBy: db`c.created_at, c.id`,
 		limit,

@@ -81,7 +81,10 @@ async function viewerOf(
 }
 
 async function usersOf(comments: CommentRow[]) {
-	return usersMap(await findUsersByIds(sql, [...new Set(comments.map((c) => c.user_id))]))
+	const [first] = comments
+	if (!first) return usersMap([])
+	const ids = [...new Set(comments.map((c) => c.user_id))]
+	return usersMap(await findUsersByIds(sql, first.community_id, ids))
 }
 
 export interface CommentInput {
@@ -286,7 +289,7 @@ export async function deleteComment(
 			current.user_id === session.userId || post.user_id === session.userId || isCm(session)
 		if (!allowed) throw forbidden()
 		await softDeleteComment(tx, current, session.userId, reason?.trim() || null, Date.now())
-		await onContentDeleted(tx, { commentId: current.id })
+		await onContentDeleted(tx, { communityId: session.communityId, commentId: current.id })
 		return {
 			post,
 			comment: (await findComment(tx, post.community_id, post.id, current.id)) as CommentRow,

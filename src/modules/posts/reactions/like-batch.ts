@@ -85,6 +85,7 @@ export async function likeTogether(
 		setLikes(tx, communityId, postLikeTarget, writes, true).execute(),
 		findUsersAndPostAuthors(
 			tx,
+			communityId,
 			requests.map((r) => r.session.userId),
 			postIds,
 		).execute(),

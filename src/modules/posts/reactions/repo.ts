@@ -150,7 +150,7 @@ export async function likesPage(
 		columns: db`substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at`,
 		from: db`from ${db(target.table)} l
 			where l.community_id = ${communityId} and ${column} = ${targetId}
-				and not ${blockedBetween(db, communityId, viewerId, db`l.user_id`)}`,
+				and not ${blockedBetween(db, viewerId, db`l.user_id`, communityId)}`,
 		orderBy: db`l.created_at desc, l.user_id desc`,
 		limit,
 		offset,

@@ -112,7 +112,9 @@ export async function likesList(
 		p.pageSize,
 		p.offset,
 	)
-	const users = await findUsersByIds(sql, [...new Set(rows.map((r) => r.user_id))])
+	const users = await findUsersByIds(sql, session.communityId, [
+		...new Set(rows.map((r) => r.user_id)),
+	])
 	const uuidOf = new Map(users.map((u) => [u.id, u.uuid]))
 	return {
 		likes: rows.map((r) => {
