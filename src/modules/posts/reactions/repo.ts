@@ -87,10 +87,12 @@ export function removeLikes(
 	pairs: { targetId: string; userId: number }[],
 ) {
 	const column = db(target.column)
+	// No `using unnest(…)`: Citus cannot route the generic plan of a DELETE … USING a
+	// function (a prepared statement's sixth run) to one shard; a filter on the table alone it can.
 	return db<{ target_id: string; user_id: number }[]>`
 		delete from ${db(target.table)} l
-		using unnest(${pairs.map((p) => p.targetId)}::text[], ${pairs.map((p) => p.userId)}::int[]) as i(target_id, user_id)
-		where l.community_id = ${communityId} and l.${column} = i.target_id and l.user_id = i.user_id
+		where l.community_id = ${communityId} and l.${column} = any(${pairs.map((p) => p.targetId)}::text[])
+			and l.${column} || ':' || l.user_id = any(${pairs.map((p) => `${p.targetId}:${p.userId}`)}::text[])
 		returning l.${column} as target_id, l.user_id`
 }
 
@@ -105,10 +107,13 @@ export function countLikes(
 	target: LikeTarget,
 	deltas: Map<string, number>,
 ) {
+	const ids = [...deltas.keys()]
+	// No `from unnest(…)`: Citus cannot route the generic plan of an UPDATE … FROM a
+	// function (a prepared statement's sixth run) to one shard; a filter on the table alone it can.
 	return db<{ id: string; likes_count: number }[]>`
-		update ${db(target.counted)} c set likes_count = greatest(c.likes_count + d.delta, 0)
-		from unnest(${[...deltas.keys()]}::text[], ${[...deltas.values()]}::int[]) as d(id, delta)
-		where c.community_id = ${communityId} and c.id = d.id returning c.id, c.likes_count`
+		update ${db(target.counted)} c
+		set likes_count = greatest(c.likes_count + (${[...deltas.values()]}::int[])[array_position(${ids}::text[], c.id)], 0)
+		where c.community_id = ${communityId} and c.id = any(${ids}::text[]) returning c.id, c.likes_count`
 }
 
 export interface LikeRow {
