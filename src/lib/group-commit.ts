@@ -60,6 +60,11 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 	/** Opens a batch's transaction (beginCollecting by default); the inputs run alone in sql.begin. */
 	open?: Open<T>
 	alone?: (tx: postgres.TransactionSql, input: I) => Promise<O>
+	/**
+	 * Inputs of different groups never share a batch (a batch of one community's writes:
+	 * its statements each name that community, so Citus runs each on one shard).
+	 */
+	group?: (input: I) => unknown
 	maxBatch?: number
 	inFlight?: number
 }): BatchCommit<I, O> {
@@ -81,15 +86,26 @@ export function batchCommit<I, O, P = never, T = postgres.TransactionSql>(option
 	/** Keys of the batches in flight: their inputs wait for them. */
 	const busy = new Set<string>()
 
-	/** The first waiting inputs of distinct keys not in flight; the others keep waiting, in order. */
+	/**
+	 * The first waiting inputs of distinct keys not in flight, of the first one's group;
+	 * the others keep waiting, in order.
+	 */
 	function nextBatch(): Pending[] {
 		const seen = new Set<string>()
 		const batch: Pending[] = []
 		const left: Pending[] = []
+		const groupOf = options.group ?? (() => undefined)
+		let group: unknown
 		for (const pending of queue) {
-			if (batch.length < maxBatch && !seen.has(pending.key) && !busy.has(pending.key))
+			const free = !seen.has(pending.key) && !busy.has(pending.key)
+			if (
+				batch.length < maxBatch &&
+				free &&
+				(batch.length === 0 || groupOf(pending.input) === group)
+			) {
+				group = groupOf(pending.input)
 				batch.push(pending)
-			else left.push(pending)
+			} else left.push(pending)
 			seen.add(pending.key)
 		}
 		queue = left

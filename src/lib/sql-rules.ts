@@ -7,6 +7,8 @@ import type { Db } from './db'
 type Fragment = postgres.Fragment
 /** A user id as a value, or a column fragment such as sql`l.user_id`. */
 type UserRef = number | Fragment
+/** A community id as a value, or a column fragment such as sql`p.community_id`. */
+type CommunityRef = number | Fragment
 
 /**
  * A block stands between a and b, whoever blocked whom; within `community` when given
@@ -23,11 +25,17 @@ export const blockedBetween = (
 			((bl.blocker_id = ${a} and bl.blocked_id = ${b})
 				or (bl.blocker_id = ${b} and bl.blocked_id = ${a})))`
 
-/** The post (table alias `post`) has topics and every one of them is disabled. */
-export const hiddenByTopics = (db: Db, post: string): Fragment => db`
-	(exists (select 1 from post_topics pt where pt.post_id = ${db(post)}.id)
-		and not exists (select 1 from post_topics pt join topics t on t.id = pt.topic_id
-			where pt.post_id = ${db(post)}.id and t.is_enabled))`
+/**
+ * The post (table alias `post`, of the community) has topics and every one of them is
+ * disabled. The community is the post's, given as a value: Citus routes a subquery to
+ * one shard only by a value, not by the outer row's column.
+ */
+export const hiddenByTopics = (db: Db, post: string, community: CommunityRef): Fragment => db`
+	(exists (select 1 from post_topics pt
+			where pt.community_id = ${community} and pt.post_id = ${db(post)}.id)
+		and not exists (select 1 from post_topics pt
+			join topics t on t.community_id = pt.community_id and t.id = pt.topic_id
+			where pt.community_id = ${community} and pt.post_id = ${db(post)}.id and t.is_enabled))`
 
 /**
  * hiddenByTopics as an aggregate over one post's topic links joined to their topics
@@ -37,11 +45,16 @@ export const hiddenByTopicLinks = (db: Db, topic: string): Fragment =>
 	db`bool_and(not ${db(topic)}.is_enabled)`
 
 /**
- * The viewer reported the comment or reply (table alias `comment`), whatever became of
- * the report: its reporter never sees it again (modules/reports).
+ * The viewer reported the comment or reply (table alias `comment`, of the community),
+ * whatever became of the report: its reporter never sees it again (modules/reports).
  */
-export const reportedCommentBy = (db: Db, viewer: UserRef, comment: string): Fragment => db`
-	exists (select 1 from reports rp where rp.community_id = ${db(comment)}.community_id
+export const reportedCommentBy = (
+	db: Db,
+	community: CommunityRef,
+	viewer: UserRef,
+	comment: string,
+): Fragment => db`
+	exists (select 1 from reports rp where rp.community_id = ${community}
 		and rp.entity_type in ('comment', 'reply') and rp.entity_id = ${db(comment)}.id
 		and rp.reporter_user_id = ${viewer})`
 

@@ -113,15 +113,15 @@ export const mayViewSql = (
 	const p = db(post)
 	return db`
 	(${p}.community_id = ${viewer.communityId} and not ${p}.is_deleted
-		and not ${blockedBetween(db, viewer.userId, db`${p}.user_id`)}
-		and not exists (select 1 from hidden_posts hp where hp.community_id = ${p}.community_id
+		and not ${blockedBetween(db, viewer.userId, db`${p}.user_id`, viewer.communityId)}
+		and not exists (select 1 from hidden_posts hp where hp.community_id = ${viewer.communityId}
 			and hp.user_id = ${viewer.userId} and hp.post_id = ${p}.id)
 		and (${p}.held is null or (${place.keepHidden ?? false} and (${viewer.isCm}
 			or (${p}.held = 'pending' and ${p}.user_id = ${viewer.userId}))))
-		and (${place.keepHidden ?? false} or not ${hiddenByTopics(db, post)})
+		and (${place.keepHidden ?? false} or not ${hiddenByTopics(db, post, viewer.communityId)})
 		and (${p}.user_id = ${viewer.userId} or ${p}.visibility = 'public' or ${viewer.isCm}
 			or (${p}.visibility = 'connections' and exists (select 1 from connections cn
-				where cn.user_id = ${viewer.userId} and cn.connection_id = ${p}.user_id))))`
+				where cn.community_id = ${viewer.communityId} and cn.user_id = ${viewer.userId} and cn.connection_id = ${p}.user_id))))`
 }
 
 /**

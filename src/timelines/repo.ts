@@ -79,7 +79,7 @@ function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 				where pw.community_id = ${communityId} and pw.post_id = p.id), '{}') as widget_ids,
 			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg
 				where tg.community_id = ${communityId} and tg.post_id = p.id), '{}') as tagged_user_ids,
-			${hiddenByTopics(db, 'p')} as hidden, p.held
+			${hiddenByTopics(db, 'p', communityId)} as hidden, p.held
 		from posts p
 		where p.community_id = ${communityId} and p.id = any(${ids}::text[])
 		${rest}`

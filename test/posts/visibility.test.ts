@@ -132,7 +132,7 @@ async function inMemory(viewer: PostViewer, place: Place): Promise<Set<string>> 
 	for (const post of posts) {
 		const standing = {
 			connected: await isConnected(sql, viewer.communityId, viewer.userId, post.user_id),
-			blocked: await isBlockedBetween(sql, viewer.userId, post.user_id),
+			blocked: await isBlockedBetween(sql, viewer.communityId, viewer.userId, post.user_id),
 			hiddenByViewer: await isHiddenFor(sql, viewer.communityId, viewer.userId, post.id),
 		}
 		if (mayView(post, viewer, standing, place)) seen.add(post.id)

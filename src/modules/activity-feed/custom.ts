@@ -45,7 +45,7 @@ async function resolveEntity(db: Db, communityId: number, type: number, id: stri
 		return { entityId: post.id, postId: post.id, commentId: null }
 	}
 	if (type === EntityType.comment) {
-		const [comment] = isId(id) ? await findCommentsByIds(db, [id]) : []
+		const [comment] = isId(id) ? await findCommentsByIds(db, communityId, [id]) : []
 		if (!comment || comment.is_deleted || comment.community_id !== communityId) throw missing()
 		return { entityId: comment.id, postId: comment.post_id, commentId: comment.id }
 	}

@@ -114,7 +114,7 @@ async function loadEntities(session: Session, page: PageRows, version: string) {
 	const actors = new Set([userId, ...page.activities.flatMap((a) => a.actorIds)])
 	const [views, comments, blocked, flags] = await Promise.all([
 		viewsUnderVersion(communityId, version, postIds, [...actors]),
-		commentIds.length > 0 ? findCommentsByIds(sql, commentIds) : [],
+		commentIds.length > 0 ? findCommentsByIds(sql, communityId, commentIds) : [],
 		page.blocked ?? viewerBlocks(session),
 		page.flags ?? viewerFlags(session, postIds),
 	])

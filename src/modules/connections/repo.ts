@@ -186,8 +186,13 @@ export function listPending(
 }
 
 /** A block stands between the two users (either blocked the other). */
-export async function isBlockedBetween(db: Db, a: number, b: number): Promise<boolean> {
-	const [row] = await db`select ${blockedBetween(db, a, b)} as blocked`
+export async function isBlockedBetween(
+	db: Db,
+	communityId: number,
+	a: number,
+	b: number,
+): Promise<boolean> {
+	const [row] = await db`select ${blockedBetween(db, a, b, communityId)} as blocked`
 	return row?.blocked === true
 }
 

@@ -59,7 +59,7 @@ export async function requestConnection(
 	const pairs = pairsFor(type, session.userId, target.id)
 	const status = await transaction(async (tx) => {
 		await lockPair(tx, session.userId, target.id)
-		if (await isBlockedBetween(tx, session.userId, target.id))
+		if (await isBlockedBetween(tx, session.communityId, session.userId, target.id))
 			throw forbidden('You cannot connect with this member')
 		if (await isConnected(tx, session.communityId, session.userId, target.id))
 			throw conflict('You are already connected with this member')

@@ -35,12 +35,13 @@ export async function createPending(r: NewPostRequest): Promise<WrittenPost> {
 	const written = await transaction(async (tx) => {
 		const resolved = await resolveAttachments(tx, c, r.id, r.session.userId, r.attachments)
 		const written = writtenOf(r, resolved, read)
-		await insertPosts(tx, [written.row])
+		await insertPosts(tx, c, [written.row])
 		await linkTopicsOf(
 			tx,
-			r.topicIds.map((topicId) => ({ postId: r.id, topicId, communityId: c })),
+			c,
+			r.topicIds.map((topicId) => ({ postId: r.id, topicId })),
 		)
-		await insertWidgetLinks(tx, r.id, written.post.widget_ids)
+		await insertWidgetLinks(tx, c, r.id, written.post.widget_ids)
 		const topics = await findTopicsByIds(tx, c, r.topicIds)
 		assertUsable(r.topicIds, topics)
 		written.context.topics = topics
@@ -60,7 +61,7 @@ export async function approvePending(session: Session, postId: string): Promise<
 		const tagged = await findUsersByUuids(tx, c, taggedUuids(row.heading, row.text))
 		const taggedIds = tagged.map((u) => u.id)
 		if (taggedIds.length > 0) {
-			await insertTags(tx, postId, taggedIds)
+			await insertTags(tx, c, postId, taggedIds)
 			await onPostTagged(tx, { communityId: c, postId, taggedIds, actorId: row.user_id })
 		}
 		const data = await postEventData(tx, c, postId)

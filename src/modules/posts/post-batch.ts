@@ -79,7 +79,8 @@ export async function readAhead(db: Db, requests: NewPostRequest[]): Promise<Rea
 }
 
 /**
- * Writes the batch. `ahead` is readAhead's answer when the batcher sent it with BEGIN
+ * Writes the batch, posts of one community (service.ts groups them: each statement
+ * names it). `ahead` is readAhead's answer when the batcher sent it with BEGIN
  * (else it is read here, first): then a batch without topics is ONE round trip between
  * BEGIN and COMMIT; with topics, its events wait for a second one (the topics as the
  * links left them).
@@ -100,6 +101,7 @@ export async function createTogether(
 	])
 	const written = requests.map((r, i) => writtenOf(r, resolved[i] as ResolvedAttachments, read))
 	const posts = written.map((w) => w.post)
+	const communityId = communityOf(requests)
 	const withTopics = requests.some((r) => r.topicIds.length > 0)
 	const events = () =>
 		recordEvents(
@@ -111,31 +113,24 @@ export async function createTogether(
 	const [, , , , topics, feed] = await Promise.all([
 		insertPosts(
 			tx,
+			communityId,
 			written.map((w) => w.row),
 		),
 		linkTopicsOf(
 			tx,
-			requests.flatMap((r) =>
-				r.topicIds.map((topicId) => ({
-					postId: r.id,
-					topicId,
-					communityId: r.session.communityId,
-				})),
-			),
+			communityId,
+			requests.flatMap((r) => r.topicIds.map((topicId) => ({ postId: r.id, topicId }))),
 		),
-		Promise.all(posts.map((post) => insertWidgetLinks(tx, post.id, post.widget_ids))),
+		Promise.all(posts.map((post) => insertWidgetLinks(tx, communityId, post.id, post.widget_ids))),
 		Promise.all(requests.map((r, i) => recordTags(tx, r, (written[i] as Written).tagged))),
-		byCommunity(requests, (c, list) =>
-			findTopicsByIds(tx, c, [...new Set(list.flatMap((r) => r.topicIds))]),
-		),
+		findTopicsByIds(tx, communityId, [...new Set(requests.flatMap((r) => r.topicIds))]),
 		feedManager.onPostsCreated(tx, posts),
 		!withTopics && events(),
 	])
+	const topicById = new Map(topics.map((t) => [t.id, t]))
 	for (const [i, r] of requests.entries()) {
-		const ofCommunity = topics.get(r.session.communityId) ?? []
 		// Only this community's topics were linked; an unknown or disabled one fails the post.
-		assertUsable(r.topicIds, ofCommunity)
-		const topicById = new Map(ofCommunity.map((t) => [t.id, t]))
+		assertUsable(r.topicIds, topics)
 		;(written[i] as Written).context.topics = r.topicIds.flatMap((id) => topicById.get(id) ?? [])
 	}
 	if (withTopics) await events()
@@ -167,6 +162,14 @@ export function writtenOf(
 		},
 		tagged,
 	}
+}
+
+/** The one community of a batch's requests (service.ts groups them by community). */
+export function communityOf(requests: NewPostRequest[]): number {
+	const c = requests[0]?.session.communityId ?? 0
+	if (requests.some((r) => r.session.communityId !== c))
+		throw new Error('a batch of posts of several communities')
+	return c
 }
 
 /** One statement per community of the batch (one in the common case), sent together. */
@@ -229,7 +232,7 @@ async function recordTags(tx: Db, r: NewPostRequest, tagged: UserRow[]): Promise
 	if (tagged.length === 0) return
 	const ids = tagged.map((u) => u.id)
 	await Promise.all([
-		insertTags(tx, r.id, ids),
+		insertTags(tx, r.session.communityId, r.id, ids),
 		onPostTagged(tx, {
 			communityId: r.session.communityId,
 			postId: r.id,

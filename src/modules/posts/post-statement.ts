@@ -13,6 +13,7 @@ import { recordEventsCtes } from '../../webhooks/outbox'
 import { taggedUuids } from '../users/tags'
 import { type ResolvedAttachments, resolveAttachments, writesRows } from './attachments'
 import {
+	communityOf,
 	eventsOf,
 	type NewPostRequest,
 	readAhead,
@@ -31,7 +32,10 @@ export function isPlain(r: NewPostRequest): boolean {
 	)
 }
 
-/** Writes plain posts (isPlain) in one statement; then caches and places them, as afterCommit would. */
+/**
+ * Writes plain posts (isPlain) of one community (service.ts groups them) in one
+ * statement; then caches and places them, as afterCommit would.
+ */
 export async function createPlain(requests: NewPostRequest[]): Promise<WrittenPost[]> {
 	const [read, resolved] = await Promise.all([
 		readAhead(sql, requests),
@@ -49,6 +53,7 @@ export async function createPlain(requests: NewPostRequest[]): Promise<WrittenPo
 	const feed = feedManager.postsCreatedCtes(sql, posts)
 	const marks = await insertPostsWith<FeedMark>(
 		sql,
+		communityOf(requests),
 		written.map((w) => w.row),
 		feed.ctes,
 		recordEventsCtes(

@@ -45,10 +45,10 @@ export type NewPost = Pick<
 	topic_ids?: string[]
 }
 
-/** Many new posts in one statement (a batch of POST /feed/post). */
-export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
+/** Many new posts of the community in one statement (a batch of POST /feed/post). */
+export async function insertPosts(db: Db, communityId: number, posts: NewPost[]): Promise<void> {
 	if (posts.length === 0) return
-	await db`with ${newPostsCte(db, posts)} select 1`
+	await db`with ${newPostsCte(db, communityId, posts)} select 1`
 }
 
 /**
@@ -60,31 +60,32 @@ export async function insertPosts(db: Db, posts: NewPost[]): Promise<void> {
  */
 export async function insertPostsWith<T extends object>(
 	db: Db,
+	communityId: number,
 	posts: NewPost[],
 	feedCtes: Fragment,
 	eventCtes: Fragment,
 ): Promise<T[]> {
 	return await db<T[]>`
-		with ${newPostsCte(db, posts)}, ${feedCtes}, ${eventCtes}
+		with ${newPostsCte(db, communityId, posts)}, ${feedCtes}, ${eventCtes}
 		select feed_mark.* from feed_mark, fanout_notified, deliveries_notified`
 }
 
 type Fragment = PendingQuery<Row[]>
 
-/** The insert of the posts as a CTE, `new_post`. */
-function newPostsCte(db: Db, posts: NewPost[]) {
+/** The insert of the community's posts as a CTE, `new_post`. */
+function newPostsCte(db: Db, communityId: number, posts: NewPost[]) {
 	return db`
 		new_post as (
 			insert into posts (id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at,
 				topic_names)
-			select id, community_id, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at,
-				${topicNamesOf(db, db`string_to_array(p.topic_ids, ',')`, db`p.community_id`)}
-			from unnest(${posts.map((p) => p.id)}::text[], ${posts.map((p) => p.community_id)}::int[],
+			select id, ${communityId}, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at,
+				${topicNamesOf(db, db`string_to_array(p.topic_ids, ',')`, communityId)}
+			from unnest(${posts.map((p) => p.id)}::text[],
 				${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
 				${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
 				${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
 				${posts.map((p) => p.updated_at)}::bigint[], ${posts.map((p) => (p.topic_ids ?? []).join(','))}::text[])
-				as p(id, community_id, user_id, heading, text, attachments, visibility, created_at, updated_at, topic_ids)
+				as p(id, user_id, heading, text, attachments, visibility, created_at, updated_at, topic_ids)
 			returning 1)`
 }
 
@@ -92,7 +93,7 @@ function newPostsCte(db: Db, posts: NewPost[]) {
  * The names of these topics of the community, as a post's `topic_names` holds them (its
  * search vector is generated from them, migrations/0100); '' for none.
  */
-export function topicNamesOf(db: Db, topicIds: Fragment, communityId: Fragment) {
+export function topicNamesOf(db: Db, topicIds: Fragment, communityId: number) {
 	return db`coalesce((select string_agg(t.name, ' ' order by t.id) from topics t
 		where t.community_id = ${communityId} and t.id = any(${topicIds})), '')`
 }
@@ -132,30 +133,27 @@ export async function linkTopics(
 }
 
 /**
- * linkTopics for many posts, one statement per community (a batch holds one, mostly):
- * each link of a topic of the post's community (others are skipped), in topic order.
+ * linkTopics for many posts of the community in one statement: each link of a topic of
+ * the community (others are skipped), in topic order.
  */
 export async function linkTopicsOf(
 	db: Db,
-	links: { postId: string; topicId: string; communityId: number }[],
+	communityId: number,
+	links: { postId: string; topicId: string }[],
 ): Promise<void> {
-	const byCommunity = Map.groupBy(links, (l) => l.communityId)
-	await Promise.all(
-		[...byCommunity].map(
-			([communityId, ofCommunity]) => db`
-				with linked as (
-					insert into post_topics (community_id, post_id, topic_id)
-					select ${communityId}, l.post_id, t.id
-					from unnest(${ofCommunity.map((l) => l.postId)}::text[], ${ofCommunity.map((l) => l.topicId)}::text[])
-						as l(post_id, topic_id)
-					join topics t on t.community_id = ${communityId} and t.id = l.topic_id
-					order by t.id
-					on conflict do nothing
-					returning topic_id, post_id),
-				${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
-				select 1`,
-		),
-	)
+	if (links.length === 0) return
+	await db`
+		with linked as (
+			insert into post_topics (community_id, post_id, topic_id)
+			select ${communityId}, l.post_id, t.id
+			from unnest(${links.map((l) => l.postId)}::text[], ${links.map((l) => l.topicId)}::text[])
+				as l(post_id, topic_id)
+			join topics t on t.community_id = ${communityId} and t.id = l.topic_id
+			order by t.id
+			on conflict do nothing
+			returning topic_id, post_id),
+		${topicDeltas(db, communityId, livePostLinks(db, communityId, 'linked'), 1)}
+		select 1`
 }
 
 export async function unlinkTopics(
@@ -174,50 +172,66 @@ export async function unlinkTopics(
 		select 1`
 }
 
-export async function topicIdsOf(db: Db, postId: string): Promise<string[]> {
-	const rows = await db<
-		{ topic_id: string }[]
-	>`select topic_id from post_topics where post_id = ${postId} order by topic_id`
+export async function topicIdsOf(db: Db, communityId: number, postId: string): Promise<string[]> {
+	const rows = await db<{ topic_id: string }[]>`
+		select topic_id from post_topics where community_id = ${communityId} and post_id = ${postId}
+		order by topic_id`
 	return rows.map((r) => r.topic_id)
 }
 
-export async function widgetIdsOf(db: Db, postId: string): Promise<string[]> {
-	const rows = await db<
-		{ widget_id: string }[]
-	>`select widget_id from post_widgets where post_id = ${postId} order by widget_id`
+export async function widgetIdsOf(db: Db, communityId: number, postId: string): Promise<string[]> {
+	const rows = await db<{ widget_id: string }[]>`
+		select widget_id from post_widgets where community_id = ${communityId} and post_id = ${postId}
+		order by widget_id`
 	return rows.map((r) => r.widget_id)
 }
 
-export async function replaceWidgets(db: Db, postId: string, widgetIds: string[]): Promise<void> {
-	await db`delete from post_widgets where post_id = ${postId}`
-	if (widgetIds.length === 0) return
-	await db`insert into post_widgets ${db(widgetIds.map((widget_id) => ({ post_id: postId, widget_id })))} on conflict do nothing`
+export async function replaceWidgets(
+	db: Db,
+	communityId: number,
+	postId: string,
+	widgetIds: string[],
+): Promise<void> {
+	await db`delete from post_widgets where community_id = ${communityId} and post_id = ${postId}`
+	await insertWidgetLinks(db, communityId, postId, widgetIds)
 }
 
 /** Links a new post to its widgets (an edit replaces them with replaceWidgets). */
 export async function insertWidgetLinks(
 	db: Db,
+	communityId: number,
 	postId: string,
 	widgetIds: string[],
 ): Promise<void> {
 	if (widgetIds.length === 0) return
-	await db`insert into post_widgets ${db(widgetIds.map((widget_id) => ({ post_id: postId, widget_id })))} on conflict do nothing`
+	await db`
+		insert into post_widgets (community_id, post_id, widget_id)
+		select ${communityId}, ${postId}, unnest(${widgetIds}::text[]) on conflict do nothing`
 }
 
 /** Tags users in a new post (an edit replaces them with replaceTags). */
-export async function insertTags(db: Db, postId: string, userIds: number[]): Promise<void> {
+export async function insertTags(
+	db: Db,
+	communityId: number,
+	postId: string,
+	userIds: number[],
+): Promise<void> {
 	if (userIds.length === 0) return
-	await db`insert into post_tags ${db(userIds.map((user_id) => ({ post_id: postId, user_id })))} on conflict do nothing`
+	await db`
+		insert into post_tags (community_id, post_id, user_id)
+		select ${communityId}, ${postId}, unnest(${userIds}::int[]) on conflict do nothing`
 }
 
 /** Replaces the tagged users; returns the ones newly tagged. */
-export async function replaceTags(db: Db, postId: string, userIds: number[]): Promise<number[]> {
-	const before = await db<
-		{ user_id: number }[]
-	>`delete from post_tags where post_id = ${postId} returning user_id`
-	if (userIds.length > 0) {
-		await db`insert into post_tags ${db(userIds.map((user_id) => ({ post_id: postId, user_id })))} on conflict do nothing`
-	}
+export async function replaceTags(
+	db: Db,
+	communityId: number,
+	postId: string,
+	userIds: number[],
+): Promise<number[]> {
+	const before = await db<{ user_id: number }[]>`
+		delete from post_tags where community_id = ${communityId} and post_id = ${postId} returning user_id`
+	await insertTags(db, communityId, postId, userIds)
 	const had = new Set(before.map((r) => r.user_id))
 	return userIds.filter((id) => !had.has(id))
 }
@@ -231,6 +245,7 @@ export interface PostChanges {
 
 export async function updatePost(
 	db: Db,
+	communityId: number,
 	id: string,
 	changes: PostChanges,
 	now: number,
@@ -241,10 +256,14 @@ export async function updatePost(
 			text = coalesce(${changes.text ?? null}, text),
 			attachments = coalesce(${changes.attachments ? db.json(changes.attachments as never) : null}, attachments),
 			visibility = coalesce(${changes.visibility ?? null}, visibility),
-			topic_names = ${topicNamesOf(db, db`array(select pt.topic_id from post_topics pt where pt.post_id = posts.id)`, db`posts.community_id`)},
+			topic_names = ${topicNamesOf(
+				db,
+				db`array(select pt.topic_id from post_topics pt where pt.community_id = ${communityId} and pt.post_id = ${id})`,
+				communityId,
+			)},
 			is_edited = true,
 			updated_at = ${now}
-		where id = ${id}`
+		where community_id = ${communityId} and id = ${id}`
 }
 
 /** Deletes the post (kept as a row); its topics count it no more. */
@@ -300,7 +319,7 @@ export async function userPostIds(
 	const { rows, total } = await paged<{ id: string }>(db, {
 		columns: db`p.id`,
 		from: db`from posts p
-			where p.user_id = ${userId} and ${mayViewSql(db, 'p', viewer, { keepHidden: includeHidden })}`,
+			where p.community_id = ${viewer.communityId} and p.user_id = ${userId} and ${mayViewSql(db, 'p', viewer, { keepHidden: includeHidden })}`,
 		orderBy: db`p.created_at desc, p.id desc`,
 		limit,
 		offset,

@@ -102,10 +102,11 @@ async function loadWritten(
  * few set-based statements (post-batch.ts): BEGIN (its reads sent beside it), one round
  * trip and COMMIT whatever its size, and one Redis round trip after it for all its posts. Posts never
  * share rows, so two batches are in flight (while one waits on Postgres the next is
- * written).
+ * written). A batch holds one community's posts: its statements each name it.
  */
 const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
 	key: (r) => r.id,
+	group: (r) => r.session.communityId,
 	// The authors and tagged users, read with BEGIN: the batch then writes in one round trip.
 	prepare: (requests) => readAhead(sql, requests),
 	together: createTogether,
@@ -119,6 +120,7 @@ const postBatches = batchCommit<NewPostRequest, WrittenPost, ReadAhead>({
  */
 const plainPosts = coalesce<NewPostRequest, WrittenPost>({
 	together: createPlain,
+	group: (r) => r.session.communityId,
 	alone: (r) => postBatches.run(r),
 })
 
@@ -242,8 +244,8 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		const former: FormerPost = {
 			visibility: row.visibility,
 			is_deleted: row.is_deleted,
-			topic_ids: await topicIdsOf(tx, postId),
-			widget_ids: await widgetIdsOf(tx, postId),
+			topic_ids: await topicIdsOf(tx, c, postId),
+			widget_ids: await widgetIdsOf(tx, c, postId),
 		}
 		let attachments: unknown[] | undefined
 		if (input.attachments) {
@@ -257,6 +259,7 @@ export async function editPost(session: Session, postId: string, input: EditPost
 			attachments = resolved.attachments
 			await replaceWidgets(
 				tx,
+				c,
 				postId,
 				resolved.widgets.map((w) => w.id),
 			)
@@ -280,6 +283,7 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		}
 		await updatePost(
 			tx,
+			c,
 			postId,
 			{ heading: input.heading, text: input.text, attachments, visibility: input.visibility },
 			Date.now(),
@@ -287,7 +291,7 @@ export async function editPost(session: Session, postId: string, input: EditPost
 		const retagged = input.text !== undefined || input.heading !== undefined
 		const tagged = retagged
 			? await tagUsers(tx, c, [input.heading ?? row.heading, input.text ?? row.text], (ids) =>
-					replaceTags(tx, postId, ids),
+					replaceTags(tx, c, postId, ids),
 				)
 			: []
 		await onPostTagged(tx, {

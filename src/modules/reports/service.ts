@@ -234,7 +234,7 @@ export async function getQueue(session: Session, query: QueueInput) {
 		.map((e) => e.entity_id)
 	const [posts, comments] = await Promise.all([
 		loadPosts(sql, c, postIds),
-		findCommentsByIds(sql, commentIds),
+		findCommentsByIds(sql, c, commentIds),
 	])
 	const found = await lookups(
 		c,
@@ -304,6 +304,7 @@ async function reject(session: Session, action: ClosingAction, entities: Entity[
 	if (action === 'COMMENT_REJECTED') {
 		const comments = await findCommentsByIds(
 			sql,
+			session.communityId,
 			entities.map((e) => e.entity_id),
 		)
 		for (const comment of comments)

@@ -72,7 +72,7 @@ function listable(db: Db, q: MemberSearch) {
 	// the owner is the dashboard's login, not a member one mentions
 	return db`not u.is_deleted and u.role <> 'owner'
 		and u.id <> ${q.searcherId}
-		and not ${blockedBetween(db, q.searcherId, db`u.id`)}
+		and not ${blockedBetween(db, q.searcherId, db`u.id`, q.communityId)}
 		${
 			q.seatedIn === undefined
 				? db``

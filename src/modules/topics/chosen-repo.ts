@@ -29,7 +29,7 @@ export async function chosenTopicsOf(
 	if (userIds.length === 0) return []
 	return db<{ user_id: number; topic_id: string }[]>`
 		select ut.user_id, ut.topic_id from user_topics ut
-		join topics t on t.id = ut.topic_id and t.is_enabled
+		join topics t on t.community_id = ut.community_id and t.id = ut.topic_id and t.is_enabled
 		where ut.community_id = ${communityId} and ut.user_id = any(${userIds}::int[])
 		order by ut.user_id, ut.topic_id`
 }

@@ -58,26 +58,27 @@ export async function insertTopics(db: Db, topics: NewTopic[]): Promise<TopicRow
 export async function findTopic(db: Db, communityId: number, id: string): Promise<TopicRow | null> {
 	const [row] = await db<TopicRow[]>`
 		select *, created_at::float8 as created_at, updated_at::float8 as updated_at
-		from ${countedTopics(db)} topics where community_id = ${communityId} and id = ${id}`
+		from ${countedTopics(db, communityId)} topics where id = ${id}`
 	return row ?? null
 }
 
 /**
- * The topics table with the exact post_count: the stored count plus the deltas the
+ * The community's topics with the exact post_count: the stored count plus the deltas the
  * writers wrote since the last flush (one statement's snapshot sees a flush whole or
  * not at all, so nothing is counted twice or missed).
  */
-const countedTopics = (db: Db) => db`(
+const countedTopics = (db: Db, communityId: number) => db`(
 	select t.id, t.community_id, t.name, t.priority, t.is_searchable, t.parent_id, t.level,
 		t.is_enabled, t.metadata, t.created_at, t.updated_at,
 		greatest(t.post_count + coalesce((select sum(d.delta) from topic_post_deltas d
-			where d.community_id = t.community_id and d.topic_id = t.id), 0), 0)::int as post_count
-	from topics t)`
+			where d.community_id = ${communityId} and d.topic_id = t.id), 0), 0)::int as post_count
+	from topics t where t.community_id = ${communityId})`
 
-/** Topics (`t`) as TopicRow, with their parent's name: the caller adds the where clause. */
-const topicsWithParent = (db: Db) => db`
+/** The community's topics (`t`) as TopicRow, with their parent's name: the caller adds the where clause. */
+const topicsWithParent = (db: Db, communityId: number) => db`
 	select t.*, t.created_at::float8 as created_at, t.updated_at::float8 as updated_at, p.name as parent_name
-	from ${countedTopics(db)} t left join topics p on p.id = t.parent_id`
+	from ${countedTopics(db, communityId)} t
+	left join topics p on p.community_id = ${communityId} and p.id = t.parent_id`
 
 /** Topics of the community among `ids` (any state), with their parent's name. */
 export async function findTopicsByIds(
@@ -87,15 +88,19 @@ export async function findTopicsByIds(
 ): Promise<TopicRow[]> {
 	if (ids.length === 0) return []
 	return db<TopicRow[]>`
-		${topicsWithParent(db)}
-		where t.community_id = ${communityId} and t.id = any(${ids}::text[])`
+		${topicsWithParent(db, communityId)}
+		where t.id = any(${ids}::text[])`
 }
 
-/** The topics linked to the posts `postIds` (findTopicsByIds by the posts, before they are read). */
-export function findTopicsOfPosts(db: Db, postIds: string[]) {
+/**
+ * The topics linked to the community's posts `postIds` (findTopicsByIds by the posts,
+ * before they are read).
+ */
+export function findTopicsOfPosts(db: Db, communityId: number, postIds: string[]) {
 	return db<TopicRow[]>`
-		${topicsWithParent(db)}
-		where t.id = any(array(select topic_id from post_topics where post_id = any(${postIds}::text[])))`
+		${topicsWithParent(db, communityId)}
+		where t.id = any(array(select topic_id from post_topics
+			where community_id = ${communityId} and post_id = any(${postIds}::text[])))`
 }
 
 /** Enabled topics of the community among `ids`: the only topics a post may be tagged with. */
@@ -153,7 +158,7 @@ export async function listTopics(
 	const where = conditions.reduce((acc, c) => db`${acc} and ${c}`)
 	return paged<TopicRow>(db, {
 		columns: db`*, created_at::float8 as created_at, updated_at::float8 as updated_at`,
-		from: db`from ${countedTopics(db)} topics where ${where}`,
+		from: db`from ${countedTopics(db, communityId)} topics where ${where}`,
 		orderBy: db.unsafe(orderBy[f.order]),
 		limit: f.limit,
 		offset: f.offset,
@@ -171,8 +176,8 @@ export async function childTopics(
 	const enabled = isEnabled === undefined ? db`` : db`and is_enabled = ${isEnabled}`
 	return db<TopicRow[]>`
 		select *, created_at::float8 as created_at, updated_at::float8 as updated_at
-		from ${countedTopics(db)} topics
-		where community_id = ${communityId} and parent_id = any(${parentIds}::text[]) ${enabled}
+		from ${countedTopics(db, communityId)} topics
+		where parent_id = any(${parentIds}::text[]) ${enabled}
 		order by ${db.unsafe(orderBy.priority)}
 		limit 1000`
 }
@@ -201,7 +206,9 @@ export async function updateTopic(
 	if (row && c.name !== undefined)
 		await refreshTopicNames(
 			db,
-			db`p.id in (select pt.post_id from post_topics pt where pt.topic_id = ${id})`,
+			communityId,
+			db`p.id in (select pt.post_id from post_topics pt
+				where pt.community_id = ${communityId} and pt.topic_id = ${id})`,
 		)
 	return row ?? null
 }
@@ -224,32 +231,31 @@ export async function deleteTopicsTree(
 	const topicIds = rows.map((r) => r.id)
 	if (topicIds.length === 0) return { topicIds, postIds: [] }
 	const posts = await db<{ post_id: string }[]>`
-		select distinct post_id from post_topics where topic_id = any(${topicIds}::text[])`
-	await db`delete from topics where id = any(${topicIds}::text[])`
+		select distinct post_id from post_topics
+		where community_id = ${communityId} and topic_id = any(${topicIds}::text[])`
+	await db`delete from topics where community_id = ${communityId} and id = any(${topicIds}::text[])`
 	const postIds = posts.map((p) => p.post_id)
-	await refreshTopicNames(db, db`p.id = any(${postIds}::text[])`)
+	await refreshTopicNames(db, communityId, db`p.id = any(${postIds}::text[])`)
 	return { topicIds, postIds }
 }
 
 /**
- * Rewrites `topic_names` of the posts `which` selects (alias `p`) from their topics now:
- * the names a post's search vector holds (migrations/0100) after a rename or a delete.
+ * Rewrites `topic_names` of the community's posts `which` selects (alias `p`) from their
+ * topics now: the names a post's search vector holds (migrations/0100) after a rename or
+ * a delete.
  */
-async function refreshTopicNames(db: Db, which: ReturnType<Db>): Promise<void> {
+async function refreshTopicNames(
+	db: Db,
+	communityId: number,
+	which: ReturnType<Db>,
+): Promise<void> {
 	await db`
 		update posts p set topic_names = coalesce((select string_agg(t.name, ' ' order by t.id)
-			from post_topics pt join topics t on t.id = pt.topic_id where pt.post_id = p.id), '')
-		where ${which}`
+			from post_topics pt join topics t on t.community_id = pt.community_id and t.id = pt.topic_id
+			where pt.community_id = ${communityId} and pt.post_id = p.id), '')
+		where p.community_id = ${communityId} and ${which}`
 }
 
-/**
- * Folds the deltas the links' writers wrote into topics.post_count, in one statement (the
- * topics' rows are locked only until `tx` ends, right after; a post's link takes a key
- * share lock, which that update does not wait for); drops the deltas of deleted topics.
- * One flusher at a time (two deleting each other's rows could deadlock): `tx` must be a
- * transaction, whose end releases the lock. Returns the deltas folded, or null when
- * another flusher held the lock.
- */
 /**
  * The CTE `topic_deltas`: what the post_topics rows `links` (a query of their
  * `topic_id`s, one row a link: links of live posts of the community that the statement
@@ -266,6 +272,17 @@ export function topicDeltas(db: Db, communityId: number, links: Fragment, sign: 
 
 type Fragment = PendingQuery<Row[]>
 
+/**
+ * Folds the deltas the links' writers wrote into topics.post_count, one statement per
+ * community that has any (the topics' rows are locked only until `tx` ends, right after;
+ * a post's link takes a key share lock, which that update does not wait for); drops the
+ * deltas of deleted topics. Which communities have deltas is read across communities (a
+ * named exception: lib/db.ts acrossCommunities); each fold names its community, so it
+ * runs on one Citus shard, and a read of a community's counts sees its fold whole or not
+ * at all. One flusher at a time (two deleting each other's rows could deadlock): `tx`
+ * must be a transaction, whose end releases the lock. Returns the deltas folded, or null
+ * when another flusher held the lock.
+ */
 export async function flushTopicCounts(tx: Db): Promise<number | null> {
 	const [lock] = await tx<{ ok: boolean }[]>`
 		select pg_try_advisory_xact_lock(hashtext('topic_post_deltas')) as ok`

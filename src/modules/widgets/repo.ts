@@ -54,11 +54,15 @@ export async function findWidgetsByIds(
 	>`select * from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
 }
 
-/** The widgets linked to the posts `postIds` (findWidgetsByIds by the posts, before they are read). */
-export function findWidgetsOfPosts(db: Db, postIds: string[]) {
+/**
+ * The widgets linked to the community's posts `postIds` (findWidgetsByIds by the posts,
+ * before they are read).
+ */
+export function findWidgetsOfPosts(db: Db, communityId: number, postIds: string[]) {
 	return db<WidgetRow[]>`
 		select * from widgets
-		where id = any(array(select widget_id from post_widgets where post_id = any(${postIds}::text[])))`
+		where community_id = ${communityId} and id = any(array(select widget_id from post_widgets
+			where community_id = ${communityId} and post_id = any(${postIds}::text[])))`
 }
 
 export async function findWidgetByCompany(

@@ -88,6 +88,7 @@ export async function findComment(
  */
 export async function childComments(
 	db: Db,
+	communityId: number,
 	postId: string,
 	parentId: string | null,
 	viewerId: number,
@@ -97,9 +98,10 @@ export async function childComments(
 	return paged<CommentRow>(db, {
 		columns: commentColumns(db),
 		from: db`${fromComments(db)}
-			where c.post_id = ${postId} and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
-			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`)}
-			and not ${reportedCommentBy(db, viewerId, 'c')}`,
+			where c.community_id = ${communityId} and c.post_id = ${postId}
+			and ${parentId === null ? db`c.parent_id is null` : db`c.parent_id = ${parentId}`}
+			and not c.is_deleted and not ${blockedBetween(db, viewerId, db`c.user_id`, communityId)}
+			and not ${reportedCommentBy(db, communityId, viewerId, 'c')}`,
 		orderBy: db`c.created_at, c.id`,
 		limit,
 		offset,
@@ -108,12 +110,14 @@ export async function childComments(
 
 export async function likedCommentIds(
 	db: Db,
+	communityId: number,
 	userId: number,
 	commentIds: string[],
 ): Promise<Set<string>> {
 	if (commentIds.length === 0) return new Set()
 	const rows = await db<{ comment_id: string }[]>`
-		select comment_id from comment_likes where user_id = ${userId} and comment_id = any(${commentIds}::text[])`
+		select comment_id from comment_likes
+		where community_id = ${communityId} and user_id = ${userId} and comment_id = any(${commentIds}::text[])`
 	return new Set(rows.map((r) => r.comment_id))
 }
 
@@ -153,18 +157,21 @@ export async function softDeleteComment(
 /** Records the tagged users; returns those not tagged in this comment before. */
 export async function addCommentTags(
 	db: Db,
+	communityId: number,
 	commentId: string,
 	userIds: number[],
 ): Promise<number[]> {
 	if (userIds.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
-		insert into comment_tags ${db(userIds.map((user_id) => ({ comment_id: commentId, user_id })))}
+		insert into comment_tags (community_id, comment_id, user_id)
+		select ${communityId}, ${commentId}, unnest(${userIds}::int[])
 		on conflict do nothing returning user_id`
 	return rows.map((r) => r.user_id)
 }
 
-/** Comments by id, in any order (deleted ones included: callers decide). */
-export function findCommentsByIds(db: Db, ids: string[]) {
+/** The community's comments by id, in any order (deleted ones included: callers decide). */
+export function findCommentsByIds(db: Db, communityId: number, ids: string[]) {
 	if (ids.length === 0) return Promise.resolve([] as CommentRow[])
-	return db<CommentRow[]>`select ${selectComment(db)} where c.id in ${db(ids)}`
+	return db<CommentRow[]>`
+		select ${selectComment(db)} where c.community_id = ${communityId} and c.id in ${db(ids)}`
 }

@@ -59,7 +59,7 @@ async function liveComment(
 	if (!comment || comment.is_deleted) throw notFound('Comment')
 	if (
 		comment.user_id !== session.userId &&
-		(await isBlockedBetween(db, session.userId, comment.user_id))
+		(await isBlockedBetween(db, session.communityId, session.userId, comment.user_id))
 	) {
 		throw notFound('Comment')
 	}
@@ -73,6 +73,7 @@ async function viewerOf(
 ): Promise<CommentViewer> {
 	const liked = await likedCommentIds(
 		sql,
+		session.communityId,
 		session.userId,
 		comments.map((c) => c.id),
 	)
@@ -118,7 +119,7 @@ export async function addComment(
 			created_at: createdAt,
 		})
 		const tagged = await tagUsers(tx, session.communityId, [text], (ids) =>
-			addCommentTags(tx, id, ids),
+			addCommentTags(tx, session.communityId, id, ids),
 		)
 		await onCommentAdded(tx, {
 			communityId: session.communityId,
@@ -169,14 +170,22 @@ export async function getComment(
 	if (
 		!comment ||
 		(comment.user_id !== session.userId &&
-			(await isBlockedBetween(sql, session.userId, comment.user_id)))
+			(await isBlockedBetween(sql, session.communityId, session.userId, comment.user_id)))
 	) {
 		throw notFound('Comment')
 	}
 	const p = paging(page, pageSize)
 	const [parent, replies] = await Promise.all([
 		comment.parent_id ? findComment(sql, post.community_id, post.id, comment.parent_id) : null,
-		childComments(sql, post.id, comment.id, session.userId, p.pageSize, p.offset),
+		childComments(
+			sql,
+			session.communityId,
+			post.id,
+			comment.id,
+			session.userId,
+			p.pageSize,
+			p.offset,
+		),
 	])
 	const shown = [comment, ...replies.rows, ...(parent ? [parent] : [])]
 	const viewer = await viewerOf(session, post, shown)
@@ -219,6 +228,7 @@ async function rootComments(session: Session, post: PostRow, page?: number, page
 	const p = paging(page, pageSize)
 	const { rows, total } = await childComments(
 		sql,
+		session.communityId,
 		post.id,
 		null,
 		session.userId,
@@ -246,7 +256,7 @@ export async function editComment(
 		if (current.user_id !== session.userId) throw forbidden()
 		await updateCommentText(tx, session.communityId, current.id, text, Date.now())
 		const tagged = await tagUsers(tx, session.communityId, [text], (ids) =>
-			addCommentTags(tx, current.id, ids),
+			addCommentTags(tx, session.communityId, current.id, ids),
 		)
 		await onCommentTagged(tx, {
 			communityId: session.communityId,
@@ -301,6 +311,7 @@ export async function toggleCommentLike(
 		const comment = await liveComment(tx, session, post.id, commentId)
 		const { liked, added, delta } = await setLike(
 			tx,
+			session.communityId,
 			commentLikeTarget,
 			comment.id,
 			session.userId,

@@ -31,7 +31,8 @@ async function reachablePoll(session: Session, pollId: string): Promise<FeedPoll
 		throw error
 	}
 	// An edit that dropped the poll attachment unlinked its widget: the poll is gone.
-	if (!(await widgetIdsOf(sql, poll.post_id)).includes(poll.id)) throw notFound('Poll')
+	if (!(await widgetIdsOf(sql, session.communityId, poll.post_id)).includes(poll.id))
+		throw notFound('Poll')
 	return poll
 }
 

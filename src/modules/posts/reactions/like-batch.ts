@@ -2,7 +2,8 @@
 // statements in two round trips, whatever the batch's size (its transaction opened by
 // lib/db.ts pipelinedTransaction, so BEGIN and COMMIT ride with them):
 // 1. BEGIN; the posts locked in id order (so that batches in flight together never
-//    deadlock) and read (one statement for a batch of one community); the like rows of
+//    deadlock) and read (one statement: a batch is of one community, its statements
+//    each name it, reactions/service.ts); the like rows of
 //    the posts open to their likers (live, and public or their own: one statement of
 //    inserts, removals and toggles); the likers and the creators; the posts' topics and
 //    widgets (what the post.liked payloads need).
@@ -23,7 +24,7 @@ import { commitNow, type Db } from '../../../lib/db'
 import { notFound } from '../../../lib/errors'
 import type { Outcome } from '../../../lib/group-commit'
 import { openTo } from '../../../lib/visibility'
-import { type CachedPost, feedManager, loadPosts, loadPostsLocked } from '../../../timelines'
+import { type CachedPost, feedManager, loadPostsLocked } from '../../../timelines'
 import { recordEvents } from '../../../webhooks/outbox'
 import type { Session } from '../../auth/session'
 import { onPostLikesChanged } from '../../notifications/service'
@@ -36,7 +37,7 @@ import { isBackDated, writtenAt } from '../backdating'
 import { postContexts, presentPostEvent } from '../present'
 import { modeOf, outcomeOf, settleRacedToggles } from './like-rows'
 import type { LikeInput } from './model'
-import { countLikes, type LikeWrite, lockCounted, postLikeTarget, setLikes } from './repo'
+import { countLikes, type LikeWrite, postLikeTarget, setLikes } from './repo'
 
 export interface LikeRequest {
 	session: Session
@@ -62,19 +63,6 @@ interface Live {
 
 const pairOf = (postId: string, userId: number) => `${postId}:${userId}`
 
-/** The likers and the posts' authors: one read per community of the batch, sent together. */
-const usersOfBatch = (tx: Db, requests: LikeRequest[]) =>
-	Promise.all(
-		[...Map.groupBy(requests, (r) => r.session.communityId)].map(([c, list]) =>
-			findUsersAndPostAuthors(
-				tx,
-				c,
-				list.map((r) => r.session.userId),
-				[...new Set(list.map((r) => r.postId))],
-			).execute(),
-		),
-	).then((lists) => lists.flat())
-
 export async function likeTogether(
 	tx: Db,
 	requests: LikeRequest[],
@@ -88,28 +76,27 @@ export async function likeTogether(
 		mode: modeOf(r.input),
 	}))
 	const postIds = [...new Set(requests.map((r) => r.postId))]
+	const communityId = communityOf(requests)
 	// Round trip 1. The lock is sent first; the like rows and the reads go behind it.
 	const [posts, openWrites, users, topics, widgets] = await Promise.all([
-		postsOf(tx, requests),
-		setLikes(
+		loadPostsLocked(tx, communityId, postIds)
+			.execute()
+			.then((rows) => new Map(rows.map((p) => [p.id, p]))),
+		setLikes(tx, communityId, postLikeTarget, writes, true).execute(),
+		findUsersAndPostAuthors(
 			tx,
-			postLikeTarget,
-			writes,
-			requests.map((r) => r.session.communityId),
+			communityId,
+			requests.map((r) => r.session.userId),
+			postIds,
 		).execute(),
-		usersOfBatch(tx, requests),
-		findTopicsOfPosts(tx, postIds).execute(),
-		findWidgetsOfPosts(tx, postIds).execute(),
+		findTopicsOfPosts(tx, communityId, postIds).execute(),
+		findWidgetsOfPosts(tx, communityId, postIds).execute(),
 	])
 	const written = new Map(openWrites.map((c) => [pairOf(c.target_id, c.user_id), c.added]))
 
 	const checked = await Promise.allSettled(
 		requests.map(async (r, index) => {
-			const post = await visibleTo(
-				tx,
-				r.session,
-				posts.get(pairOf(r.postId, r.session.communityId)),
-			)
+			const post = await visibleTo(tx, r.session, posts.get(r.postId))
 			return { index, session: r.session, post, write: writes[index] as LikeWrite }
 		}),
 	)
@@ -123,10 +110,10 @@ export async function likeTogether(
 		else outcomes[i] = { ok: false, error: c.reason }
 	}
 	if (live.length === 0) return outcomes
-	await writeLikesOfClosedPosts(tx, live, written)
+	await writeLikesOfClosedPosts(tx, communityId, live, written)
 	for (const l of live)
 		Object.assign(l, outcomeOf(l.write.mode, written.get(pairOf(l.post.id, l.session.userId))))
-	await settleRacedToggles(tx, postLikeTarget, live)
+	await settleRacedToggles(tx, communityId, postLikeTarget, live)
 
 	const userById = new Map(users.map((u) => [u.id, u]))
 	const news = new Set(live.filter((l) => l.added && !isBackDated(l.write.at, Date.now())))
@@ -159,7 +146,7 @@ export async function likeTogether(
 					history: l.added && !news.has(l),
 				})),
 		),
-		countLikes(tx, postLikeTarget, deltas).execute(),
+		countLikes(tx, communityId, postLikeTarget, deltas).execute(),
 		news.size > 0 &&
 			recordEvents(
 				tx,
@@ -199,11 +186,17 @@ export async function likeTogether(
  * now that visibleTo has let them through: a round trip more, only when there are any.
  * Their outcomes join `written`.
  */
-async function writeLikesOfClosedPosts(tx: Db, live: Live[], written: Map<string, boolean>) {
+async function writeLikesOfClosedPosts(
+	tx: Db,
+	communityId: number,
+	live: Live[],
+	written: Map<string, boolean>,
+) {
 	const closed = live.filter((l) => !openTo(l.post, l.session))
 	if (closed.length === 0) return
 	const changed = await setLikes(
 		tx,
+		communityId,
 		postLikeTarget,
 		closed.map((l) => l.write),
 	)
@@ -237,28 +230,10 @@ function countsAsLeft(live: Live[], deltas: Map<string, number>) {
 	return counts
 }
 
-/**
- * The posts of the batch, locked in id order before anything else of the batch is sent,
- * and read: a batch of one community (the usual one) in one statement; one of several
- * locks them all first (lockCounted), then reads them one statement per community.
- * By `postId:communityId`.
- */
-async function postsOf(tx: Db, requests: LikeRequest[]) {
-	const idsOf = new Map<number, Set<string>>()
-	for (const r of requests)
-		idsOf.set(r.session.communityId, (idsOf.get(r.session.communityId) ?? new Set()).add(r.postId))
-	const byPair = (posts: CachedPost[]) =>
-		new Map(posts.map((p) => [pairOf(p.id, p.community_id), p]))
-	const [first, ...others] = idsOf
-	if (first && others.length === 0)
-		return byPair(await loadPostsLocked(tx, first[0], [...first[1]]).execute())
-	const [, ...read] = await Promise.all([
-		lockCounted(
-			tx,
-			postLikeTarget,
-			requests.map((r) => r.postId),
-		).execute(),
-		...[...idsOf].map(([communityId, ids]) => loadPosts(tx, communityId, [...ids])),
-	])
-	return byPair(read.flat())
+/** The one community of a batch's likes (reactions/service.ts groups them by community). */
+function communityOf(requests: LikeRequest[]): number {
+	const c = requests[0]?.session.communityId ?? 0
+	if (requests.some((r) => r.session.communityId !== c))
+		throw new Error('a batch of likes of several communities')
+	return c
 }

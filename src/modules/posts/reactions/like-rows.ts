@@ -34,6 +34,7 @@ export function outcomeOf(mode: LikeMode, added: boolean | undefined): LikeOutco
  */
 export async function settleRacedToggles(
 	tx: Db,
+	communityId: number,
 	target: LikeTarget,
 	items: { write: LikeWrite; delta: number }[],
 ): Promise<void> {
@@ -41,6 +42,7 @@ export async function settleRacedToggles(
 	if (raced.length === 0) return
 	const removed = await removeLikes(
 		tx,
+		communityId,
 		target,
 		raced.map((i) => ({ targetId: i.write.targetId, userId: i.write.userId })),
 	)
@@ -49,10 +51,10 @@ export async function settleRacedToggles(
 }
 
 /** One like row written (setLikes, then a raced toggle settled): its outcome. */
-export async function writeLike(tx: Db, target: LikeTarget, write: LikeWrite) {
-	const [change] = await setLikes(tx, target, [write])
+export async function writeLike(tx: Db, communityId: number, target: LikeTarget, write: LikeWrite) {
+	const [change] = await setLikes(tx, communityId, target, [write])
 	const item = { write, ...outcomeOf(write.mode, change?.added) }
-	await settleRacedToggles(tx, target, [item])
+	await settleRacedToggles(tx, communityId, target, [item])
 	const { liked, added, delta } = item
 	return { liked, added, delta }
 }

@@ -41,31 +41,37 @@ export interface LikeWrite {
  * removed met a concurrent change of the same pair (another process): the caller removes
  * it with removeLikes, as a statement that sees that change.
  *
- * `communityIds` (one per like) limits it to likes of posts everyone in that community
- * may like: live, and public or the liker's own — lib/visibility.ts openTo, the part of
- * the rule that needs no other read, so a batch can write these with the posts' lock and read,
- * before checking the rest. The other likes are left untouched, for the caller. A like
- * row names its community when known, so its table's fill trigger (migration 0190) is
- * skipped; without `communityIds` the trigger fills it from the post or comment.
+ * Likes of the community's posts or comments. `openOnly` limits it to likes of posts
+ * everyone in the community may like: live, and public or the liker's own —
+ * lib/visibility.ts openTo, the part of the rule that needs no other read, so a batch
+ * can write these with the posts' lock and read, before checking the rest. The other
+ * likes are left untouched, for the caller.
  */
-export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communityIds?: number[]) {
+export function setLikes(
+	db: Db,
+	communityId: number,
+	target: LikeTarget,
+	likes: LikeWrite[],
+	openOnly = false,
+) {
 	const column = db(target.column)
-	const writable = communityIds
-		? db`exists (select 1 from posts p where p.id = i.target_id
-			and ${openToSql(db, 'p', { userId: db`i.user_id`, communityId: db`i.community_id` })})`
+	const writable = openOnly
+		? db`exists (select 1 from posts p where p.community_id = ${communityId} and p.id = i.target_id
+			and ${openToSql(db, 'p', { userId: db`i.user_id`, communityId })})`
 		: db`true`
 	return db<{ target_id: string; user_id: number; added: boolean }[]>`
 		with input as (
 			select * from unnest(${likes.map((l) => l.targetId)}::text[], ${likes.map((l) => l.userId)}::int[],
-				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[],
-				${communityIds ?? likes.map(() => 0)}::int[]) as i(target_id, user_id, at, mode, community_id)
+				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[])
+				as i(target_id, user_id, at, mode)
 		), added as (
 			insert into ${db(target.table)} (community_id, ${column}, user_id, created_at)
-			select nullif(community_id, 0), target_id, user_id, at from input i where mode <> 'unset' and ${writable}
+			select ${communityId}, target_id, user_id, at from input i where mode <> 'unset' and ${writable}
 			on conflict do nothing returning ${column} as target_id, user_id
 		), removed as (
 			delete from ${db(target.table)} l using input i
-			where l.${column} = i.target_id and l.user_id = i.user_id and ${writable} and (i.mode = 'unset' or (i.mode = 'toggle'
+			where l.community_id = ${communityId} and l.${column} = i.target_id and l.user_id = i.user_id
+				and ${writable} and (i.mode = 'unset' or (i.mode = 'toggle'
 				and not exists (select 1 from added a where a.target_id = i.target_id and a.user_id = i.user_id)))
 			returning l.${column} as target_id, l.user_id
 		)
@@ -73,42 +79,41 @@ export function setLikes(db: Db, target: LikeTarget, likes: LikeWrite[], communi
 		union all select target_id, user_id, false from removed`
 }
 
-/** Removes the users' likes (pairs); returns the pairs removed. */
+/** Removes the users' likes (pairs) of the community's posts or comments; returns the pairs removed. */
 export function removeLikes(
 	db: Db,
+	communityId: number,
 	target: LikeTarget,
 	pairs: { targetId: string; userId: number }[],
 ) {
 	const column = db(target.column)
+	// No `using unnest(…)`: Citus cannot route the generic plan of a DELETE … USING a
+	// function (a prepared statement's sixth run) to one shard; a filter on the table alone it can.
 	return db<{ target_id: string; user_id: number }[]>`
 		delete from ${db(target.table)} l
-		using unnest(${pairs.map((p) => p.targetId)}::text[], ${pairs.map((p) => p.userId)}::int[]) as i(target_id, user_id)
-		where l.${column} = i.target_id and l.user_id = i.user_id
+		where l.community_id = ${communityId} and l.${column} = any(${pairs.map((p) => p.targetId)}::text[])
+			and l.${column} || ':' || l.user_id = any(${pairs.map((p) => `${p.targetId}:${p.userId}`)}::text[])
 		returning l.${column} as target_id, l.user_id`
 }
 
 /**
- * Locks the posts' or comments' rows, in id order, as their counters' UPDATE would. Every
- * like takes these first (like-batch.ts; a batch of one community's posts takes them
- * with its read, timelines/repo.ts loadPostsLocked), so that batches of likes in flight
- * together, whose other row locks (like rows, activity groups, counters) are all of
- * these posts, wait for each other instead of deadlocking.
+ * countLike for many posts or comments of the community at once: adds each one's net
+ * change (0 too: the answer needs the count) and returns the new counts. Takes their row
+ * locks.
  */
-export function lockCounted(db: Db, target: LikeTarget, ids: string[]) {
-	return db`
-		select id from ${db(target.counted)} where id = any(${[...new Set(ids)].sort()}::text[])
-		order by id for no key update`
-}
-
-/**
- * countLike for many posts or comments at once: adds each one's net change (0 too: the
- * answer needs the count) and returns the new counts. Takes their row locks.
- */
-export function countLikes(db: Db, target: LikeTarget, deltas: Map<string, number>) {
+export function countLikes(
+	db: Db,
+	communityId: number,
+	target: LikeTarget,
+	deltas: Map<string, number>,
+) {
+	const ids = [...deltas.keys()]
+	// No `from unnest(…)`: Citus cannot route the generic plan of an UPDATE … FROM a
+	// function (a prepared statement's sixth run) to one shard; a filter on the table alone it can.
 	return db<{ id: string; likes_count: number }[]>`
-		update ${db(target.counted)} c set likes_count = greatest(c.likes_count + d.delta, 0)
-		from unnest(${[...deltas.keys()]}::text[], ${[...deltas.values()]}::int[]) as d(id, delta)
-		where c.id = d.id returning c.id, c.likes_count`
+		update ${db(target.counted)} c
+		set likes_count = greatest(c.likes_count + (${[...deltas.values()]}::int[])[array_position(${ids}::text[], c.id)], 0)
+		where c.community_id = ${communityId} and c.id = any(${ids}::text[]) returning c.id, c.likes_count`
 }
 
 export interface LikeRow {
@@ -138,6 +143,7 @@ export const commentLikeTarget: LikeTarget = {
  */
 export async function likesPage(
 	db: Db,
+	communityId: number,
 	target: LikeTarget,
 	targetId: string,
 	viewerId: number,
@@ -148,7 +154,8 @@ export async function likesPage(
 	return paged<LikeRow>(db, {
 		columns: db`substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at`,
 		from: db`from ${db(target.table)} l
-			where ${column} = ${targetId} and not ${blockedBetween(db, viewerId, db`l.user_id`)}`,
+			where l.community_id = ${communityId} and ${column} = ${targetId}
+				and not ${blockedBetween(db, viewerId, db`l.user_id`, communityId)}`,
 		orderBy: db`l.created_at desc, l.user_id desc`,
 		limit,
 		offset,
@@ -157,28 +164,33 @@ export async function likesPage(
 
 export async function toggleSave(
 	db: Db,
+	communityId: number,
 	postId: string,
 	userId: number,
 	now: number,
 ): Promise<boolean> {
-	const deleted =
-		await db`delete from post_saves where post_id = ${postId} and user_id = ${userId} returning post_id`
+	const deleted = await db`
+		delete from post_saves where community_id = ${communityId} and post_id = ${postId} and user_id = ${userId}
+		returning post_id`
 	if (deleted.length > 0) return false
-	await db`insert into post_saves (post_id, user_id, created_at) values (${postId}, ${userId}, ${now}) on conflict do nothing`
+	await db`
+		insert into post_saves (community_id, post_id, user_id, created_at)
+		values (${communityId}, ${postId}, ${userId}, ${now}) on conflict do nothing`
 	return true
 }
 
-/** Saved posts of the user that are still live, newest save first. */
+/** Saved posts of the user (of the community) that are still live, newest save first. */
 export async function savedPosts(
 	db: Db,
+	communityId: number,
 	userId: number,
 	limit: number,
 	offset: number,
 ): Promise<{ ids: string[]; total: number }> {
 	const { rows, total } = await paged<{ post_id: string }>(db, {
 		columns: db`s.post_id`,
-		from: db`from post_saves s join posts p on p.id = s.post_id
-			where s.user_id = ${userId} and not p.is_deleted`,
+		from: db`from post_saves s join posts p on p.community_id = s.community_id and p.id = s.post_id
+			where s.community_id = ${communityId} and s.user_id = ${userId} and not p.is_deleted`,
 		orderBy: db`s.created_at desc, s.post_id desc`,
 		limit,
 		offset,
@@ -186,9 +198,15 @@ export async function savedPosts(
 	return { ids: rows.map((r) => r.post_id), total }
 }
 
-export async function togglePin(db: Db, postId: string, now: number): Promise<boolean> {
+export async function togglePin(
+	db: Db,
+	communityId: number,
+	postId: string,
+	now: number,
+): Promise<boolean> {
 	const [row] = await db<{ is_pinned: boolean }[]>`
-		update posts set is_pinned = not is_pinned, updated_at = ${now} where id = ${postId} returning is_pinned`
+		update posts set is_pinned = not is_pinned, updated_at = ${now}
+		where community_id = ${communityId} and id = ${postId} returning is_pinned`
 	return row?.is_pinned ?? false
 }
 
@@ -211,13 +229,13 @@ export async function recordViews(
 	const liveIds = live.map((r) => r.id)
 	if (liveIds.length === 0) return []
 	const firsts = await db<{ post_id: string }[]>`
-		insert into post_views (post_id, user_id, first_seen_at)
-		select unnest(${liveIds}::text[]), ${userId}, ${now}
+		insert into post_views (community_id, post_id, user_id, first_seen_at)
+		select ${communityId}, unnest(${liveIds}::text[]), ${userId}, ${now}
 		on conflict do nothing returning post_id`
 	const first = firsts.map((r) => r.post_id)
 	return db<SeenCounts[]>`
 		update posts set impressions_count = impressions_count + 1,
 			reach_count = reach_count + (case when id = any(${first}::text[]) then 1 else 0 end)
-		where id = any(${liveIds}::text[])
+		where community_id = ${communityId} and id = any(${liveIds}::text[])
 		returning id, impressions_count::float8 as impressions_count, reach_count`
 }

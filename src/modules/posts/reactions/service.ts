@@ -44,13 +44,14 @@ async function actor(db: Db, session: Session) {
  */
 export function setLike(
 	tx: Db,
+	communityId: number,
 	target: LikeTarget,
 	targetId: string,
 	userId: number,
 	input: LikeInput,
 ): Promise<LikeOutcome> {
 	const at = writtenAt(input.created_at, Date.now())
-	return writeLike(tx, target, { targetId, userId, at, mode: modeOf(input) })
+	return writeLike(tx, communityId, target, { targetId, userId, at, mode: modeOf(input) })
 }
 
 /** True when a like just added is news (not a back-dated one from a migration). */
@@ -62,10 +63,12 @@ export const likeIsNews = (added: boolean, input: LikeInput) =>
  * batch's likes written by a few set-based statements in two round trips (like-batch.ts,
  * BEGIN and COMMIT pipelined with them): on a popular post the counter and the activity
  * group are locked once per batch, not once per like. A user's likes of one post never
- * share a batch, and keep their order.
+ * share a batch, and keep their order. A batch holds one community's likes: its
+ * statements each name it.
  */
 const likeBatches = batchCommit<LikeRequest, LikeAnswer, never, postgres.ReservedSql>({
 	key: (r) => `${r.postId}:${r.session.userId}`,
+	group: (r) => r.session.communityId,
 	together: likeTogether,
 	open: pipelinedTransaction,
 	// One batch in flight: with two round trips a batch, the likes that wait make one
@@ -102,6 +105,7 @@ export async function likesList(
 	const p = paging(page, pageSize)
 	const { rows, total } = await likesPage(
 		sql,
+		session.communityId,
 		target,
 		targetId,
 		session.userId,
@@ -131,7 +135,7 @@ export async function likesList(
 export async function togglePostSave(session: Session, postId: string) {
 	const isSaved = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId)
-		return toggleSave(tx, post.id, session.userId, Date.now())
+		return toggleSave(tx, session.communityId, post.id, session.userId, Date.now())
 	})
 	await feedManager.onSave(session.userId, postId, isSaved)
 	return { is_saved: isSaved }
@@ -141,7 +145,7 @@ export async function togglePostPin(session: Session, postId: string) {
 	const isPinned = await sql.begin(async (tx) => {
 		const post = await visiblePost(tx, session, postId, true)
 		if (post.user_id !== session.userId && !isCm(session)) throw forbidden()
-		const pinned = await togglePin(tx, post.id, Date.now())
+		const pinned = await togglePin(tx, session.communityId, post.id, Date.now())
 		if (pinned) {
 			const data = {
 				...(await postEventData(tx, session.communityId, post.id)),
@@ -165,7 +169,7 @@ export async function listSavedPosts(
 	if (!owner) throw notFound('User')
 	if (owner.id !== session.userId && !isCm(session)) throw forbidden()
 	const p = paging(page, pageSize, 20)
-	const { ids, total } = await savedPosts(sql, owner.id, p.pageSize, p.offset)
+	const { ids, total } = await savedPosts(sql, session.communityId, owner.id, p.pageSize, p.offset)
 	const { posts, users } = await hydratePosts(viewerOf(session), ids, {
 		visibilities: ['public', 'connections', 'private'],
 	})
