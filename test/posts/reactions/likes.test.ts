@@ -215,7 +215,7 @@ describe('likes sent together (one group commit)', () => {
 		expect(liveCounts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7])
 
 		const counts = await sql`
-			select id, likes_count, (select count(*)::int from post_likes l where l.post_id = p.id) as stored
+			select id, likes_count, (select count(*)::int from post_likes l where l.community_id = p.community_id and l.post_id = p.id) as stored
 			from posts p where id in ${sql([live, other, gone])}`
 		const byId = new Map(counts.map((r) => [r.id, r]))
 		expect(byId.get(live)).toMatchObject({ likes_count: 7, stored: 7 })
@@ -261,11 +261,13 @@ describe('a batch of likes in one transaction', () => {
 		// an early COMMIT would commit alone and show another.
 		const rows = await sql`
 			select p.xmin::text as counter,
-				(select l.xmin::text from post_likes l where l.post_id = p.id) as like_row,
-				(select a.xmin::text from activities a where a.entity_id = p.id and a.action = 6) as activity,
-				(select e.xmin::text from events e
-					where e.event = 'post.liked' and e.data->'post'->>'_id' = p.id) as liked,
-				(select e.xmin::text from events e where e.event = 'notifications.feed'
+				(select l.xmin::text from post_likes l where l.community_id = p.community_id and l.post_id = p.id) as like_row,
+				(select a.xmin::text from activities a
+					where a.community_id = p.community_id and a.entity_id = p.id and a.action = 6) as activity,
+				(select e.xmin::text from events e where e.community_id = p.community_id
+					and e.event = 'post.liked' and e.data->'post'->>'_id' = p.id) as liked,
+				(select e.xmin::text from events e where e.community_id = p.community_id
+					and e.event = 'notifications.feed'
 					and e.data->'notification_payload'->>'route' = 'route://post_detail?post_id=' || p.id) as notified
 			from posts p where p.id in ${sql(posts)}`
 		expect(rows).toHaveLength(4)
