@@ -135,11 +135,14 @@ export async function insertNewPostJobs(db: Db, jobs: NewFanOutJob[]): Promise<v
  */
 export function newPostJobsCtes(db: Db, jobs: NewFanOutJob[]) {
 	const authors = [...new Set(jobs.map((j) => j.author_id))]
-	const communities = [...new Set(jobs.map((j) => j.community_id))]
+	// One community's posts (their batches are per community): named as a value, so Citus
+	// runs the locking read on its shard (DESIGN §21).
+	const [communityId, ...others] = new Set(jobs.map((j) => j.community_id))
+	if (others.length > 0) throw new Error('new post jobs of several communities')
 	return db`
 		never_followed as materialized (
 			select id from users
-			where community_id = any(${communities}::int[]) and id = any(${authors}::int[]) and not ever_followed
+			where community_id = ${communityId ?? 0} and id = any(${authors}::int[]) and not ever_followed
 			order by id for share),
 		${jobsCtes(db, jobs, db`where j.author_id not in (select id from never_followed)`)}`
 }

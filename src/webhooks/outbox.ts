@@ -53,8 +53,8 @@ export function recordEvents(tx: Db, inputs: NewEvent[]): Promise<void> {
  * events commit with the change they record or not at all (webhooks/repo.ts
  * eventsWithDeliveriesCtes: the statement must read `deliveries_notified`).
  */
-export function recordEventsCtes(db: Db, inputs: NewEvent[]) {
-	return eventsWithDeliveriesCtes(db, rowsOf(inputs), Date.now(), deliveriesChannel)
+export function recordEventsCtes(db: Db, communityId: number, inputs: NewEvent[]) {
+	return eventsWithDeliveriesCtes(db, communityId, rowsOf(inputs), Date.now(), deliveriesChannel)
 }
 
 /**

@@ -261,7 +261,9 @@ export async function insertEventsWithDeliveries(
 	channel: string,
 ): Promise<void> {
 	if (events.length === 0) return
-	await tx`with ${eventsWithDeliveriesCtes(tx, events, now, channel)} select * from deliveries_notified`
+	const communities = new Set(events.map((e) => e.communityId))
+	const only = communities.size === 1 ? (events[0] as NewEventRow).communityId : null
+	await tx`with ${eventsWithDeliveriesCtes(tx, only, events, now, channel)} select * from deliveries_notified`
 }
 
 export interface NewEventRow {
@@ -275,9 +277,11 @@ export interface NewEventRow {
 /**
  * insertEventsWithDeliveries as CTEs of a caller's statement: `event`, `deliveries` and
  * `deliveries_notified`, one row — the statement must read it, or Postgres skips it.
+ * `communityId`: every event's (eventsFromCtes), named even when `events` is empty.
  */
 export function eventsWithDeliveriesCtes(
 	db: Db,
+	communityId: number | null,
 	events: NewEventRow[],
 	now: number,
 	channel: string,
@@ -289,10 +293,9 @@ export function eventsWithDeliveriesCtes(
 		s: e.source,
 		d: e.data,
 	}))
-	const communities = new Set(events.map((e) => e.communityId))
 	return eventsFromCtes(
 		db,
-		communities.size === 1 ? (events[0] as NewEventRow).communityId : null,
+		communityId,
 		db`select * from jsonb_to_recordset(${db.json(input as never)}) as i(id text, c int, e text, s text, d jsonb)`,
 		now,
 		channel,

@@ -215,9 +215,10 @@ describe('the API migration flow', () => {
 	async function snapshot(target: TestCommunity) {
 		return sql`
 			select p.text, p.likes_count, p.comments_count, p.created_at::float8,
-				(select count(*)::int from comments c where c.post_id = p.id) as comments,
-				(select count(*)::int from events e where e.community_id = p.community_id) as events,
-				(select count(*)::int from users u where u.community_id = p.community_id) as users
+				(select count(*)::int from comments c
+					where c.community_id = ${target.communityId} and c.post_id = p.id) as comments,
+				(select count(*)::int from events e where e.community_id = ${target.communityId}) as events,
+				(select count(*)::int from users u where u.community_id = ${target.communityId}) as users
 			from posts p where p.community_id = ${target.communityId} order by p.id`
 	}
 

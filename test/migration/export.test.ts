@@ -26,12 +26,13 @@ const importFile = (communityId: number, path: string) =>
 async function content(communityId: number) {
 	const posts = await sql`
 		select p.text, p.created_at::float8, p.likes_count, p.comments_count, p.visibility,
-			(select array_agg(t.name order by t.name) from post_topics pt join topics t on t.id = pt.topic_id
-				where pt.post_id = p.id) as topics
+			(select array_agg(t.name order by t.name) from post_topics pt
+				join topics t on t.community_id = pt.community_id and t.id = pt.topic_id
+				where pt.community_id = ${communityId} and pt.post_id = p.id) as topics
 		from posts p where p.community_id = ${communityId} and not p.is_deleted order by p.created_at, p.text`
 	const topics = await sql`
 		select t.name, t.level, t.post_count, par.name as parent from topics t
-		left join topics par on par.id = t.parent_id where t.community_id = ${communityId} order by t.name`
+		left join topics par on par.community_id = t.community_id and par.id = t.parent_id where t.community_id = ${communityId} order by t.name`
 	const comments = await sql`
 		select k.text, k.level, k.likes_count, k.comments_count, k.created_at::float8 from comments k
 		where k.community_id = ${communityId} order by k.created_at, k.text`

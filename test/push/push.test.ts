@@ -116,7 +116,7 @@ describe('sending', () => {
 		await waitFor(() => fake.to('tok-garbage').length === 5, { timeoutMs: 15_000 })
 		await waitFor(() => settled(community))
 		const rows = await sql`
-			select d.token, p.status, p.attempt from push_deliveries p join devices d using (device_id)
+			select d.token, p.status, p.attempt from push_deliveries p join devices d using (community_id, device_id)
 			where p.recipient_id = ${user.id} order by d.token`
 		expect(rows.map((r) => [r.token, r.status, r.attempt])).toEqual([
 			['tok-flaky', 'sent', 2],

@@ -62,5 +62,9 @@ await sql`
 	end $$`
 await sql`alter role plaza_test_replica set default_transaction_read_only = on`
 await sql`grant select on all tables in schema public to plaza_test_replica`
+// Citus does not carry a grant on ALL TABLES to the shards on the workers, where the
+// replica's reads run.
+if (process.env.TEST_CITUS)
+	await sql`select run_command_on_workers('grant select on all tables in schema public to plaza_test_replica')`
 
 export {}

@@ -25,8 +25,10 @@ export function exportTopics(db: Db, c: number): Rows {
 		where t.community_id = ${c} order by t.level, t.id`.cursor(BATCH)
 }
 
-const liveAuthor = (db: Db, alias: string) => db`
-	exists (select 1 from users u where u.community_id = ${db(alias)}.community_id and u.id = ${db(alias)}.user_id
+// The subqueries name the community as a value: Citus routes a correlated subquery to one
+// shard only then (the outer row's column is not enough).
+const liveAuthor = (db: Db, alias: string, c: number) => db`
+	exists (select 1 from users u where u.community_id = ${c} and u.id = ${db(alias)}.user_id
 		and u.role <> 'owner' and u.user_unique_id is not null)`
 
 export function exportPosts(db: Db, c: number): Rows {
@@ -35,9 +37,9 @@ export function exportPosts(db: Db, c: number): Rows {
 			p.heading, p.created_at::float8 as created_at, p.attachments, p.visibility,
 			coalesce((select jsonb_agg(coalesce(t.external_id, t.id) order by t.id)
 				from post_topics pt join topics t on t.community_id = pt.community_id and t.id = pt.topic_id
-				where pt.community_id = p.community_id and pt.post_id = p.id), '[]') as topic_external_ids
+				where pt.community_id = ${c} and pt.post_id = p.id), '[]') as topic_external_ids
 		from posts p join users u on u.community_id = p.community_id and u.id = p.user_id
-		where p.community_id = ${c} and not p.is_deleted and ${liveAuthor(db, 'p')}
+		where p.community_id = ${c} and not p.is_deleted and ${liveAuthor(db, 'p', c)}
 		order by p.id`.cursor(BATCH)
 }
 
@@ -50,7 +52,7 @@ export function exportComments(db: Db, c: number): Rows {
 		join users u on u.community_id = k.community_id and u.id = k.user_id
 		left join comments par on par.community_id = k.community_id and par.id = k.parent_id
 		where k.community_id = ${c} and not k.is_deleted and not p.is_deleted
-			and not coalesce(par.is_deleted, false) and ${liveAuthor(db, 'k')} and ${liveAuthor(db, 'p')}
+			and not coalesce(par.is_deleted, false) and ${liveAuthor(db, 'k', c)} and ${liveAuthor(db, 'p', c)}
 		order by k.level, k.id`.cursor(BATCH)
 }
 
@@ -60,14 +62,14 @@ export function exportLikes(db: Db, c: number): Rows {
 			null as comment_external_id, l.created_at::float8 as created_at
 		from post_likes l join posts p on p.community_id = l.community_id and p.id = l.post_id
 		join users u on u.community_id = l.community_id and u.id = l.user_id
-		where l.community_id = ${c} and not p.is_deleted and ${liveAuthor(db, 'l')} and ${liveAuthor(db, 'p')}
+		where l.community_id = ${c} and not p.is_deleted and ${liveAuthor(db, 'l', c)} and ${liveAuthor(db, 'p', c)}
 		union all
 		select 'like', u.user_unique_id, null, coalesce(k.external_id, k.id), l.created_at::float8
 		from comment_likes l join comments k on k.community_id = l.community_id and k.id = l.comment_id
 			join posts p on p.community_id = l.community_id and p.id = k.post_id
 			join users u on u.community_id = l.community_id and u.id = l.user_id
 		where l.community_id = ${c} and not k.is_deleted and not p.is_deleted
-			and ${liveAuthor(db, 'l')} and ${liveAuthor(db, 'k')} and ${liveAuthor(db, 'p')}`.cursor(
+			and ${liveAuthor(db, 'l', c)} and ${liveAuthor(db, 'k', c)} and ${liveAuthor(db, 'p', c)}`.cursor(
 		BATCH,
 	)
 }

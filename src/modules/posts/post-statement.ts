@@ -58,6 +58,7 @@ export async function createPlain(requests: NewPostRequest[]): Promise<WrittenPo
 		feed.ctes,
 		recordEventsCtes(
 			sql,
+			communityOf(requests),
 			requests.flatMap((r, i) => eventsOf(r, written[i] as Written)),
 		),
 	)

@@ -133,8 +133,11 @@ function prefixMatches(db: Db, q: MemberSearch, typed: string, limit: number) {
 function typoMatches(db: postgres.Sql, q: MemberSearch, typed: string, limit: number) {
 	return db.begin(async (tx) => {
 		const words = folded(tx, typed)
-		const [, rows] = await Promise.all([
-			tx`select set_config('pg_trgm.word_similarity_threshold', ${String(TYPO_THRESHOLD)}, true)`,
+		// SET LOCAL, not set_config(): on Citus the match runs on a worker, and the
+		// coordinator passes a SET LOCAL on only when told to (inert on plain Postgres).
+		const [, , rows] = await Promise.all([
+			tx`set local citus.propagate_set_commands = 'local'`,
+			tx.unsafe(`set local pg_trgm.word_similarity_threshold = ${Number(TYPO_THRESHOLD)}`),
 			tx<FoundMember[]>`
 				select ${columns(tx, q)} from (
 					select u.* from users u
