@@ -11,17 +11,17 @@ type UserRef = number | Fragment
 type CommunityRef = number | Fragment
 
 /**
- * A block stands between a and b, whoever blocked whom; within `community` when given
- * (a community id or column: the statement then stays on its shard, DESIGN §21).
+ * A block stands between a and b, whoever blocked whom, within `community` (a value
+ * where Citus needs one to keep the subquery on its shard, DESIGN §21).
  */
 export const blockedBetween = (
 	db: Db,
 	a: UserRef,
 	b: UserRef,
-	community?: number | Fragment,
+	community: CommunityRef,
 ): Fragment => db`
 	exists (select 1 from blocks bl
-		where ${community === undefined ? db`` : db`bl.community_id = ${community} and`}
+		where bl.community_id = ${community} and
 			((bl.blocker_id = ${a} and bl.blocked_id = ${b})
 				or (bl.blocker_id = ${b} and bl.blocked_id = ${a})))`
 
