@@ -76,39 +76,44 @@ describe('recipients resolved after commit', () => {
 		expect(fake.to('tok-notice-author')).toHaveLength(1)
 	})
 
-	test('notifications.chat pages hold 1,000 customer ids each: 1,001 recipients are two pages', async () => {
-		const community = await newCommunity('notice-pages')
-		const cm = await newUser(community, { role: 'cm', name: 'Big Host' })
-		await register({ community, cm }, 'http://127.0.0.1:9/chat', 'notifications.chat')
-		const members: TestUser[] = []
-		for (let i = 0; i < 1001; i += 50)
-			members.push(
-				...(await Promise.all(
-					Array.from({ length: Math.min(50, 1001 - i) }, () => newUser(community)),
-				)),
-			)
-		const room = await newRoom(cm, {
-			title: 'Hall',
-			uuids: members.slice(0, 1000).map((m) => m.uuid),
-		})
-		await follow(members[1000] as TestUser, room.id)
-		stopEngine ??= engine()
+	// 1,001 launches: about 8 s on one Postgres, over 100 s on the loopback Citus cluster.
+	const PAGES_TIMEOUT_MS = process.env.TEST_CITUS ? 300_000 : 120_000
+	test(
+		'notifications.chat pages hold 1,000 customer ids each: 1,001 recipients are two pages',
+		async () => {
+			const community = await newCommunity('notice-pages')
+			const cm = await newUser(community, { role: 'cm', name: 'Big Host' })
+			await register({ community, cm }, 'http://127.0.0.1:9/chat', 'notifications.chat')
+			const members: TestUser[] = []
+			for (let i = 0; i < 1001; i += 50)
+				members.push(
+					...(await Promise.all(
+						Array.from({ length: Math.min(50, 1001 - i) }, () => newUser(community)),
+					)),
+				)
+			const room = await newRoom(cm, {
+				title: 'Hall',
+				uuids: members.slice(0, 1000).map((m) => m.uuid),
+			})
+			await follow(members[1000] as TestUser, room.id)
+			stopEngine ??= engine()
 
-		await say(cm, room.id, 'to the hall')
-		await waitFor(async () => (await eventsOf(community, 'notifications.chat')).length === 2, {
-			what: 'two pages',
-			timeoutMs: 20_000,
-		})
-		const pages = await eventsOf(community, 'notifications.chat')
-		expect(pages.map((p) => [p.current_page, p.total_pages, p.uuids.length]).sort()).toEqual([
-			[1, 2, 1000],
-			[2, 2, 1],
-		])
-		const all = pages.flatMap((p) => p.uuids as string[]).sort()
-		expect(all).toEqual(members.map((m) => m.uniqueId).sort())
-		expect(pages[0].notification_payload.sub_title).toBe('Big Host: to the hall')
-		// 1,001 launches: about 8 s on one Postgres, over 100 s on the loopback Citus cluster.
-	}, process.env.TEST_CITUS ? 300_000 : 120_000)
+			await say(cm, room.id, 'to the hall')
+			await waitFor(async () => (await eventsOf(community, 'notifications.chat')).length === 2, {
+				what: 'two pages',
+				timeoutMs: 20_000,
+			})
+			const pages = await eventsOf(community, 'notifications.chat')
+			expect(pages.map((p) => [p.current_page, p.total_pages, p.uuids.length]).sort()).toEqual([
+				[1, 2, 1000],
+				[2, 2, 1],
+			])
+			const all = pages.flatMap((p) => p.uuids as string[]).sort()
+			expect(all).toEqual(members.map((m) => m.uniqueId).sort())
+			expect(pages[0].notification_payload.sub_title).toBe('Big Host: to the hall')
+		},
+		PAGES_TIMEOUT_MS,
+	)
 })
 
 describe('chat events only for types somebody listens for', () => {
