@@ -3,6 +3,7 @@
 // under chatrooms, because posting in a room asks it; modules/dms has every other DM
 // query (and re-exports these).
 import type { Db } from '../../lib/db'
+import { blockedBetween as blockRule } from '../../lib/sql-rules'
 
 export interface DmRow {
 	community_id: number
@@ -44,10 +45,6 @@ export async function blockedBetween(
 	a: number,
 	b: number,
 ): Promise<boolean> {
-	const rows = await db`
-		select 1 from blocks
-		where community_id = ${communityId}
-			and ((blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a}))
-		limit 1`
-	return rows.length > 0
+	const [row] = await db`select ${blockRule(db, a, b, communityId)} as blocked`
+	return row?.blocked === true
 }
