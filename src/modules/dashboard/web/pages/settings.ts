@@ -1,7 +1,7 @@
 // Community settings: feature toggles such as user_connection, the default
 // notification state new chatroom members start with, and the chat_poll configuration.
 import { html } from 'htm/preact'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { call } from '../api'
 import { Field, FormError, LoadError, Loading, Submit, useForm, useLoad } from '../ui'
 import { PollConfiguration } from './poll-config'
@@ -18,18 +18,25 @@ function Toggles() {
 		call<{ community_settings: Setting[] }>('GET', '/community/settings'),
 	)
 	const [failure, setFailure] = useState('')
+	// What a click asked for, shown until the settings are read again: the reload's own
+	// render (still the old data) would otherwise put the old state back in the box.
+	const [asked, setAsked] = useState<Record<string, boolean>>({})
+	useEffect(() => setAsked({}), [data])
 	if (error) return html`<${LoadError} message=${error} retry=${reload} />`
 	if (loading && !data) return html`<${Loading} what="settings" />`
+	const shown = (setting: Setting) => asked[setting.setting_type] ?? setting.enabled
 	const flip = async (setting: Setting) => {
+		const type = setting.setting_type
+		const enabled = !shown(setting)
 		setFailure('')
+		setAsked((old) => ({ ...old, [type]: enabled }))
 		try {
 			await call('PUT', '/community/settings', {
-				body: {
-					community_settings: [{ setting_type: setting.setting_type, enabled: !setting.enabled }],
-				},
+				body: { community_settings: [{ setting_type: type, enabled }] },
 			})
 			reload()
 		} catch (problem) {
+			setAsked(({ [type]: _, ...rest }) => rest)
 			setFailure((problem as Error).message)
 		}
 	}
@@ -41,7 +48,7 @@ function Toggles() {
 				<input
 					type="checkbox"
 					id=${`setting-${setting.setting_type}`}
-					checked=${setting.enabled}
+					checked=${shown(setting)}
 					onChange=${() => flip(setting)}
 				/>
 				<label for=${`setting-${setting.setting_type}`}>
