@@ -111,11 +111,12 @@ async function noPrimaryKey(tables: string[]): Promise<Problem[]> {
 /**
  * Old keys still indexed without community_id, each with the statement that needs it.
  * Migration 0190 rebuilt every key as (community_id, …) and kept each old key as a plain
- * index; 0201 dropped those no statement needs any more (every statement names its
+ * index; 0201 dropped those no statement needs (every other statement names its
  * community, so the new key serves it). These serve statements that span communities
- * (lib/db.ts acrossCommunities) and find rows by these columns alone; the test fails
- * when one loses its index. An entry goes once no statement reads its table by these
- * columns without the community.
+ * (lib/db.ts acrossCommunities) and find rows by these columns alone. The tests fail
+ * when one loses its index, and when a key not listed here has such a copy (an index
+ * write per row that serves nothing). An entry goes once no statement reads its table
+ * by these columns without the community.
  */
 const UNKEYED_LOOKUPS: [table: string, columns: string[], why: string][] = [
 	[
