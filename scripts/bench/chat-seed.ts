@@ -74,13 +74,13 @@ async function seedRoom(c: number, userIds: number[], messages: number, t0: numb
 		from generate_series(1, ${messages}) g`
 	const [last] = await sql`
 		select max(id)::text as newest, percentile_disc(0.5) within group (order by id)::text as middle
-		from conversations where chatroom_id = ${chatroomId}`
+		from conversations where community_id = ${c} and chatroom_id = ${chatroomId}`
 	await sql`
 		update chatrooms set messages_count = ${messages}, last_conversation_id = ${last?.newest},
-			version = 1 where id = ${chatroomId}`
+			version = 1 where community_id = ${c} and id = ${chatroomId}`
 	// Every member has read everything so far (as after a first visit).
 	await sql`
 		update chatroom_participants set read_conversation_id = ${last?.newest}, read_count = ${messages}
-		where chatroom_id = ${chatroomId}`
+		where community_id = ${c} and chatroom_id = ${chatroomId}`
 	return { chatroomId, middleId: last?.middle as string }
 }

@@ -103,8 +103,8 @@ export async function seed(size: SeedSize, log: (msg: string) => void): Promise<
 		// One or two topics per post, with their topics' post_count deltas.
 		await tx.unsafe(`
 			with links as (
-				insert into post_topics (post_id, topic_id)
-				select distinct p.id, t.id from posts p
+				insert into post_topics (community_id, post_id, topic_id)
+				select distinct ${c}, p.id, t.id from posts p
 				cross join lateral (select generate_series(1, 1 + (hashtext(p.id) & 1)) s) pick
 				join (select row_number() over (order by name) as k, id from topics where community_id = ${c}) t
 					on t.k = 1 + ((hashtext(p.id || pick.s) & 2147483647) % ${size.topics})
@@ -113,8 +113,8 @@ export async function seed(size: SeedSize, log: (msg: string) => void): Promise<
 			insert into topic_post_deltas (community_id, topic_id, delta)
 			select ${c}, topic_id, count(*)::int from links group by topic_id`)
 		await tx.unsafe(`
-			insert into post_likes (post_id, user_id, created_at)
-			select distinct on (p.id, u.id) p.id, u.id, ${now}
+			insert into post_likes (community_id, post_id, user_id, created_at)
+			select distinct on (p.id, u.id) ${c}, p.id, u.id, ${now}
 			from (select 1 + (random() * ${size.posts - 1})::int as pk, 1 + (random() * ${size.users - 1})::int as uk
 				from generate_series(1, ${size.likes})) r
 			join (select row_number() over (order by id) as k, id from posts where community_id = ${c}) p on p.k = r.pk
@@ -131,9 +131,11 @@ export async function seed(size: SeedSize, log: (msg: string) => void): Promise<
 		await tx.unsafe(`
 			update posts p set likes_count = coalesce(l.n, 0), comments_count = coalesce(m.n, 0)
 			from posts q
-			left join (select post_id, count(*)::int n from post_likes group by post_id) l on l.post_id = q.id
-			left join (select post_id, count(*)::int n from comments group by post_id) m on m.post_id = q.id
-			where p.id = q.id and q.community_id = ${c}`)
+			left join (select post_id, count(*)::int n from post_likes where community_id = ${c} group by post_id) l
+				on l.post_id = q.id
+			left join (select post_id, count(*)::int n from comments where community_id = ${c} group by post_id) m
+				on m.post_id = q.id
+			where p.community_id = ${c} and p.id = q.id and q.community_id = ${c}`)
 	})
 	await sql`analyze`
 	log(`seeded community ${c} in ${Math.round(performance.now() - started)} ms`)

@@ -25,11 +25,14 @@ const pgFeed = new Elysia({ name: 'bench-pg' }).use(authPlugin).get(
 				p.likes_count, p.comments_count, p.post_shared_count, p.impressions_count::float8 as impressions_count,
 				p.reach_count, p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
 				u.id as author_id, u.uuid as user_id, u.name, u.image_url, u.user_unique_id, u.is_guest, u.is_deleted as user_deleted,
-				exists (select 1 from post_likes l where l.post_id = p.id and l.user_id = ${session.userId}) as is_liked,
-				exists (select 1 from post_saves s where s.post_id = p.id and s.user_id = ${session.userId}) as is_saved
-			from posts p join users u on u.id = p.user_id
+				exists (select 1 from post_likes l where l.community_id = p.community_id and l.post_id = p.id
+					and l.user_id = ${session.userId}) as is_liked,
+				exists (select 1 from post_saves s where s.community_id = p.community_id and s.post_id = p.id
+					and s.user_id = ${session.userId}) as is_saved
+			from posts p join users u on u.community_id = p.community_id and u.id = p.user_id
 			where p.community_id = ${session.communityId} and not p.is_deleted and p.visibility = 'public'
-				and (${!byTopic} or exists (select 1 from post_topics pt where pt.post_id = p.id and pt.topic_id = any(${topicIds}::text[])))
+				and (${!byTopic} or exists (select 1 from post_topics pt where pt.community_id = p.community_id
+					and pt.post_id = p.id and pt.topic_id = any(${topicIds}::text[])))
 			order by p.created_at desc limit ${size} offset ${(page - 1) * size}`
 		const users: Record<string, unknown> = {}
 		for (const row of rows)

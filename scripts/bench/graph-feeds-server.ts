@@ -16,8 +16,10 @@ const columns = (viewerId: number) => sql`
 	p.id as _id, p.heading, p.text, p.attachments, p.community_id, p.is_pinned, p.likes_count, p.comments_count,
 	p.post_shared_count, p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
 	u.id as author_id, u.uuid as user_id, u.name, u.image_url,
-	exists (select 1 from post_likes l where l.post_id = p.id and l.user_id = ${viewerId}) as is_liked,
-	exists (select 1 from post_saves s where s.post_id = p.id and s.user_id = ${viewerId}) as is_saved`
+	exists (select 1 from post_likes l where l.community_id = p.community_id and l.post_id = p.id
+		and l.user_id = ${viewerId}) as is_liked,
+	exists (select 1 from post_saves s where s.community_id = p.community_id and s.post_id = p.id
+		and s.user_id = ${viewerId}) as is_saved`
 
 function respond(rows: Record<string, unknown>[], key: 'feed' | 'posts') {
 	const users: Record<string, unknown> = {}
@@ -39,11 +41,14 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 			const size = query.page_size ?? 20
 			const rows = await sql`
 				select ${columns(session.userId)}
-				from posts p join users u on u.id = p.user_id
-				where p.user_id in (select connection_id from connections where user_id = ${session.userId})
+				from posts p join users u on u.community_id = p.community_id and u.id = p.user_id
+				where p.community_id = ${session.communityId}
+					and p.user_id in (select connection_id from connections
+						where community_id = ${session.communityId} and user_id = ${session.userId})
 					and not p.is_deleted and p.visibility in ('public', 'connections')
-					and not exists (select 1 from blocks b where (b.blocker_id = ${session.userId} and b.blocked_id = p.user_id)
-						or (b.blocker_id = p.user_id and b.blocked_id = ${session.userId}))
+					and not exists (select 1 from blocks b where b.community_id = ${session.communityId}
+						and ((b.blocker_id = ${session.userId} and b.blocked_id = p.user_id)
+							or (b.blocker_id = p.user_id and b.blocked_id = ${session.userId})))
 				order by p.created_at desc limit ${size} offset ${((query.page ?? 1) - 1) * size}`
 			return respond(rows, 'feed')
 		},
@@ -57,13 +62,16 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 			// rankPost (src/timelines/ranking.ts) in SQL: recency, engagement, connection and author affinity, pinned.
 			// Scores first (ranked ids only), then the page's columns: the fair plain-SQL plan.
 			const rows = await sql`
-				with fol as (select connection_id from connections where user_id = ${session.userId}),
+				with fol as (select connection_id from connections
+					where community_id = ${session.communityId} and user_id = ${session.userId}),
 				aff as (
 					select p.user_id as author, sum(w) as w from (
-						select post_id, 1 as w from post_likes where user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
+						select post_id, 1 as w from post_likes where community_id = ${session.communityId}
+							and user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
 						union all
-						select post_id, 2 from comments where user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
-					) x join posts p on p.id = x.post_id group by p.user_id),
+						select post_id, 2 from comments where community_id = ${session.communityId}
+							and user_id = ${session.userId} and created_at > ${now - 90 * 86_400_000}
+					) x join posts p on p.community_id = ${session.communityId} and p.id = x.post_id group by p.user_id),
 				ranked as (
 					select p.id, power(0.5, (${now} - p.created_at) / 86400000.0)
 						* (1 + 0.5 * ln(1 + p.likes_count + 2 * p.comments_count + 3 * p.post_shared_count + 0.05 * p.reach_count))
@@ -74,7 +82,8 @@ const pg = new Elysia({ name: 'bench-pg-graph' })
 						and (p.visibility = 'public' or (p.visibility = 'connections' and p.user_id in (select connection_id from fol)))
 					order by score desc limit ${size} offset ${((query.page ?? 1) - 1) * size})
 				select ${columns(session.userId)}, r.score
-				from ranked r join posts p on p.id = r.id join users u on u.id = p.user_id
+				from ranked r join posts p on p.community_id = ${session.communityId} and p.id = r.id
+				join users u on u.community_id = p.community_id and u.id = p.user_id
 				order by r.score desc`
 			return respond(rows, 'posts')
 		},

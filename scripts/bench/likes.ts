@@ -98,6 +98,9 @@ const postId = post.body.data.post._id as string
 const basePost = await call('POST', '/feed/post', tokens[0] as string, { text: 'baseline post' })
 const baseId = basePost.body.data.post._id as string
 
+// The baseline's statements name the community, as the app's do (DESIGN §21).
+const c = project.community_id
+
 // Each user toggles twice (like, then unlike): USERS * 2 operations on one hot row.
 const apiJobs = [...tokens, ...tokens].map((token) => async () => {
 	const reply = await call('PUT', `/feed/post/${postId}/like`, token)
@@ -106,18 +109,18 @@ const apiJobs = [...tokens, ...tokens].map((token) => async () => {
 const sqlJobs = [...ids, ...ids].map((userId, i) => async () => {
 	await sql.begin(async (tx) => {
 		if (i < ids.length) {
-			await tx`insert into post_likes (post_id, user_id, created_at) values (${baseId}, ${userId}, ${Date.now()}) on conflict do nothing`
-			await tx`update posts set likes_count = likes_count + 1 where id = ${baseId}`
+			await tx`insert into post_likes (community_id, post_id, user_id, created_at) values (${c}, ${baseId}, ${userId}, ${Date.now()}) on conflict do nothing`
+			await tx`update posts set likes_count = likes_count + 1 where community_id = ${c} and id = ${baseId}`
 		} else {
-			await tx`delete from post_likes where post_id = ${baseId} and user_id = ${userId}`
-			await tx`update posts set likes_count = likes_count - 1 where id = ${baseId}`
+			await tx`delete from post_likes where community_id = ${c} and post_id = ${baseId} and user_id = ${userId}`
+			await tx`update posts set likes_count = likes_count - 1 where community_id = ${c} and id = ${baseId}`
 		}
 	})
 })
 
 const baseline = await run('bare SQL (like row + counter)', sqlJobs)
 const full = await run('PUT /feed/post/:id/like (app)', apiJobs)
-const [row] = await sql`select likes_count from posts where id = ${postId}`
+const [row] = await sql`select likes_count from posts where community_id = ${c} and id = ${postId}`
 console.table([baseline, full])
 console.log(
 	`app / baseline throughput: ${(full.perSecond / baseline.perSecond).toFixed(2)}; final likes_count ${row?.likes_count} (expected 0)`,

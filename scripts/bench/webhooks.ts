@@ -198,10 +198,9 @@ async function setupCommunity(name: string, path: string) {
 	const complete = await waitUntil(() => ids.every((id) => arrivals.has(id)), 120_000)
 	const last = Math.max(...ids.map((id) => arrivals.get(id)?.[0] ?? 0))
 	const createdAt = new Map(
-		(await sql`select id, created_at from events where id in ${sql(ids)}`).map((r) => [
-			r.id as string,
-			Number(r.created_at),
-		]),
+		(
+			await sql`select id, created_at from events where community_id = ${communityId} and id in ${sql(ids)}`
+		).map((r) => [r.id as string, Number(r.created_at)]),
 	)
 	const latencies = ids
 		.filter((id) => arrivals.has(id))

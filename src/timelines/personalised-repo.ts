@@ -180,7 +180,9 @@ export async function usersAfter(db: Db, communityId: number, afterId: number, l
 
 /**
  * A user by service uuid or integer id, for operator scripts: the community is what it
- * finds out, so it spans communities (call it inside acrossCommunities).
+ * finds out, so it spans communities (call it inside acrossCommunities). No index serves
+ * a user found without the community (migrations/0201): a scan of users, for a command
+ * run by hand.
  */
 export async function findUserRef(db: Db, uuidOrId: string) {
 	const byId = /^\d+$/.test(uuidOrId)

@@ -109,52 +109,36 @@ async function noPrimaryKey(tables: string[]): Promise<Problem[]> {
 }
 
 /**
- * The keys that migration 0190 rebuilt as (community_id, …): each old key stays a plain
- * (non-unique) index, because most statements still find a row by these columns
- * without community_id (`bun run scripts/tenant-sql-tally.ts` counts them) and would
- * scan the table without it. An entry goes once its table's statements all name the
- * community.
+ * Old keys still indexed without community_id, each with the statement that needs it.
+ * Migration 0190 rebuilt every key as (community_id, …) and kept each old key as a plain
+ * index; 0201 dropped those no statement needs (every other statement names its
+ * community, so the new key serves it). These serve statements that span communities
+ * (lib/db.ts acrossCommunities) and find rows by these columns alone. The tests fail
+ * when one loses its index, and when a key not listed here has such a copy (an index
+ * write per row that serves nothing). An entry goes once no statement reads its table
+ * by these columns without the community.
  */
-const UNKEYED_LOOKUPS: [table: string, columns: string[]][] = [
-	['activities', ['id']],
-	['blocks', ['blocker_id', 'blocked_id']],
-	['chatroom_cohorts', ['chatroom_id', 'cohort_id']],
-	['chatroom_participants', ['chatroom_id', 'user_id']],
-	['chatrooms', ['id']],
-	['cohort_members', ['cohort_id', 'user_id']],
-	['cohorts', ['id']],
-	['comment_likes', ['comment_id', 'user_id']],
-	['comment_tags', ['comment_id', 'user_id']],
-	['comments', ['id']],
-	['connection_requests', ['request_by', 'request_to']],
-	['connections', ['user_id', 'connection_id']],
-	['conversation_tags', ['conversation_id', 'user_id']],
-	['conversations', ['id']],
-	['events', ['id']],
-	['fanout_jobs', ['id']],
-	['feed_activity', ['user_id']],
-	['feed_marks', ['post_id']],
-	['import_job_chunks', ['job_id', 'seq']],
-	['import_jobs', ['id']],
-	['poll_ballots', ['conversation_id', 'user_id']],
-	['poll_options', ['id']],
-	['polls', ['conversation_id']],
-	['post_likes', ['post_id', 'user_id']],
-	['post_saves', ['post_id', 'user_id']],
-	['post_tags', ['post_id', 'user_id']],
-	['post_topics', ['post_id', 'topic_id']],
-	['post_views', ['post_id', 'user_id']],
-	['post_widgets', ['post_id', 'widget_id']],
-	['posts', ['id']],
-	['push_deliveries', ['id']],
-	['refresh_tokens', ['token_hash']],
-	['topics', ['id']],
-	['users', ['id']],
-	['users', ['uuid']],
-	['webhook_attempts', ['id']],
-	['webhook_deliveries', ['id']],
-	['webhooks', ['id']],
-	['widgets', ['id']],
+const UNKEYED_LOOKUPS: [table: string, columns: string[], why: string][] = [
+	[
+		'feed_activity',
+		['user_id'],
+		'the recompute job pages every community’s readers in user id order (timelines/personalised-repo.ts activeUsersAfter)',
+	],
+	[
+		'refresh_tokens',
+		['token_hash'],
+		'a refresh token issued before tokens carried their community is found by its hash alone (sessions/repo.ts findRefreshTokenCommunity)',
+	],
+	[
+		'webhook_attempts',
+		['id'],
+		'the nightly prune finds the communities holding attempts past the cutoff by id range (webhooks/repo.ts pruneDeliveryLog)',
+	],
+	[
+		'webhook_deliveries',
+		['id'],
+		'the same prune, for finished deliveries past the cutoff (the pending-only partial indexes cannot serve it)',
+	],
 ]
 
 /** An entry of UNKEYED_LOOKUPS without a whole (not partial) index led by its columns. */
@@ -173,6 +157,31 @@ async function unindexedLookups(): Promise<Problem[]> {
 		if (!row?.found) problems.push({ table, problem: `no index on (${columns.join(', ')})` })
 	}
 	return problems
+}
+
+/**
+ * Plain (not unique, not partial) indexes on exactly a key's columns after community_id:
+ * what 0190 kept of each old key. Each costs an index write per row, so one that no
+ * statement needs (not in UNKEYED_LOOKUPS) is a problem.
+ */
+async function unkeyedKeyCopies(
+	tables: string[],
+): Promise<{ table: string; index: string; columns: string[] }[]> {
+	return sql<{ table: string; index: string; columns: string[] }[]>`
+		with idx as (
+			select x.indrelid, x.indisunique as is_unique, i.relname as index,
+				x.indpred is null and x.indexprs is null as whole,
+				array(select a.attname::text from unnest(x.indkey::int2[]) with ordinality u(n, k)
+					join pg_attribute a on a.attrelid = x.indrelid and a.attnum = u.n order by u.k) as columns
+			from pg_index x join pg_class i on i.oid = x.indexrelid
+			where x.indrelid = any(${tables}::text[]::regclass[]))
+		select c.relname as table, copy.index, copy.columns
+		from idx copy join pg_class c on c.oid = copy.indrelid
+		where not copy.is_unique and copy.whole and exists (
+			select 1 from idx key
+			where key.indrelid = copy.indrelid and key.is_unique and key.whole
+				and key.columns = array['community_id'] || copy.columns)
+		order by 1, 2`
 }
 
 describe('tenancy (DESIGN §21)', () => {
@@ -197,5 +206,16 @@ describe('tenancy (DESIGN §21)', () => {
 
 	test('the old keys stay indexed for lookups without community_id', async () => {
 		expect(await unindexedLookups()).toEqual([])
+	})
+
+	test('no other old key keeps an index without community_id', async () => {
+		const copies = await unkeyedKeyCopies(await tenantTables())
+		const listed = (copy: { table: string; columns: string[] }) =>
+			UNKEYED_LOOKUPS.some(
+				([table, columns]) => table === copy.table && columns.join() === copy.columns.join(),
+			)
+		// The listed lookups are such copies: the query sees them.
+		expect(copies.filter(listed)).toHaveLength(UNKEYED_LOOKUPS.length)
+		expect(copies.filter((copy) => !listed(copy))).toEqual([])
 	})
 })
