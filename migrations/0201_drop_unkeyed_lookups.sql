@@ -6,7 +6,7 @@
 -- test/architecture/tenancy.test.ts says why): webhook_attempts (id) and
 -- webhook_deliveries (id), refresh_tokens (token_hash), feed_activity (user_id).
 -- The fill triggers of 0190 (plain Postgres) looked a row's parent up by these indexes;
--- every insert names community_id, so they no longer run.
+-- every insert names community_id, so they no longer run (0202 drops them).
 -- One DROP per index, each run by EXECUTE: Citus drops a distributed table's index on
 -- its shards too, and sends the workers the statement's own text, which must be that one
 -- command (a migration file's text holds many).
