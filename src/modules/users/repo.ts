@@ -15,8 +15,7 @@ export interface UserRow extends CachedUser {
 	created_at: Date
 }
 
-const columns = [
-	'id',
+const otherColumns = [
 	'uuid',
 	'community_id',
 	'user_unique_id',
@@ -29,8 +28,15 @@ const columns = [
 	'last_active_at',
 	'created_at',
 ]
-/** The columns of a UserRow, for statements of other modules that return users. */
-export const userColumns: readonly string[] = columns
+/**
+ * The columns of a UserRow (qualified by `alias` when the statement joins), for every
+ * statement that returns users. The id is bigint (migration 0200): read as float8, a JS
+ * number, exact to 2^53, as the other bigint ids TypeScript holds as numbers.
+ */
+export function userColumns(db: Db, alias?: string) {
+	const named = (column: string) => (alias ? `${alias}.${column}` : column)
+	return db`${db(named('id'))}::float8 as id, ${db(otherColumns.map(named))}`
+}
 
 export async function findUserById(
 	db: Db,
@@ -38,7 +44,7 @@ export async function findUserById(
 	id: number,
 ): Promise<UserRow | null> {
 	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and id = ${id}`
+		select ${userColumns(db)} from users where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
@@ -50,7 +56,7 @@ export async function findUserByUuid(
 	// Not a uuid: no such user (Postgres would reject the cast with an error).
 	if (!isUuid(uuid)) return null
 	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and uuid = ${uuid}`
+		select ${userColumns(db)} from users where community_id = ${communityId} and uuid = ${uuid}`
 	return row ?? null
 }
 
@@ -70,7 +76,7 @@ export async function findUsersByIds(
 	// generic one). 3,000 one-id reads: 36 µs of planning and execution a call, 13 this way
 	// (24 with `in (select unnest(…))`); it is every new post's authors' read.
 	return db<UserRow[]>`
-		select ${db(columns)} from users
+		select ${userColumns(db)} from users
 		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int[])))`
 }
 
@@ -82,7 +88,7 @@ export function findUsersAndPostAuthors(
 	postIds: string[],
 ) {
 	return db<UserRow[]>`
-		select ${db(columns)} from users
+		select ${userColumns(db)} from users
 		where community_id = ${communityId} and id = any(array(
 			select unnest(${userIds(ids)}::int[]) union
 			select user_id from posts where community_id = ${communityId} and id = any(${postIds}::text[])))`
@@ -96,7 +102,7 @@ export async function findUsersByUuids(
 	const valid = uuids.filter(isUuid)
 	if (valid.length === 0) return []
 	return db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and uuid = any(${valid}::uuid[])`
+		select ${userColumns(db)} from users where community_id = ${communityId} and uuid = any(${valid}::uuid[])`
 }
 
 export interface NewUser {
@@ -119,7 +125,7 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null>
 		values (${user.uuid}, ${user.community_id}, ${user.user_unique_id}, ${user.name}, ${user.image_url},
 			${user.is_guest}, ${user.role}, ${user.country_code ?? null}, ${user.mobile_no ?? null})
 		on conflict (community_id, user_unique_id) do nothing
-		returning ${db(columns)}`
+		returning ${userColumns(db)}`
 	return row ?? null
 }
 
@@ -182,7 +188,7 @@ export async function searchUsers(
 ): Promise<{ rows: (UserRow & { departure: Departure | null })[]; total: number }> {
 	const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 	return paged<UserRow & { departure: Departure | null }>(db, {
-		columns: db`departure, ${db(columns)}`,
+		columns: db`departure, ${userColumns(db)}`,
 		from: db`from users where community_id = ${communityId} and not is_deleted
 			and (name ilike ${pattern} or user_unique_id ilike ${pattern})`,
 		orderBy: db`lower(name), id`,
@@ -199,7 +205,7 @@ export async function findUsersByRefs(
 ): Promise<UserRow[]> {
 	if (refs.length === 0) return []
 	return db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and not is_deleted
+		select ${userColumns(db)} from users where community_id = ${communityId} and not is_deleted
 			and (uuid = any(${refs.filter(isUuid)}::uuid[]) or user_unique_id = any(${refs}::text[]))`
 }
 
