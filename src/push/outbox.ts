@@ -121,7 +121,7 @@ export async function enqueueConversationPushes(
 			insert into push_deliveries (community_id, conversation_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
 			select ${input.communityId}, ${input.conversationId}, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
 			from devices d
-			where d.community_id = ${input.communityId} and d.user_id = any(${tx.array(input.recipientIds)}::int[])
+			where d.community_id = ${input.communityId} and d.user_id = any(${tx.array(input.recipientIds)}::int8[])
 			on conflict do nothing
 			returning 1
 		)
