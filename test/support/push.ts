@@ -9,7 +9,7 @@ import { api } from './http'
 
 export async function ownerToken(community: TestCommunity): Promise<string> {
 	const [row] =
-		await sql`select id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
+		await sql`select id::float8 as id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
 	return signAccessToken({ sub: row.uuid, uid: row.id, cid: community.communityId, role: 'owner' })
 }
 
