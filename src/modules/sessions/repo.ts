@@ -134,7 +134,7 @@ export async function lockRefreshToken(
 	tokenHash: string,
 ): Promise<RefreshTokenRow | null> {
 	const [row] = await db<RefreshTokenRow[]>`
-		select community_id, token_hash, family_id, user_id, expires_at, rotated_at, revoked_at
+		select community_id, token_hash, family_id, user_id::float8 as user_id, expires_at, rotated_at, revoked_at
 		from refresh_tokens where community_id = ${communityId} and token_hash = ${tokenHash} for update`
 	return row ?? null
 }

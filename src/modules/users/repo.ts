@@ -1,6 +1,7 @@
 // Users of a community: members, CMs and dashboard owners.
 import type { Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
+import { MAX_ID } from '../../lib/input-limits'
 import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
 import type { CachedUser } from '../../timelines'
@@ -60,9 +61,8 @@ export async function findUserByUuid(
 	return row ?? null
 }
 
-// Not a user id (fractional, or past the integer column): no such user, not a 500.
-const userIds = (ids: number[]) =>
-	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+// Not a user id (fractional, or past what a JS number holds exactly): no such user, not a 500.
+const userIds = (ids: number[]) => ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_ID)
 
 export async function findUsersByIds(
 	db: Db,
@@ -77,7 +77,7 @@ export async function findUsersByIds(
 	// (24 with `in (select unnest(…))`); it is every new post's authors' read.
 	return db<UserRow[]>`
 		select ${userColumns(db)} from users
-		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int[])))`
+		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int8[])))`
 }
 
 /** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
@@ -90,7 +90,7 @@ export function findUsersAndPostAuthors(
 	return db<UserRow[]>`
 		select ${userColumns(db)} from users
 		where community_id = ${communityId} and id = any(array(
-			select unnest(${userIds(ids)}::int[]) union
+			select unnest(${userIds(ids)}::int8[]) union
 			select user_id from posts where community_id = ${communityId} and id = any(${postIds}::text[])))`
 }
 
@@ -168,7 +168,7 @@ export async function findOwnerByMobile(
 	mobileNo: string,
 ): Promise<UserRow | null> {
 	const [phone] = await db<{ owner_community_id: number; user_id: number }[]>`
-		select owner_community_id, user_id from owner_phones
+		select owner_community_id, user_id::float8 as user_id from owner_phones
 		where country_code = ${countryCode} and mobile_no = ${mobileNo}`
 	if (!phone) return null
 	const owner = await findUserById(db, phone.owner_community_id, phone.user_id)
