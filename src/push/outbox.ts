@@ -74,7 +74,7 @@ export async function enqueueActivityPushesOf(
 		u: p.actorId,
 		p: { ...p.payload, community_id: String(p.communityId) },
 	}))
-	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)`
+	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int8, u int8, p jsonb)`
 	await tx`with ${activityPushesCtes(tx, communityId, rows, now)} select * from pushes_notified`
 }
 
