@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
 import { loadServiceAccount } from '../../src/modules/projects/service'
-import { newCommunity, newUser, type TestCommunity } from '../support/community'
+import { newCommunity, newUser, ownerToken, type TestCommunity } from '../support/community'
 import { sql } from '../support/db'
 import { api } from '../support/http'
-import { ownerToken } from '../support/push'
 
 const keys = generateKeyPairSync('rsa', {
 	modulusLength: 2048,
