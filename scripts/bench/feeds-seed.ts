@@ -42,7 +42,7 @@ async function existing(size: SeedSize): Promise<Seed | null> {
 
 async function describe(communityId: number): Promise<Seed> {
 	const [viewer] = await sql<{ id: number; uuid: string }[]>`
-		select id, uuid from users where community_id = ${communityId} and user_unique_id = 'bench-viewer'`
+		select id::float8 as id, uuid from users where community_id = ${communityId} and user_unique_id = 'bench-viewer'`
 	const topics = await sql<
 		{ id: string }[]
 	>`select id from topics where community_id = ${communityId} order by name`

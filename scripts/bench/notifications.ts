@@ -58,7 +58,7 @@ async function member(name: string, role: 'member' | 'cm' = 'member') {
 	const [row] = await sql`
 		insert into users (uuid, community_id, user_unique_id, name, role)
 		values (gen_random_uuid(), ${communityId}, ${`${name}-${Date.now()}`}, ${name}, ${role})
-		returning id, uuid::text as uuid`
+		returning id::float8 as id, uuid::text as uuid`
 	const session = { userId: row.id as number, uuid: row.uuid as string, communityId, role }
 	return {
 		session,
@@ -124,11 +124,11 @@ try {
 	const rows = await sql`
 		insert into users (uuid, community_id, user_unique_id, name)
 		select gen_random_uuid(), ${communityId}, 'r-' || g || '-' || ${Date.now()}, 'Recipient ' || g from generate_series(1, ${RECIPIENTS}) g
-		returning id, uuid::text as uuid`
+		returning id::float8 as id, uuid::text as uuid`
 	await sql`
 		insert into devices (community_id, device_id, user_id, token, platform, created_at, updated_at)
 		select ${communityId}, 'dev-' || id, id, 'tok-' || id, case when id % 2 = 0 then 'an' else 'ios' end, 0, 0
-		from unnest(${rows.map((r) => r.id)}::int[]) id`
+		from unnest(${rows.map((r) => r.id)}::int8[]) id`
 	const worker = Bun.spawn([process.execPath, 'src/index.ts'], {
 		cwd: `${import.meta.dir}/../..`,
 		env: { ...process.env, ROLE: 'worker', NODE_ENV: 'development' } as Record<string, string>,

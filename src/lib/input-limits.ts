@@ -7,6 +7,12 @@ import { config } from '../config'
 import { AppError, badRequest } from './errors'
 
 export const MAX_JSON_DEPTH = 32
+
+/**
+ * The largest user or cohort id taken as input. The ids are bigint (migration 0200) and
+ * held as JS numbers, exact to 2^53; a larger one names nothing (404/400, never a 500).
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER
 /**
  * Bun's own ceiling (its 413 is plain text): set far above every route's limit so the
  * route limits below answer first, in the envelope. Streamed uploads (NDJSON imports)

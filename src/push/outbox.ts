@@ -74,7 +74,7 @@ export async function enqueueActivityPushesOf(
 		u: p.actorId,
 		p: { ...p.payload, community_id: String(p.communityId) },
 	}))
-	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int, u int, p jsonb)`
+	const rows = tx`select * from jsonb_to_recordset(${tx.json(input)}) as i(c int, a text, r int8, u int8, p jsonb)`
 	await tx`with ${activityPushesCtes(tx, communityId, rows, now)} select * from pushes_notified`
 }
 
@@ -121,7 +121,7 @@ export async function enqueueConversationPushes(
 			insert into push_deliveries (community_id, conversation_id, actor_id, device_id, recipient_id, payload, due_at, created_at, updated_at)
 			select ${input.communityId}, ${input.conversationId}, ${input.actorId}, d.device_id, d.user_id, ${tx.json(payload)}, ${now}, ${now}, ${now}
 			from devices d
-			where d.community_id = ${input.communityId} and d.user_id = any(${tx.array(input.recipientIds)}::int[])
+			where d.community_id = ${input.communityId} and d.user_id = any(${tx.array(input.recipientIds)}::int8[])
 			on conflict do nothing
 			returning 1
 		)

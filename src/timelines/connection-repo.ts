@@ -19,9 +19,9 @@ export async function followersAfter(
 	limit: number,
 ): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from connections
-		where community_id = ${communityId} and connection_id = ${authorId} and user_id > ${afterUserId}
-		order by user_id limit ${limit}`
+		select c.user_id::float8 as user_id from connections c
+		where c.community_id = ${communityId} and c.connection_id = ${authorId} and c.user_id > ${afterUserId}
+		order by c.user_id limit ${limit}`
 	return rows.map((r) => r.user_id)
 }
 
@@ -41,7 +41,7 @@ export async function afterBatch(
 	const [row] = await db<{ fans_out: boolean; stopped: number[] }[]>`
 		select exists (select 1 from posts where community_id = ${communityId} and id = ${postId}
 				and ${reachesFollowersSql(db, 'posts')}) as fans_out,
-			array(select id from unnest(${followerIds}::int[]) as f(id)
+			array(select id::float8 from unnest(${followerIds}::int8[]) as f(id)
 				where not exists (select 1 from connections c where c.community_id = ${communityId}
 					and c.connection_id = ${authorId} and c.user_id = f.id)
 			) as stopped`
@@ -142,7 +142,7 @@ export function newPostJobsCtes(db: Db, jobs: NewFanOutJob[]) {
 	return db`
 		never_followed as materialized (
 			select id from users
-			where community_id = ${communityId ?? 0} and id = any(${authors}::int[]) and not ever_followed
+			where community_id = ${communityId ?? 0} and id = any(${authors}::int8[]) and not ever_followed
 			order by id for share),
 		${jobsCtes(db, jobs, db`where j.author_id not in (select id from never_followed)`)}`
 }
@@ -158,7 +158,7 @@ function jobsCtes(db: Db, jobs: NewFanOutJob[], filter: PendingQuery<Row[]>) {
 		fanout_job as (
 			insert into fanout_jobs (community_id, kind, post_id, author_id, score)
 			select * from unnest(${jobs.map((j) => j.community_id)}::int[], ${jobs.map((j) => j.kind)}::text[],
-				${jobs.map((j) => j.post_id)}::text[], ${jobs.map((j) => j.author_id)}::int[],
+				${jobs.map((j) => j.post_id)}::text[], ${jobs.map((j) => j.author_id)}::int8[],
 				${jobs.map((j) => j.score)}::bigint[]) as j(community_id, kind, post_id, author_id, score)
 			${filter}
 			returning community_id),
@@ -205,8 +205,8 @@ export function claimFanOutJobs(
 			lease_until = case when due.busy then due.lease_until end,
 			done_at = case when due.busy then null else due.claimed_at end
 		from due where j.community_id = ${communityId} and j.id = due.id
-		returning j.id::text, j.community_id, j.kind, j.post_id, j.author_id, j.score::float8 as score,
-			j.cursor, j.attempts, due.busy`
+		returning j.id::text, j.community_id, j.kind, j.post_id, j.author_id::float8 as author_id,
+			j.score::float8 as score, j.cursor::float8 as cursor, j.attempts, due.busy`
 }
 
 /** A job as its row is found: its community and id. */

@@ -24,7 +24,7 @@ export async function followedAuthors(
 	userId: number,
 ): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`
-		select connection_id as id from connections where community_id = ${communityId} and user_id = ${userId}`
+		select connection_id::float8 as id from connections where community_id = ${communityId} and user_id = ${userId}`
 	return rows.map((r) => r.id)
 }
 
@@ -36,7 +36,7 @@ export async function authorAffinity(
 	since: number,
 ): Promise<Record<string, number>> {
 	const rows = await db<{ author: number; weight: number }[]>`
-		select author, sum(w)::float8 as weight from (
+		select author::float8 as author, sum(w)::float8 as weight from (
 			select p.user_id as author, 1 as w
 			from post_likes l join posts p on p.community_id = l.community_id and p.id = l.post_id
 			where l.community_id = ${communityId} and l.user_id = ${userId} and l.created_at > ${since}
@@ -113,7 +113,7 @@ export async function personalisedCandidates(
 					and not p3.is_deleted
 				order by p3.created_at desc limit ${Math.ceil(limit / 4)})
 		)
-		select p.id, p.user_id, p.created_at::float8 as created_at, p.likes_count, p.comments_count,
+		select p.id, p.user_id::float8 as user_id, p.created_at::float8 as created_at, p.likes_count, p.comments_count,
 			p.post_shared_count, p.reach_count, p.is_pinned,
 			exists (select 1 from connections c where c.community_id = ${communityId} and c.user_id = ${userId}
 				and c.connection_id = p.user_id) as is_connection,
@@ -166,14 +166,14 @@ export async function recordRecompute(
  */
 export async function activeUsersAfter(db: Db, since: number, afterId: number, limit: number) {
 	return db<{ user_id: number; community_id: number }[]>`
-		select user_id, community_id from feed_activity
-		where last_read_at > ${since} and user_id > ${afterId} order by user_id limit ${limit}`
+		select f.user_id::float8 as user_id, f.community_id from feed_activity f
+		where f.last_read_at > ${since} and f.user_id > ${afterId} order by f.user_id limit ${limit}`
 }
 
 /** The community's users, in id batches. */
 export async function usersAfter(db: Db, communityId: number, afterId: number, limit: number) {
 	return db<{ user_id: number; community_id: number }[]>`
-		select id as user_id, community_id from users
+		select id::float8 as user_id, community_id from users
 		where community_id = ${communityId} and not is_deleted and id > ${afterId}
 		order by id limit ${limit}`
 }
@@ -186,12 +186,14 @@ export async function usersAfter(db: Db, communityId: number, afterId: number, l
  */
 export async function findUserRef(db: Db, uuidOrId: string) {
 	const byId = /^\d+$/.test(uuidOrId)
+	// Digits past a safe integer are no user id (not a bigint out of range: an error).
+	if (byId && !Number.isSafeInteger(Number(uuidOrId))) return null
 	const [row] = byId
 		? await db<
 				{ user_id: number; community_id: number }[]
-			>`select id as user_id, community_id from users where id = ${Number(uuidOrId)}`
+			>`select id::float8 as user_id, community_id from users where id = ${Number(uuidOrId)}`
 		: await db<
 				{ user_id: number; community_id: number }[]
-			>`select id as user_id, community_id from users where uuid::text = ${uuidOrId.toLowerCase()}`
+			>`select id::float8 as user_id, community_id from users where uuid::text = ${uuidOrId.toLowerCase()}`
 	return row ?? null
 }

@@ -52,7 +52,7 @@ export interface CachedUser {
 	is_deleted: boolean
 }
 
-// bigint columns are cast to float8 so they arrive as numbers (epoch ms fit exactly).
+// bigint columns are cast to float8 so they arrive as numbers (epoch ms and user ids fit exactly).
 export async function loadPosts(db: Db, communityId: number, ids: string[]): Promise<CachedPost[]> {
 	if (ids.length === 0) return []
 	return postsOf(db, communityId, ids)
@@ -69,7 +69,7 @@ export function loadPostsLocked(db: Db, communityId: number, ids: string[]) {
 
 function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 	return db<CachedPost[]>`
-		select p.id, p.community_id, p.user_id, (select u.uuid::text from users u where u.community_id = ${communityId} and u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
+		select p.id, p.community_id, p.user_id::float8 as user_id, (select u.uuid::text from users u where u.community_id = ${communityId} and u.id = p.user_id) as author_uuid, p.heading, p.text, p.attachments, p.visibility,
 			p.is_pinned, p.is_edited, p.is_deleted, p.likes_count, p.comments_count, p.post_shared_count,
 			p.impressions_count::float8 as impressions_count, p.reach_count,
 			p.created_at::float8 as created_at, p.updated_at::float8 as updated_at,
@@ -77,7 +77,7 @@ function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 				where pt.community_id = ${communityId} and pt.post_id = p.id), '{}') as topic_ids,
 			coalesce((select array_agg(pw.widget_id order by pw.widget_id) from post_widgets pw
 				where pw.community_id = ${communityId} and pw.post_id = p.id), '{}') as widget_ids,
-			coalesce((select array_agg(tg.user_id order by tg.user_id) from post_tags tg
+			coalesce((select array_agg(tg.user_id order by tg.user_id)::float8[] from post_tags tg
 				where tg.community_id = ${communityId} and tg.post_id = p.id), '{}') as tagged_user_ids,
 			${hiddenByTopics(db, 'p', communityId)} as hidden, p.held
 		from posts p
@@ -88,8 +88,8 @@ function postsOf(db: Db, communityId: number, ids: string[], rest = db``) {
 export async function loadUsers(db: Db, communityId: number, ids: number[]): Promise<CachedUser[]> {
 	if (ids.length === 0) return []
 	return db<CachedUser[]>`
-		select id, uuid, community_id, user_unique_id, name, image_url, custom_title, is_guest, is_deleted
-		from users where community_id = ${communityId} and id = any(${ids}::int[])`
+		select id::float8 as id, uuid, community_id, user_unique_id, name, image_url, custom_title, is_guest, is_deleted
+		from users where community_id = ${communityId} and id = any(${ids}::int8[])`
 }
 
 export async function likedPostIds(db: Db, communityId: number, userId: number): Promise<string[]> {
@@ -136,9 +136,9 @@ export async function blockedUserIds(
 	userId: number,
 ): Promise<number[]> {
 	const rows = await db<{ id: number }[]>`
-		select blocked_id as id from blocks where community_id = ${communityId} and blocker_id = ${userId}
+		select blocked_id::float8 as id from blocks where community_id = ${communityId} and blocker_id = ${userId}
 		union
-		select blocker_id as id from blocks where community_id = ${communityId} and blocked_id = ${userId}`
+		select blocker_id::float8 as id from blocks where community_id = ${communityId} and blocked_id = ${userId}`
 	return rows.map((r) => r.id)
 }
 
@@ -229,7 +229,9 @@ export async function eachPlacementBatch(
 }
 
 export async function communityUserIds(db: Db, communityId: number): Promise<number[]> {
-	const rows = await db<{ id: number }[]>`select id from users where community_id = ${communityId}`
+	const rows = await db<
+		{ id: number }[]
+	>`select id::float8 as id from users where community_id = ${communityId}`
 	return rows.map((r) => r.id)
 }
 

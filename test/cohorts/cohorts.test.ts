@@ -110,6 +110,29 @@ describe('cohorts', () => {
 		).toBe(404)
 	})
 
+	test('cohort ids past 32 bits are ids: unknown ones are 404 wherever named, past 2^53 a 4xx', async () => {
+		// the test's cohorts are numbered past 2^32 (test/support/preload.ts)
+		expect((await newCohort(cm, [ana])).cohort_id).toBeGreaterThan(2 ** 32)
+		const as = (method: string, path: string, body: object) =>
+			api(method, path, { token: cm.token, body })
+		for (const id of [2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER]) {
+			expect((await read(id)).status).toBe(404)
+			expect((await as('PUT', '/community/cohort', { cohort_id: id, name: 'N' })).status).toBe(404)
+			expect((await as('DELETE', '/community/cohort', { cohort_id: id })).status).toBe(404)
+			const member = { cohort_id: id, uuid: ana.uuid }
+			expect((await as('DELETE', '/community/cohort/member', member)).status).toBe(404)
+		}
+		// past 2^53 no number names it exactly: not found, or refused as input
+		expect((await read('9007199254740993')).status).toBe(404)
+		for (const reply of [
+			await read('123456789012345678901'),
+			await as('DELETE', '/community/cohort', { cohort_id: 2 ** 53 + 2 }),
+		]) {
+			expect(reply.status).toBeGreaterThanOrEqual(400)
+			expect(reply.status).toBeLessThan(500)
+		}
+	})
+
 	test('update renames and replaces members; remove one member; delete', async () => {
 		const cohort = await newCohort(cm, [ana, ben], 'Old')
 		const renamed = await api('PUT', '/community/cohort', {

@@ -199,6 +199,27 @@ describe('attach and detach', () => {
 		expect((await setAccess(cm, room.id, cohort.cohort_id, 1)).status).toBe(404)
 		expect((await attach(cm, room.id, [cohort.cohort_id])).status).toBe(200)
 	})
+
+	test('cohort ids past 32 bits: unknown ones are 404 (the link 403), never a 500', async () => {
+		const room = await secretRoom()
+		for (const id of [2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER]) {
+			expect((await attach(cm, room.id, [id])).status).toBe(404)
+			expect((await setAccess(cm, room.id, id, 1)).status).toBe(404)
+			const detach = { chatroom_id: room.id, cohort_id: id }
+			expect(
+				(await api('DELETE', '/chatroom/cohort', { token: cm.token, body: detach })).status,
+			).toBe(404)
+			const share = `/chatroom/share?chatroom_id=${room.id}&cohort_id=${id}`
+			expect((await api('GET', share, { token: cm.token })).status).toBe(404)
+			const link = `/collabcard/${room.id}?cohort_id=${id}`
+			expect((await api('GET', link, { token: ana.token })).status).toBe(403)
+		}
+		const created = await api('POST', '/chatroom', {
+			token: cm.token,
+			body: { title: 'Unknown cohort', is_secret: true, cohort_ids: [2 ** 32 + 7] },
+		})
+		expect(created.status).toBe(404)
+	})
 })
 
 describe('share link', () => {

@@ -6,10 +6,14 @@ import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { signAccessToken } from '../../src/lib/tokens'
 import { hasChromium, launchBrowser, screenshot } from '../support/browser'
-import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
-import { sql } from '../support/db'
+import {
+	newCommunity,
+	newUser,
+	ownerToken as ownerTokenOf,
+	type TestCommunity,
+	type TestUser,
+} from '../support/community'
 import { api } from '../support/http'
 import { type Plaza, spawnPlaza } from '../support/process'
 import { type Receiver, startReceiver } from '../support/receiver'
@@ -540,21 +544,9 @@ describe('overview and layout', () => {
 		expect(await page.evaluate(() => sessionStorage.getItem('plaza.dashboard.session'))).toBeNull()
 		// Sign-out is a logout: the session's access token stops at once (issue 15).
 		expect((await api('GET', '/community/member/role', { token: ownerToken })).status).toBe(401)
-		ownerToken = await ownerTokenFromDatabase()
+		ownerToken = await ownerTokenOf(community)
 	})
 })
-
-/** A fresh owner token for the API checks below, as /otp/verify would sign it. */
-async function ownerTokenFromDatabase(): Promise<string> {
-	const [owner] =
-		await sql`select id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
-	return signAccessToken({
-		sub: owner.uuid,
-		uid: owner.id,
-		cid: community.communityId,
-		role: 'owner',
-	})
-}
 
 describe('dashboard API without a session', () => {
 	test('the overview needs a CM: 401 without a token, 403 for a member, 200 for the owner', async () => {

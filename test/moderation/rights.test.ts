@@ -16,7 +16,7 @@ let ownerUuid: string
 /** The owner's token as /otp/verify would issue it. */
 async function ownerSession(c: TestCommunity) {
 	const [owner] =
-		await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
+		await sql`select id::float8 as id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
 	const token = await signAccessToken({
 		sub: owner.uuid,
 		uid: owner.id,

@@ -133,7 +133,7 @@ describe('posts sent together (one group commit)', () => {
 
 		expect((await findTopic(sql, community.communityId, topic))?.post_count).toBe(2)
 		const tags =
-			await sql`select post_id, user_id from post_tags where post_id = any(${okIds}::text[])`
+			await sql`select post_id, user_id::float8 as user_id from post_tags where post_id = any(${okIds}::text[])`
 		expect(tags.map((t) => ({ ...t }))).toEqual([
 			{ post_id: replies[7]?.body.data.post._id, user_id: tagged.id },
 		])

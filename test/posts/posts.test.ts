@@ -77,7 +77,7 @@ describe('POST /feed/post', () => {
 		expect(byCompany.widget_ids).toEqual([widgetId])
 
 		const tags =
-			await sql`select user_id from post_tags where post_id = ${post._id} order by user_id`
+			await sql`select user_id::float8 as user_id from post_tags where post_id = ${post._id} order by user_id`
 		expect(tags.map((t) => t.user_id).sort()).toEqual([bob.id, cm.id].sort())
 		const events =
 			await sql`select event, data from events where community_id = ${community.communityId} and data->'post'->>'_id' = ${post._id}`
@@ -227,7 +227,7 @@ describe('GET|PUT|DELETE /feed/post/:post_id', () => {
 		expect((await api('GET', `/feed/post/${post._id}`, { token: alice.token })).status).toBe(404)
 		expect((await api('DELETE', `/feed/post/${post._id}`, { token: alice.token })).status).toBe(404)
 		const [row] =
-			await sql`select is_deleted, deleted_by, delete_reason from posts where id = ${post._id}`
+			await sql`select is_deleted, deleted_by::float8 as deleted_by, delete_reason from posts where id = ${post._id}`
 		expect(row).toEqual({ is_deleted: true, deleted_by: cm.id, delete_reason: 'spam' })
 	})
 })

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
-import { signAccessToken } from '../../src/lib/tokens'
 import { loadServiceAccount } from '../../src/modules/projects/service'
-import { newCommunity, newUser, type TestCommunity } from '../support/community'
+import { newCommunity, newUser, ownerToken, type TestCommunity } from '../support/community'
 import { sql } from '../support/db'
 import { api } from '../support/http'
 
@@ -31,12 +30,6 @@ let community: TestCommunity
 let other: TestCommunity
 let owner: string
 let otherOwner: string
-
-async function ownerToken(c: TestCommunity) {
-	const [row] =
-		await sql`select id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
-	return signAccessToken({ sub: row.uuid, uid: row.id, cid: c.communityId, role: 'owner' })
-}
 
 function call(
 	method: 'GET' | 'PUT',

@@ -44,10 +44,10 @@ test('a worker killed mid-batch: every device gets its push exactly once', async
 	const rows = await sql`
 		insert into users (uuid, community_id, user_unique_id, name)
 		select gen_random_uuid(), ${community.communityId}, 'r-' || g, 'Recipient ' || g from generate_series(1, ${RECIPIENTS}) g
-		returning id, uuid::text as uuid`
+		returning id::float8 as id, uuid::text as uuid`
 	await sql`
 		insert into devices (community_id, device_id, user_id, token, platform, created_at, updated_at)
-		select ${community.communityId}, 'dev-' || id, id, 'tok-' || id, 'an', 0, 0 from unnest(${rows.map((r) => r.id)}::int[]) id`
+		select ${community.communityId}, 'dev-' || id, id, 'tok-' || id, 'an', 0, 0 from unnest(${rows.map((r) => r.id)}::int8[]) id`
 
 	// The provider answers the first sends, then holds every answer: the worker's
 	// sends stay in flight until it is killed.

@@ -4,12 +4,18 @@
 // fresh OAuth token, THIRD_PARTY_AUTH_ERROR marks the credentials failing).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startPush } from '../../src/push/engine'
-import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import {
+	newCommunity,
+	newUser,
+	ownerToken,
+	type TestCommunity,
+	type TestUser,
+} from '../support/community'
 import { newPost } from '../support/content'
 import { sql } from '../support/db'
 import { type FakeFcm, fcmError, startFakeFcm } from '../support/fake-fcm'
 import { api } from '../support/http'
-import { ownerToken, pushStatuses, registerDevice, storeCredentials } from '../support/push'
+import { pushStatuses, registerDevice, storeCredentials } from '../support/push'
 import { waitFor } from '../support/wait'
 
 let fake: FakeFcm

@@ -39,7 +39,7 @@ async function feedAs(uuid: string) {
 /** The plaza user behind a customer id (to check reads over HTTP with its own token). */
 async function userOf(uniqueId: string) {
 	const [row] = await sql`
-		select id from users where community_id = ${community.communityId} and user_unique_id = ${uniqueId}`
+		select id::float8 as id from users where community_id = ${community.communityId} and user_unique_id = ${uniqueId}`
 	return row.id as number
 }
 

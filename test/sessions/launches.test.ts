@@ -46,8 +46,8 @@ describe('concurrent launches', () => {
 		const newA = replies.filter((r) => r.body.data.user.user_unique_id === 'launch-new-a')
 		expect(newA[0]?.body.data.user.uuid).toBe(newA[1]?.body.data.user.uuid)
 		const created = await sql`
-			select data->'user'->>'uuid' as uuid, (data->'user'->>'id')::int as id,
-				(select id from users u
+			select data->'user'->>'uuid' as uuid, (data->'user'->>'id')::float8 as id,
+				(select id::float8 from users u
 					where u.community_id = events.community_id and u.uuid::text = data->'user'->>'uuid') as user_id
 			from events
 			where community_id = ${community.communityId} and event = 'profile.created'`

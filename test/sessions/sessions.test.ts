@@ -35,7 +35,8 @@ describe('POST /sdk/initiate', () => {
 		const forUser = events.filter((e) => e.data.user.uuid === first.body.data.user.uuid)
 		expect(forUser).toHaveLength(1)
 		// The stored user as the webhook presents it, its id included.
-		const [row] = await sql`select * from users where uuid = ${first.body.data.user.uuid}`
+		const [row] =
+			await sql`select *, id::float8 as id from users where uuid = ${first.body.data.user.uuid}`
 		expect(forUser[0].data.user).toEqual({
 			id: row?.id,
 			custom_title: '',

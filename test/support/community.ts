@@ -1,6 +1,6 @@
 // Each test file makes its own project and community so files never share state.
 
-import type { Role } from '../../src/lib/tokens'
+import { type Role, signAccessToken } from '../../src/lib/tokens'
 import { createProject } from '../../src/modules/projects/service'
 import { findUserByUuid, setRole } from '../../src/modules/users/repo'
 import { sql } from '../support/db'
@@ -35,6 +35,13 @@ export async function newCommunity(name = 'test'): Promise<TestCommunity> {
 		ownerCountryCode: '1',
 		ownerMobile,
 	}
+}
+
+/** The owner's access token as /otp/verify would sign it. */
+export async function ownerToken(community: TestCommunity): Promise<string> {
+	const [row] =
+		await sql`select id::float8 as id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
+	return signAccessToken({ sub: row.uuid, uid: row.id, cid: community.communityId, role: 'owner' })
 }
 
 /** A user through POST /sdk/initiate; `role: 'cm'` promotes it (setup only). */

@@ -1,17 +1,10 @@
 // Setup shared by the push tests: a community whose push credentials (stored through
 // PUT /sdk/project, as the dashboard does) point at the local fake FCM, and devices.
 
-import { signAccessToken } from '../../src/lib/tokens'
 import { sql } from '../support/db'
-import type { TestCommunity, TestUser } from './community'
+import { ownerToken, type TestCommunity, type TestUser } from './community'
 import type { FakeFcm } from './fake-fcm'
 import { api } from './http'
-
-export async function ownerToken(community: TestCommunity): Promise<string> {
-	const [row] =
-		await sql`select id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
-	return signAccessToken({ sub: row.uuid, uid: row.id, cid: community.communityId, role: 'owner' })
-}
 
 export async function storeCredentials(community: TestCommunity, fake: FakeFcm): Promise<void> {
 	const reply = await api('PUT', '/sdk/project', {

@@ -38,7 +38,7 @@ async function authorFollowedBy(name: string, count: number): Promise<TestUser> 
 	const rows = await sql`
 		insert into users (uuid, community_id, user_unique_id, name)
 		select gen_random_uuid(), ${community.communityId}, 'f-' || g, 'Follower ' || g from generate_series(1, ${count}) g
-		returning id`
+		returning id::float8 as id`
 	const ids = rows.map((r) => r.id as number)
 	await insertConnections(
 		sql,
@@ -92,7 +92,7 @@ test('a fan-out survives a worker killed mid-batch; every follower gets the post
 	const { first, postId, paused } = await postAndKillAfterFirstBatch(author, 'to every follower')
 	expect(paused.postId).toBe(postId)
 	const [killed] =
-		await sql`select cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
+		await sql`select cursor::float8 as cursor, attempts, done_at, lease_until > now() as leased from fanout_jobs where post_id = ${postId}`
 	expect(killed.done_at).toBeNull()
 	expect(killed.leased).toBe(true)
 	expect(killed.cursor).toBe(paused.cursor)

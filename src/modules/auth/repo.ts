@@ -52,6 +52,6 @@ export async function findStoredAuth(
  */
 export function findRevokedFamilies(db: Db, withinMinutes: number) {
 	return db<{ user_id: number; family_id: string }[]>`
-		select distinct r.user_id, r.family_id from refresh_tokens r
+		select distinct r.user_id::float8 as user_id, r.family_id from refresh_tokens r
 		where ${revokedWithin(db, withinMinutes)}`
 }

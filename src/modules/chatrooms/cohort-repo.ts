@@ -46,7 +46,7 @@ export async function attachedToRooms(
 ): Promise<(AttachedCohort & { chatroom_id: string })[]> {
 	if (chatroomIds.length === 0) return []
 	return db<(AttachedCohort & { chatroom_id: string })[]>`
-		select cc.chatroom_id::text, c.id as cohort_id, c.name,
+		select cc.chatroom_id::text, c.id::float8 as cohort_id, c.name,
 			(select count(*)::int from cohort_members m
 				where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members
 		from chatroom_cohorts cc join cohorts c on c.community_id = cc.community_id and c.id = cc.cohort_id
@@ -62,7 +62,7 @@ export async function lockCohort(db: Db, communityId: number, cohortId: number):
 
 export async function memberIds(db: Db, communityId: number, cohortId: number): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from cohort_members
+		select user_id::float8 as user_id from cohort_members
 		where community_id = ${communityId} and cohort_id = ${cohortId} order by user_id`
 	return rows.map((r) => r.user_id)
 }
@@ -75,7 +75,7 @@ export interface Attachment {
 }
 
 const attachmentColumns = (db: Db) =>
-	db`chatroom_id::text, cohort_id, cohort_access::int, created_at::float8`
+	db`chatroom_id::text, cohort_id::float8 as cohort_id, cohort_access::int, created_at::float8`
 
 /** A room's link to a cohort, by its key. */
 export interface AttachmentKey {
@@ -156,13 +156,13 @@ export async function uncoveredSeats(
 ): Promise<number[]> {
 	if (among.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
-		select p.user_id from chatroom_participants p
+		select p.user_id::float8 as user_id from chatroom_participants p
 		join chatrooms r on r.community_id = p.community_id and r.id = p.chatroom_id
 		join users u on u.community_id = p.community_id and u.id = p.user_id
 		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId}
 			and (p.join_method = 'cohort_chatroom_added' or (r.is_secret and p.join_method = 'self_joined'))
 			and u.role = 'member'
-			and p.user_id = any(${among}::int[])
+			and p.user_id = any(${among}::int8[])
 			and not exists (
 				select 1 from chatroom_cohorts cc
 				join cohort_members m on m.community_id = cc.community_id and m.cohort_id = cc.cohort_id

@@ -4,6 +4,7 @@ import { config } from '../../config'
 import type { Db } from '../../lib/db'
 import { sql } from '../../lib/db'
 import { forbidden, notFound } from '../../lib/errors'
+import { MAX_ID } from '../../lib/input-limits'
 import type { Session } from '../auth/plugin'
 import { chatViewer, roomAccess } from './access'
 import type { CohortAccess } from './cohort-access'
@@ -24,7 +25,7 @@ import { findChatroom } from './repo'
 /** A cohort id from a path or query: a positive integer, else not found. */
 export function cohortIdOf(value: string | number): number {
 	const id = Number(value)
-	if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) throw notFound('Cohort')
+	if (!Number.isInteger(id) || id < 1 || id > MAX_ID) throw notFound('Cohort')
 	return id
 }
 

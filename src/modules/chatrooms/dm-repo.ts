@@ -22,8 +22,9 @@ export interface DmRow {
 
 /** The row's columns, optionally qualified by a table alias (`d.`). */
 export const dmColumns = (db: Db, t = db``) => db`
-	${t}community_id, ${t}low_user_id, ${t}high_user_id, ${t}chatroom_id::text as chatroom_id,
-	${t}created_by, ${t}request_needed, ${t}chat_request_state, ${t}requested_by,
+	${t}community_id, ${t}low_user_id::float8 as low_user_id, ${t}high_user_id::float8 as high_user_id,
+	${t}chatroom_id::text as chatroom_id, ${t}created_by::float8 as created_by, ${t}request_needed,
+	${t}chat_request_state, ${t}requested_by::float8 as requested_by,
 	${t}request_created_at::float8 as request_created_at, ${t}rejected_at::float8 as rejected_at,
 	${t}created_at::float8 as created_at`
 

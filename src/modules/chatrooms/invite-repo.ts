@@ -12,7 +12,8 @@ export interface InviteRow {
 }
 
 const inviteColumns = (db: Db) => db`
-	i.chatroom_id::text as chatroom_id, i.user_id, i.invited_by, i.invite_status,
+	i.chatroom_id::text as chatroom_id, i.user_id::float8 as user_id,
+	i.invited_by::float8 as invited_by, i.invite_status,
 	i.created_at::float8 as created_at, i.updated_at::float8 as updated_at`
 
 /** Invites the members (pending); returns those newly pending. */
@@ -30,11 +31,11 @@ export async function upsertInvites(
 	const rows = await db`
 		insert into chatroom_invites (community_id, chatroom_id, user_id, invited_by, invite_status, created_at, updated_at)
 		select ${invite.communityId}, ${invite.chatroomId}, u, ${invite.invitedBy}, 0, ${invite.now}, ${invite.now}
-		from unnest(${invite.userIds}::int[]) u
+		from unnest(${invite.userIds}::int8[]) u
 		on conflict (community_id, chatroom_id, user_id) do update
 			set invite_status = 0, invited_by = excluded.invited_by, updated_at = excluded.updated_at
 			where chatroom_invites.invite_status <> 0
-		returning user_id`
+		returning user_id::float8 as user_id`
 	return rows.map((r) => r.user_id as number)
 }
 

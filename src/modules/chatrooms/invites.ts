@@ -20,7 +20,8 @@ export const REJECT = 2
 
 /** Members named by member id (a number) or uuid; 400 naming the unknown ones. */
 async function membersNamed(communityId: number, refs: (string | number)[]): Promise<UserRow[]> {
-	const isId = (r: string | number) => /^\d{1,10}$/.test(String(r))
+	// as many digits as a user id may have (input-limits MAX_ID); findUsersByIds drops larger ones
+	const isId = (r: string | number) => /^\d{1,16}$/.test(String(r))
 	const [byId, byRef] = await Promise.all([
 		findUsersByIds(sql, communityId, refs.filter(isId).map(Number)),
 		findUsersByRefs(sql, communityId, refs.filter((r) => !isId(r)).map(String)),

@@ -31,8 +31,8 @@ export interface ConversationRow {
 }
 
 export const conversationColumns = (db: Db) => db`
-	id, chatroom_id, community_id, user_id, state, text, attachments, replied_conversation_id,
-	temporary_id, is_edited, deleted_by, held, created_at::float8 as created_at, updated_at::float8 as updated_at`
+	id, chatroom_id, community_id, user_id::float8 as user_id, state, text, attachments,
+	replied_conversation_id, temporary_id, is_edited, deleted_by::float8 as deleted_by, held, created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 export interface NewConversation {
 	chatroom_id: string

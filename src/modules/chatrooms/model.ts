@@ -1,6 +1,7 @@
 // Request schemas of the chatroom routes (DESIGN section 8). Ids arrive as decimal
 // strings or numbers (clients differ); both are accepted and read by chatroomIdOf.
 import { t } from 'elysia'
+import { MAX_ID } from '../../lib/input-limits'
 import { pageFields } from '../../lib/paging'
 
 /** A chatroom or conversation id as clients send it: "8421" or 8421. */
@@ -16,7 +17,7 @@ export const CreateChatroomBody = t.Object({
 	is_secret: t.Optional(t.Boolean()),
 	type: t.Optional(t.Union([t.Literal(0), t.Literal(7)], { error: 'type must be 0 or 7' })),
 	uuids: t.Optional(Uuids),
-	cohort_ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100 })),
+	cohort_ids: t.Optional(t.Array(t.Integer({ minimum: 1, maximum: MAX_ID }), { maxItems: 100 })),
 })
 export type CreateChatroomInput = typeof CreateChatroomBody.static
 

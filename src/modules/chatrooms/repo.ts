@@ -1,5 +1,6 @@
-// SQL of chatrooms and their participants. bigint ids come back as strings (the wire
-// form); times and counters are cast to float8 so they arrive as numbers.
+// SQL of chatrooms and their participants. Room and conversation ids (bigint) come back
+// as strings (the wire form); user ids (bigint, held as numbers), times and counters are
+// cast to float8 so they arrive as numbers.
 import type { Db } from '../../lib/db'
 import { paged } from '../../lib/paged'
 import type { JoinMethod } from './model'
@@ -37,12 +38,12 @@ export interface ParticipantRow {
 }
 
 export const roomColumns = (db: Db) => db`
-	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by,
+	id, community_id, title, header, chatroom_image_url, type, is_secret, created_by::float8 as created_by,
 	participants_count, messages_count::float8 as messages_count, last_conversation_id, version,
 	topic_conversation_id::text as topic_conversation_id, created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 const participantColumns = (db: Db) => db`
-	chatroom_id, user_id, join_method, noti_state, is_muted, read_conversation_id,
+	chatroom_id, user_id::float8 as user_id, join_method, noti_state, is_muted, read_conversation_id,
 	read_count::float8 as read_count, own_unread::float8 as own_unread, joined_at::float8 as joined_at`
 
 /** A decimal id as bigint text, or null (so a bad id is "not found", never a cast error). */
@@ -366,7 +367,7 @@ export async function listParticipants(
 	offset: number,
 ): Promise<number[]> {
 	const rows = await db`
-		select user_id from chatroom_participants
+		select user_id::float8 as user_id from chatroom_participants
 		where community_id = ${communityId} and chatroom_id = ${chatroomId}
 		order by joined_at, user_id limit ${limit} offset ${offset}`
 	return rows.map((r) => r.user_id as number)

@@ -19,7 +19,7 @@ export function unreadPage(
 	page: { afterUserId: number; limit: number; except: number | null },
 ) {
 	return db<SeatUnread[]>`
-		select p.user_id,
+		select p.user_id::float8 as user_id,
 			greatest(0, r.messages_count - p.read_count - p.own_unread)::float8 as unread_messages
 		from chatroom_participants p
 		join chatrooms r on r.id = p.chatroom_id and r.community_id = p.community_id

@@ -1,12 +1,15 @@
 // Request schemas of the cohort routes (DESIGN §8). Cohort ids are integers on the
 // wire; chatroom ids decimal strings (numbers accepted).
 import { t } from 'elysia'
+import { MAX_ID } from '../../lib/input-limits'
 import { pageFields } from '../../lib/paging'
 import { NumericId } from '../chatrooms/model'
 
 export const MAX_COHORT_MEMBERS = 10_000
 
-const CohortId = t.Integer({ minimum: 1, maximum: 2_147_483_647 })
+const CohortId = t.Integer({ minimum: 1, maximum: MAX_ID })
+/** A cohort id in a path or query: its decimal digits (cohortIdOf reads it). */
+const CohortIdText = t.String({ maxLength: String(MAX_ID).length })
 const Name = t.String({ minLength: 1, maxLength: 200 })
 const Uuids = t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_COHORT_MEMBERS })
 const MemberIds = t.Array(NumericId, { maxItems: MAX_COHORT_MEMBERS })
@@ -34,7 +37,7 @@ export const CohortMemberBody = t.Object({
 })
 export type CohortMemberInput = typeof CohortMemberBody.static
 
-export const CohortParams = t.Object({ cohort_id: t.String({ maxLength: 12 }) })
+export const CohortParams = t.Object({ cohort_id: CohortIdText })
 export const PageQuery = t.Object(pageFields)
 
 export const AttachBody = t.Object({
@@ -54,9 +57,9 @@ export const AccessBody = t.Object({
 
 export const ShareQuery = t.Object({
 	chatroom_id: t.String({ maxLength: 24 }),
-	cohort_id: t.Optional(t.String({ maxLength: 12 })),
+	cohort_id: t.Optional(CohortIdText),
 	/** chat-js sends the app's domain; links are built on PUBLIC_BASE_URL */
 	domain: t.Optional(t.String({ maxLength: 200 })),
 })
 export const CollabcardParams = t.Object({ chatroom_id: t.String({ maxLength: 24 }) })
-export const CollabcardQuery = t.Object({ cohort_id: t.Optional(t.String({ maxLength: 12 })) })
+export const CollabcardQuery = t.Object({ cohort_id: t.Optional(CohortIdText) })

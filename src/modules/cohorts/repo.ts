@@ -12,7 +12,7 @@ export interface CohortRow {
 // The community as a value in the count, not c.community_id: Citus routes a correlated
 // subquery to one shard only by a value of its own.
 const cohortColumns = (db: Db, communityId: number) => db`
-	c.id as cohort_id, c.name, c.community_id,
+	c.id::float8 as cohort_id, c.name, c.community_id,
 	(select count(*)::int from cohort_members m
 		where m.community_id = ${communityId} and m.cohort_id = c.id) as total_members`
 
@@ -24,7 +24,7 @@ export async function insertCohort(
 ): Promise<number> {
 	const [row] = await db<{ id: number }[]>`
 		insert into cohorts (community_id, name, created_at, updated_at)
-		values (${communityId}, ${name}, ${now}, ${now}) returning id`
+		values (${communityId}, ${name}, ${now}, ${now}) returning id::float8 as id`
 	return row.id
 }
 
@@ -81,7 +81,7 @@ export async function addMembers(
 	if (userIds.length === 0) return
 	await db`
 		insert into cohort_members (community_id, cohort_id, user_id, added_at)
-		select ${communityId}, ${cohortId}, unnest(${userIds}::int[]), ${now}
+		select ${communityId}, ${cohortId}, unnest(${userIds}::int8[]), ${now}
 		on conflict do nothing`
 }
 
@@ -96,8 +96,8 @@ export async function removeMembers(
 	const rows = await db<{ user_id: number }[]>`
 		delete from cohort_members
 		where community_id = ${communityId} and cohort_id = ${cohortId}
-			and user_id = any(${userIds}::int[])
-		returning user_id`
+			and user_id = any(${userIds}::int8[])
+		returning user_id::float8 as user_id`
 	return rows.map((r) => r.user_id)
 }
 
@@ -109,7 +109,7 @@ export async function pageMemberIds(
 	offset: number,
 ): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select user_id from cohort_members
+		select user_id::float8 as user_id from cohort_members
 		where community_id = ${communityId} and cohort_id = ${cohortId}
 		order by added_at, user_id limit ${limit} offset ${offset}`
 	return rows.map((r) => r.user_id)

@@ -21,11 +21,19 @@ export interface ConnectionRow {
 	created_at: number
 }
 
-/** Serialises requests between the same two users (until the transaction ends) so checks and writes agree. */
+/**
+ * Serialises requests between the same two users (until the transaction ends) so checks
+ * and writes agree. The key is a 64-bit hash of the pair: user ids are bigint, past the
+ * two-int4 form of the lock (a rare collision only serialises two unrelated pairs).
+ */
 export async function lockPair(tx: Db, a: number, b: number): Promise<void> {
 	const [low, high] = [a, b].sort((x, y) => x - y)
-	await tx`select pg_advisory_xact_lock(${low}, ${high})`
+	await tx`select pg_advisory_xact_lock(hashtextextended(${`connection:${low}:${high}`}, 0))`
 }
+
+const requestColumns = (db: Db) => db`
+	request_by::float8 as request_by, request_to::float8 as request_to, connection_type,
+	created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 export async function findRequest(
 	db: Db,
@@ -34,8 +42,7 @@ export async function findRequest(
 	to: number,
 ): Promise<RequestRow | null> {
 	const [row] = await db<RequestRow[]>`
-		select request_by, request_to, connection_type, created_at::float8 as created_at, updated_at::float8 as updated_at
-		from connection_requests
+		select ${requestColumns(db)} from connection_requests
 		where community_id = ${communityId} and request_by = ${by} and request_to = ${to}`
 	return row ?? null
 }
@@ -111,7 +118,7 @@ export async function insertConnections(
 		with added as (
 			insert into connections (community_id, user_id, connection_id, connection_type, created_at)
 			select ${communityId}, p.user_id, p.connection_id, ${type}, ${now}
-			from unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) as p(user_id, connection_id)
+			from unnest(${pairs.map((p) => p[0])}::int8[], ${pairs.map((p) => p[1])}::int8[]) as p(user_id, connection_id)
 			on conflict do nothing
 			returning connection_id),
 		${markFollowed(db, communityId, db`select connection_id from added`)}
@@ -157,7 +164,8 @@ export function listAccepted(
 	offset: number,
 ) {
 	return paged<ConnectionRow>(db, {
-		columns: db`user_id, connection_id, connection_type, created_at::float8 as created_at`,
+		columns: db`user_id::float8 as user_id, connection_id::float8 as connection_id, connection_type,
+			created_at::float8 as created_at`,
 		from: db`from connections
 			where community_id = ${communityId}
 				and (user_id = ${memberId} or (connection_id = ${memberId} and connection_type = 'one_way'))`,
@@ -175,8 +183,7 @@ export function listPending(
 	offset: number,
 ) {
 	return paged<RequestRow>(db, {
-		columns: db`request_by, request_to, connection_type, created_at::float8 as created_at,
-			updated_at::float8 as updated_at`,
+		columns: requestColumns(db),
 		from: db`from connection_requests
 			where community_id = ${communityId} and (request_to = ${memberId} or request_by = ${memberId})`,
 		orderBy: db`created_at desc, request_by, request_to`,
@@ -211,6 +218,6 @@ export async function deleteAllConnectionsOf(
 	const rows = await db<{ peer: number }[]>`
 		delete from connections
 		where community_id = ${communityId} and (user_id = ${userId} or connection_id = ${userId})
-		returning case when user_id = ${userId} then connection_id else user_id end as peer`
+		returning (case when user_id = ${userId} then connection_id else user_id end)::float8 as peer`
 	return [...new Set(rows.map((row) => row.peer))]
 }

@@ -76,7 +76,8 @@ export function claimNotices(
 ) {
 	const one = conversationId === undefined ? db`` : db`and conversation_id = ${conversationId}`
 	return db<NoticeRow[]>`
-		select community_id, conversation_id::text, chatroom_id::text, author_id, facts, message, attempts
+		select community_id, conversation_id::text, chatroom_id::text, author_id::float8 as author_id,
+			facts, message, attempts
 		from chat_notices
 		where community_id = ${communityId} and ${due(db, now, maxAttempts)} ${one}
 		order by created_at limit ${limit}

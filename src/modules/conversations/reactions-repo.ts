@@ -45,7 +45,8 @@ export async function reactionsOn(
 ): Promise<ReactionRow[]> {
 	if (conversationIds.length === 0) return []
 	return db<ReactionRow[]>`
-		select conversation_id::text as conversation_id, user_id, reaction from conversation_reactions
+		select conversation_id::text as conversation_id, user_id::float8 as user_id, reaction
+		from conversation_reactions
 		where community_id = ${communityId} and conversation_id = any(${conversationIds}::bigint[])
 		order by conversation_id, updated_at, user_id`
 }

@@ -159,8 +159,8 @@ export async function addTags(
 	if (userIds.length === 0) return []
 	const rows = await db`
 		insert into conversation_tags (community_id, conversation_id, user_id)
-		select ${communityId}, ${conversationId}, unnest(${userIds}::int[])
-		on conflict do nothing returning user_id`
+		select ${communityId}, ${conversationId}, unnest(${userIds}::int8[])
+		on conflict do nothing returning user_id::float8 as user_id`
 	return rows.map((r) => r.user_id as number)
 }
 
@@ -195,7 +195,8 @@ export async function unmutedParticipants(
 			where d.community_id = ${communityId} and d.user_id = p.user_id)`
 		: db``
 	return db<{ user_id: number; uuid: string; user_unique_id: string; noti_state: number }[]>`
-		select p.user_id, u.uuid, u.user_unique_id, p.noti_state from chatroom_participants p
+		select p.user_id::float8 as user_id, u.uuid, u.user_unique_id, p.noti_state
+		from chatroom_participants p
 		join users u on u.community_id = p.community_id and u.id = p.user_id and not u.is_deleted
 		where p.community_id = ${communityId} and p.chatroom_id = ${chatroomId} and p.user_id > ${page.afterUserId} and p.user_id <> ${authorId}
 			and not p.is_muted ${reachable}
@@ -206,5 +207,5 @@ export async function unmutedParticipants(
 export const tagsCte = (db: Db, communityId: number, userIds: number[]) => db`
 	tags as (
 		insert into conversation_tags (community_id, conversation_id, user_id)
-		select ${communityId}, conversation.id, unnest(${userIds}::int[]) from conversation
+		select ${communityId}, conversation.id, unnest(${userIds}::int8[]) from conversation
 		on conflict do nothing)`

@@ -105,9 +105,13 @@ export async function startedSince(
 	return rows.map((r) => r.created_at as number)
 }
 
-/** Serializes the DM starts of one member (the limit's count and its insert). */
+/**
+ * Serializes the DM starts of one member (the limit's count and its insert). The
+ * two-key lock takes int4 keys and a user id is bigint: members 2^31 ids apart share a
+ * key, and then merely take turns.
+ */
 export async function lockStarter(db: Db, communityId: number, userId: number): Promise<void> {
-	await db`select pg_advisory_xact_lock(${communityId}, ${userId})`
+	await db`select pg_advisory_xact_lock(${communityId}, (${userId}::int8 % 2147483648)::int4)`
 }
 
 export async function findDmSettings(db: Db, communityId: number): Promise<DmSettingsRow | null> {

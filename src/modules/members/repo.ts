@@ -20,7 +20,7 @@ const active = (db: Db) => db`not is_deleted and departed_at is null and role <>
 export function listDirectory(db: Db, communityId: number, page: DirectoryPage) {
 	const pattern = page.search ? `%${page.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null
 	return paged<UserRow>(db, {
-		columns: db`${db(userColumns as string[])}`,
+		columns: userColumns(db),
 		from: db`from users where community_id = ${communityId} and ${active(db)}
 			${page.role ? db`and role = ${page.role}` : db``}
 			${pattern ? db`and name ilike ${pattern}` : db``}

@@ -8,8 +8,8 @@ export async function unreadCounts(
 	recipientIds: number[],
 ): Promise<Map<number, number>> {
 	const rows = await db<{ recipient_id: number; n: number }[]>`
-		select recipient_id, count(*)::int as n from activities
-		where community_id = ${communityId} and recipient_id = any(${recipientIds}::int[]) and not is_read
+		select recipient_id::float8 as recipient_id, count(*)::int as n from activities
+		where community_id = ${communityId} and recipient_id = any(${recipientIds}::int8[]) and not is_read
 		group by recipient_id`
 	const counts = new Map<number, number>(recipientIds.map((id) => [id, 0]))
 	for (const row of rows) counts.set(row.recipient_id, row.n)

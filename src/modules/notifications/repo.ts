@@ -26,10 +26,14 @@ export interface ActivityRow {
 	version: number
 }
 
-/** The columns of an ActivityRow (the actors cut to the 25 shown; a group may have thousands). */
+/**
+ * The columns of an ActivityRow (the actors cut to the 25 shown; a group may have
+ * thousands). User ids are bigint, read as float8: JS numbers, exact to 2^53.
+ */
 const columns = (t = 'activities') =>
-	`${t}.id, ${t}.community_id, ${t}.recipient_id, ${t}.action, ${t}.entity_type, ${t}.entity_id,
-	${t}.post_id, ${t}.comment_id, ${t}.actor_ids[greatest(cardinality(${t}.actor_ids) - 24, 1):] as actor_ids,
+	`${t}.id, ${t}.community_id, ${t}.recipient_id::float8 as recipient_id, ${t}.action, ${t}.entity_type,
+	${t}.entity_id, ${t}.post_id, ${t}.comment_id,
+	${t}.actor_ids[greatest(cardinality(${t}.actor_ids) - 24, 1):]::float8[] as actor_ids,
 	cardinality(${t}.actor_ids) as actor_count, ${t}.custom_text, ${t}.is_read,
 	${t}.created_at::float8 as created_at, ${t}.updated_at::float8 as updated_at, ${t}.version::float8 as version`
 
@@ -61,7 +65,7 @@ export function upsertActivities(db: Db, a: NewActivities) {
 	return db<TouchedActivity[]>`
 		with eligible as (
 			select plaza_new_id() as id, r as recipient_id
-			from unnest(${db.array(a.recipientIds)}::int[]) r
+			from unnest(${db.array(a.recipientIds)}::int8[]) r
 			where r <> ${a.actorId} and not exists (
 				select 1 from blocks b
 				where b.community_id = ${a.communityId} and ((b.blocker_id = r and b.blocked_id = ${a.actorId})
@@ -71,15 +75,15 @@ export function upsertActivities(db: Db, a: NewActivities) {
 			post_id, comment_id, actor_ids, custom_text, created_at, updated_at)
 		select e.id, ${a.communityId}, e.recipient_id, ${a.action}, ${a.entityType}, ${a.entityId},
 			case when ${a.grouped} then ${a.entityId} else e.id end,
-			${a.postId}, ${a.commentId}, array[${a.actorId}]::int[], ${a.customText ?? null}, ${a.now}, ${a.now}
+			${a.postId}, ${a.commentId}, array[${a.actorId}]::int8[], ${a.customText ?? null}, ${a.now}, ${a.now}
 		from eligible e
 		on conflict (community_id, recipient_id, action, group_key) where not is_read do update set
 			actor_ids = array_append(array_remove(activities.actor_ids, ${a.actorId}), ${a.actorId}),
 			comment_id = excluded.comment_id, updated_at = excluded.updated_at,
 			version = activities.version + 1
-		returning ${db.unsafe(columns())}
+		returning activities.*
 		)
-		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id
+		select ${db.unsafe(columns())}, coalesce(u.user_unique_id, u.uuid::text) as customer_id
 		from touched activities join users u on u.community_id = ${a.communityId} and u.id = activities.recipient_id`
 }
 
@@ -136,7 +140,7 @@ export function upsertGroupActivities(
 		.map((row, n) => ({ ...row, n }))
 	return db<(TouchedActivity & { joined: number[] })[]>`
 		with input as (
-			select * from jsonb_to_recordset(${db.json(input as never)}) as i(c int, e text, p text, r int, a int, n int, x jsonb)
+			select * from jsonb_to_recordset(${db.json(input as never)}) as i(c int, e text, p text, r int8, a int8, n int, x jsonb)
 		), eligible_actors as (
 			select * from input i
 			where a <> r and not exists (
@@ -155,12 +159,13 @@ export function upsertGroupActivities(
 					where x <> all(excluded.actor_ids) order by n) || excluded.actor_ids,
 				comment_id = excluded.comment_id, updated_at = excluded.updated_at,
 				version = activities.version + 1
-			returning ${db.unsafe(columns())}
+			returning activities.*
 		), joined as (
 			select i.*, t.id as activity_id from eligible_actors i
 			join touched t on t.recipient_id = i.r and t.entity_id = i.e
 		)${followUps ? db`, ${followUps.ctes}` : db``}
-		select activities.*, coalesce(u.user_unique_id, u.uuid::text) as customer_id, e.actors as joined
+		select ${db.unsafe(columns())}, coalesce(u.user_unique_id, u.uuid::text) as customer_id,
+			e.actors::float8[] as joined
 		from touched activities join users u on u.community_id = ${a.communityId} and u.id = activities.recipient_id
 		join eligible e on e.r = activities.recipient_id and e.e = activities.entity_id
 		${followUps ? db`, ${db.unsafe(followUps.read.join(', '))}` : db``}`
@@ -214,7 +219,7 @@ export function removePostActors(
 	return db<ActivityRow[]>`
 		with gone as (
 			select k, array_agg(a) as actors
-			from unnest(${pairs.map((p) => p.postId)}::text[], ${pairs.map((p) => p.actorId)}::int[]) as i(k, a)
+			from unnest(${pairs.map((p) => p.postId)}::text[], ${pairs.map((p) => p.actorId)}::int8[]) as i(k, a)
 			group by k
 		)
 		update activities set actor_ids = array(select x from unnest(activities.actor_ids) with ordinality u(x, n)
@@ -240,13 +245,13 @@ export function deleteEmptyPostGroups(
 		where community_id = ${communityId} and post_id = any(${postIds}::text[]) and action = ${action}
 			and group_key = post_id
 			and cardinality(actor_ids) = 0
-		returning id, community_id, recipient_id`
+		returning id, community_id, recipient_id::float8 as recipient_id`
 }
 
 export function deleteActivitiesOfPost(db: Db, communityId: number, postId: string) {
 	return db<Removed[]>`
 		delete from activities where community_id = ${communityId} and post_id = ${postId}
-		returning id, community_id, recipient_id`
+		returning id, community_id, recipient_id::float8 as recipient_id`
 }
 
 export function deleteActivitiesOfComment(db: Db, communityId: number, commentId: string) {
@@ -254,7 +259,7 @@ export function deleteActivitiesOfComment(db: Db, communityId: number, commentId
 		delete from activities
 		where community_id = ${communityId}
 			and (comment_id = ${commentId} or (entity_type = 1 and entity_id = ${commentId}))
-		returning id, community_id, recipient_id`
+		returning id, community_id, recipient_id::float8 as recipient_id`
 }
 
 /** Users who commented on the post (live comments), except those given. */
@@ -265,9 +270,9 @@ export async function commentersOf(
 	except: number[],
 ): Promise<number[]> {
 	const rows = await db<{ user_id: number }[]>`
-		select distinct user_id from comments
+		select distinct user_id::float8 as user_id from comments
 		where community_id = ${communityId} and post_id = ${postId} and not is_deleted
-			and user_id <> all(${db.array(except)}::int[])`
+			and user_id <> all(${db.array(except)}::int8[])`
 	return rows.map((r) => r.user_id)
 }
 
@@ -332,12 +337,12 @@ export function markRead(db: Db, communityId: number, recipientId: number, id: s
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + case when is_read then 0 else 1 end
 		where community_id = ${communityId} and id = ${id} and recipient_id = ${recipientId}
-		returning id, community_id, recipient_id, version::float8 as version`
+		returning id, community_id, recipient_id::float8 as recipient_id, version::float8 as version`
 }
 
 export function markAllRead(db: Db, communityId: number, recipientId: number) {
 	return db<ReadMark[]>`
 		update activities set is_read = true, version = version + 1
 		where community_id = ${communityId} and recipient_id = ${recipientId} and not is_read
-		returning id, community_id, recipient_id, version::float8 as version`
+		returning id, community_id, recipient_id::float8 as recipient_id, version::float8 as version`
 }

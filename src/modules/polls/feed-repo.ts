@@ -55,7 +55,7 @@ export async function insertFeedPoll(
 		insert into feed_poll_options (community_id, poll_id, text, member_id, created_at)
 		select ${keys.communityId}, ${keys.pollId}, text, ${keys.creatorId}, ${now}
 		from unnest(${draft.options}::text[]) with ordinality as o(text, n) order by n
-		returning id::text, text, member_id`
+		returning id::text, text, member_id::float8 as member_id`
 }
 
 /** The poll with its option ids (in the order added); null when the community has none of that id. */
@@ -66,7 +66,7 @@ export async function findFeedPoll(
 	lock = false,
 ): Promise<FeedPollRow | null> {
 	const [row] = await db<FeedPollRow[]>`
-		select community_id, id, post_id, creator_id, question, poll_type, multiple_select_state,
+		select community_id, id, post_id, creator_id::float8 as creator_id, question, poll_type, multiple_select_state,
 			multiple_select_no, is_anonymous, allow_add_option, allow_vote_change,
 			expiry_time::float8, created_at::float8,
 			array(select o.id::text from feed_poll_options o
@@ -85,7 +85,7 @@ export async function findFeedPolls(
 ): Promise<FeedPollRow[]> {
 	if (ids.length === 0) return []
 	return db<FeedPollRow[]>`
-		select community_id, id, post_id, creator_id, question, poll_type, multiple_select_state,
+		select community_id, id, post_id, creator_id::float8 as creator_id, question, poll_type, multiple_select_state,
 			multiple_select_no, is_anonymous, allow_add_option, allow_vote_change,
 			expiry_time::float8, created_at::float8,
 			array(select o.id::text from feed_poll_options o
@@ -96,7 +96,7 @@ export async function findFeedPolls(
 
 export function findFeedOptions(db: Db, communityId: number, pollId: string) {
 	return db<FeedOptionRow[]>`
-		select id::text, text, member_id from feed_poll_options
+		select id::text, text, member_id::float8 as member_id from feed_poll_options
 		where community_id = ${communityId} and poll_id = ${pollId} order by feed_poll_options.id`
 }
 
@@ -113,7 +113,7 @@ export async function insertFeedOption(
 		insert into feed_poll_options (community_id, poll_id, text, member_id, created_at)
 		values (${communityId}, ${pollId}, ${text}, ${memberId}, ${now})
 		on conflict do nothing
-		returning id::text, text, member_id`
+		returning id::text, text, member_id::float8 as member_id`
 	return row ?? null
 }
 
@@ -177,7 +177,7 @@ export function feedVoters(
 ) {
 	return db<{ option_id: string; user_ids: number[] }[]>`
 		select o.option_id::text, array(
-			select b.user_id from feed_poll_ballots b
+			select b.user_id::float8 from feed_poll_ballots b
 			where b.community_id = ${communityId} and b.poll_id = ${pollId}
 				and b.option_ids @> array[o.option_id]
 			order by b.submitted_at desc, b.user_id limit ${limit} offset ${offset}) as user_ids

@@ -2,9 +2,10 @@
 import type { Db } from '../../lib/db'
 import type { OptionRow, PollDraft, PollRow } from './model'
 
-// bigint ids come back as text (decimal strings on the wire); epoch ms as float8 numbers.
+// Poll, option and conversation ids come back as text (decimal strings on the wire); user
+// ids (bigint, held as numbers) and epoch ms as float8 numbers.
 const pollColumns = (db: Db) => db`
-	polls.conversation_id::text, community_id, chatroom_id::text, creator_id, poll_type,
+	polls.conversation_id::text, community_id, chatroom_id::text, creator_id::float8 as creator_id, poll_type,
 	multiple_select_state, multiple_select_no, is_anonymous, allow_add_option,
 	allow_vote_change, expiry_time::float8, created_at::float8`
 
@@ -73,7 +74,7 @@ export async function findOptions(
 ): Promise<OptionRow[]> {
 	if (conversationIds.length === 0) return []
 	return db<OptionRow[]>`
-		select id::text, conversation_id::text, text, member_id, created_at::float8
+		select id::text, conversation_id::text, text, member_id::float8 as member_id, created_at::float8
 		from poll_options
 		where community_id = ${communityId} and conversation_id = any(${conversationIds}::bigint[])
 		order by poll_options.id`
@@ -103,7 +104,7 @@ export async function insertOption(
 		insert into poll_options (community_id, conversation_id, text, member_id, created_at)
 		values (${communityId}, ${conversationId}, ${text}, ${memberId}, ${now})
 		on conflict do nothing
-		returning id::text, conversation_id::text, text, member_id, created_at::float8`
+		returning id::text, conversation_id::text, text, member_id::float8 as member_id, created_at::float8`
 	return row ?? null
 }
 
@@ -207,7 +208,7 @@ export async function votersOf(
 ): Promise<{ userIds: number[]; total: number }> {
 	const [rows, [count]] = await Promise.all([
 		db<{ user_id: number }[]>`
-			select user_id from poll_ballots
+			select user_id::float8 as user_id from poll_ballots
 			where community_id = ${communityId} and conversation_id = ${conversationId} and option_ids @> array[${optionId}::bigint]
 			order by submitted_at desc, user_id limit ${limit} offset ${offset}`,
 		db<{ n: number }[]>`

@@ -47,6 +47,6 @@ export async function refusePending(
 			where community_id = ${communityId} and id = ${postId} and held = 'pending' and not is_deleted
 			returning id, user_id),
 		${deletedPostDeltas(db, communityId)}
-		select user_id from deleted`
+		select user_id::float8 as user_id from deleted`
 	return row?.user_id ?? null
 }

@@ -25,8 +25,8 @@ export type PostRow = Omit<
 > & { deleted_by: number | null; delete_reason: string | null }
 
 const selectPost = (db: Db) => db`
-	id, community_id, user_id, heading, text, attachments, visibility, is_pinned, is_edited, is_deleted,
-	deleted_by, delete_reason, likes_count, comments_count, post_shared_count, held,
+	id, community_id, user_id::float8 as user_id, heading, text, attachments, visibility, is_pinned, is_edited,
+	is_deleted, deleted_by::float8 as deleted_by, delete_reason, likes_count, comments_count, post_shared_count, held,
 	created_at::float8 as created_at, updated_at::float8 as updated_at`
 
 export type NewPost = Pick<
@@ -81,7 +81,7 @@ function newPostsCte(db: Db, communityId: number, posts: NewPost[]) {
 			select id, ${communityId}, user_id, heading, text, attachments::jsonb, visibility, created_at, updated_at,
 				${topicNamesOf(db, db`string_to_array(p.topic_ids, ',')`, communityId)}
 			from unnest(${posts.map((p) => p.id)}::text[],
-				${posts.map((p) => p.user_id)}::int[], ${posts.map((p) => p.heading)}::text[],
+				${posts.map((p) => p.user_id)}::int8[], ${posts.map((p) => p.heading)}::text[],
 				${posts.map((p) => p.text)}::text[], ${posts.map((p) => JSON.stringify(p.attachments))}::text[],
 				${posts.map((p) => p.visibility)}::text[], ${posts.map((p) => p.created_at)}::bigint[],
 				${posts.map((p) => p.updated_at)}::bigint[], ${posts.map((p) => (p.topic_ids ?? []).join(','))}::text[])
@@ -219,7 +219,7 @@ export async function insertTags(
 	if (userIds.length === 0) return
 	await db`
 		insert into post_tags (community_id, post_id, user_id)
-		select ${communityId}, ${postId}, unnest(${userIds}::int[]) on conflict do nothing`
+		select ${communityId}, ${postId}, unnest(${userIds}::int8[]) on conflict do nothing`
 }
 
 /** Replaces the tagged users; returns the ones newly tagged. */
@@ -230,7 +230,8 @@ export async function replaceTags(
 	userIds: number[],
 ): Promise<number[]> {
 	const before = await db<{ user_id: number }[]>`
-		delete from post_tags where community_id = ${communityId} and post_id = ${postId} returning user_id`
+		delete from post_tags where community_id = ${communityId} and post_id = ${postId}
+		returning user_id::float8 as user_id`
 	await insertTags(db, communityId, postId, userIds)
 	const had = new Set(before.map((r) => r.user_id))
 	return userIds.filter((id) => !had.has(id))

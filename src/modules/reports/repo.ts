@@ -20,8 +20,9 @@ export interface ReportRow {
 }
 
 const columns = (db: Db) => db`
-	id::float8 as id, entity_type, entity_id, accused_user_id, reporter_user_id, tag_id::float8 as tag_id,
-	reason, created_at::float8 as created_at, is_closed, action_taken, closed_by, closed_at::float8 as closed_at`
+	id::float8 as id, entity_type, entity_id, accused_user_id::float8 as accused_user_id,
+	reporter_user_id::float8 as reporter_user_id, tag_id::float8 as tag_id,
+	reason, created_at::float8 as created_at, is_closed, action_taken, closed_by::float8 as closed_by, closed_at::float8 as closed_at`
 
 /** The author (accused) of a live entity of the community; null when there is none. */
 export async function accusedOf(
@@ -33,23 +34,23 @@ export async function accusedOf(
 	const digits = /^[0-9]{1,18}$/.test(entityId)
 	let rows: { user_id: number | null }[] = []
 	if (type === 'post')
-		rows = await db`select user_id from posts
+		rows = await db`select user_id::float8 as user_id from posts
 			where community_id = ${communityId} and id = ${entityId} and not is_deleted`
 	else if (type === 'comment' || type === 'reply')
-		rows = await db`select user_id from comments
+		rows = await db`select user_id::float8 as user_id from comments
 			where community_id = ${communityId} and id = ${entityId} and not is_deleted`
 	else if (type === 'conversation' && digits)
-		rows = await db`select user_id from conversations
+		rows = await db`select user_id::float8 as user_id from conversations
 			where community_id = ${communityId} and id = ${entityId}::bigint`
 	else if (type === 'chatroom' && digits)
-		rows = await db`select created_by as user_id from chatrooms
+		rows = await db`select created_by::float8 as user_id from chatrooms
 			where community_id = ${communityId} and id = ${entityId}::bigint and not is_deleted`
 	else if (type === 'member')
 		rows = /^[0-9a-f-]{36}$/i.test(entityId)
-			? await db`select id as user_id from users
+			? await db`select id::float8 as user_id from users
 				where community_id = ${communityId} and uuid = ${entityId}::uuid and not is_deleted`
 			: digits
-				? await db`select id as user_id from users
+				? await db`select id::float8 as user_id from users
 					where community_id = ${communityId} and id = ${Number(entityId)} and not is_deleted`
 				: []
 	return rows[0]?.user_id ?? null

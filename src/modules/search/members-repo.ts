@@ -59,7 +59,7 @@ export async function searchMembers(db: postgres.Sql, q: MemberSearch): Promise<
 }
 
 const columns = (db: Db, q: MemberSearch) =>
-	db`${db(userColumns.map((c) => `u.${c}`))}, ${connectedTo(db, q)} as connected`
+	db`${userColumns(db, 'u')}, ${connectedTo(db, q)} as connected`
 
 const connectedTo = (db: Db, q: MemberSearch) => db`exists (select 1 from connections cn
 	where cn.community_id = ${q.communityId} and cn.user_id = ${q.searcherId} and cn.connection_id = u.id)`

@@ -63,7 +63,7 @@ export async function findUsersAndStoreTokens(
 				and id in (select id from found where departure in ('left', 'removed'))
 		)
 		select launch_token, departure is not distinct from 'banned' as banned,
-			${db`${db(userColumns as string[])}`} from found`
+			${userColumns(db)} from found`
 	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as LaunchedUser]))
 }
 
@@ -112,7 +112,7 @@ export async function insertFirstLaunches(
 				uuid, ${communityId}::int, user_unique_id, name, image_url, '', is_guest, false, 'member'
 			from launch order by user_unique_id, n
 			on conflict (community_id, user_unique_id) do nothing
-			returning ${db(userColumns as string[])}
+			returning ${userColumns(db)}
 		), launched as (
 			select l.token_hash, l.family_id, l.expires_at, c.*
 			from launch l join created c on c.user_unique_id = l.user_unique_id
@@ -123,7 +123,7 @@ export async function insertFirstLaunches(
 			select l.event_id as id, ${communityId}::int as c, ${event}::text as e, 'feed' as s,
 				jsonb_set(l.event_data::jsonb, '{user,id}', to_jsonb(c.id)) as d
 			from created c join launch l on l.uuid = c.uuid`)}
-		select token_hash as launch_token, ${db(userColumns as string[])} from launched, deliveries_notified`
+		select token_hash as launch_token, ${userColumns(db)} from launched, deliveries_notified`
 	return new Map(rows.map(({ launch_token, ...user }) => [launch_token, user as UserRow]))
 }
 
@@ -134,7 +134,7 @@ export async function lockRefreshToken(
 	tokenHash: string,
 ): Promise<RefreshTokenRow | null> {
 	const [row] = await db<RefreshTokenRow[]>`
-		select community_id, token_hash, family_id, user_id, expires_at, rotated_at, revoked_at
+		select community_id, token_hash, family_id, user_id::float8 as user_id, expires_at, rotated_at, revoked_at
 		from refresh_tokens where community_id = ${communityId} and token_hash = ${tokenHash} for update`
 	return row ?? null
 }

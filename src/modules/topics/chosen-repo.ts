@@ -28,8 +28,8 @@ export async function chosenTopicsOf(
 ): Promise<{ user_id: number; topic_id: string }[]> {
 	if (userIds.length === 0) return []
 	return db<{ user_id: number; topic_id: string }[]>`
-		select ut.user_id, ut.topic_id from user_topics ut
+		select ut.user_id::float8 as user_id, ut.topic_id from user_topics ut
 		join topics t on t.community_id = ut.community_id and t.id = ut.topic_id and t.is_enabled
-		where ut.community_id = ${communityId} and ut.user_id = any(${userIds}::int[])
+		where ut.community_id = ${communityId} and ut.user_id = any(${userIds}::int8[])
 		order by ut.user_id, ut.topic_id`
 }

@@ -1,6 +1,7 @@
 // Users of a community: members, CMs and dashboard owners.
 import type { Db } from '../../lib/db'
 import { isUuid } from '../../lib/ids'
+import { MAX_ID } from '../../lib/input-limits'
 import { paged } from '../../lib/paged'
 import type { Role } from '../../lib/tokens'
 import type { CachedUser } from '../../timelines'
@@ -15,8 +16,7 @@ export interface UserRow extends CachedUser {
 	created_at: Date
 }
 
-const columns = [
-	'id',
+const otherColumns = [
 	'uuid',
 	'community_id',
 	'user_unique_id',
@@ -29,8 +29,15 @@ const columns = [
 	'last_active_at',
 	'created_at',
 ]
-/** The columns of a UserRow, for statements of other modules that return users. */
-export const userColumns: readonly string[] = columns
+/**
+ * The columns of a UserRow (qualified by `alias` when the statement joins), for every
+ * statement that returns users. The id is bigint (migration 0200): read as float8, a JS
+ * number, exact to 2^53, as the other bigint ids TypeScript holds as numbers.
+ */
+export function userColumns(db: Db, alias?: string) {
+	const named = (column: string) => (alias ? `${alias}.${column}` : column)
+	return db`${db(named('id'))}::float8 as id, ${db(otherColumns.map(named))}`
+}
 
 export async function findUserById(
 	db: Db,
@@ -38,7 +45,7 @@ export async function findUserById(
 	id: number,
 ): Promise<UserRow | null> {
 	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and id = ${id}`
+		select ${userColumns(db)} from users where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
@@ -50,13 +57,12 @@ export async function findUserByUuid(
 	// Not a uuid: no such user (Postgres would reject the cast with an error).
 	if (!isUuid(uuid)) return null
 	const [row] = await db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and uuid = ${uuid}`
+		select ${userColumns(db)} from users where community_id = ${communityId} and uuid = ${uuid}`
 	return row ?? null
 }
 
-// Not a user id (fractional, or past the integer column): no such user, not a 500.
-const userIds = (ids: number[]) =>
-	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647)
+// Not a user id (fractional, or past what a JS number holds exactly): no such user, not a 500.
+const userIds = (ids: number[]) => ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_ID)
 
 export async function findUsersByIds(
 	db: Db,
@@ -70,8 +76,8 @@ export async function findUsersByIds(
 	// generic one). 3,000 one-id reads: 36 µs of planning and execution a call, 13 this way
 	// (24 with `in (select unnest(…))`); it is every new post's authors' read.
 	return db<UserRow[]>`
-		select ${db(columns)} from users
-		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int[])))`
+		select ${userColumns(db)} from users
+		where community_id = ${communityId} and id = any(array(select unnest(${valid}::int8[])))`
 }
 
 /** findUsersByIds, with the authors of the posts `postIds` (a batch of likes: likers and creators in one read). */
@@ -82,9 +88,9 @@ export function findUsersAndPostAuthors(
 	postIds: string[],
 ) {
 	return db<UserRow[]>`
-		select ${db(columns)} from users
+		select ${userColumns(db)} from users
 		where community_id = ${communityId} and id = any(array(
-			select unnest(${userIds(ids)}::int[]) union
+			select unnest(${userIds(ids)}::int8[]) union
 			select user_id from posts where community_id = ${communityId} and id = any(${postIds}::text[])))`
 }
 
@@ -96,7 +102,7 @@ export async function findUsersByUuids(
 	const valid = uuids.filter(isUuid)
 	if (valid.length === 0) return []
 	return db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and uuid = any(${valid}::uuid[])`
+		select ${userColumns(db)} from users where community_id = ${communityId} and uuid = any(${valid}::uuid[])`
 }
 
 export interface NewUser {
@@ -119,7 +125,7 @@ export async function insertUser(db: Db, user: NewUser): Promise<UserRow | null>
 		values (${user.uuid}, ${user.community_id}, ${user.user_unique_id}, ${user.name}, ${user.image_url},
 			${user.is_guest}, ${user.role}, ${user.country_code ?? null}, ${user.mobile_no ?? null})
 		on conflict (community_id, user_unique_id) do nothing
-		returning ${db(columns)}`
+		returning ${userColumns(db)}`
 	return row ?? null
 }
 
@@ -162,7 +168,7 @@ export async function findOwnerByMobile(
 	mobileNo: string,
 ): Promise<UserRow | null> {
 	const [phone] = await db<{ owner_community_id: number; user_id: number }[]>`
-		select owner_community_id, user_id from owner_phones
+		select owner_community_id, user_id::float8 as user_id from owner_phones
 		where country_code = ${countryCode} and mobile_no = ${mobileNo}`
 	if (!phone) return null
 	const owner = await findUserById(db, phone.owner_community_id, phone.user_id)
@@ -182,7 +188,7 @@ export async function searchUsers(
 ): Promise<{ rows: (UserRow & { departure: Departure | null })[]; total: number }> {
 	const pattern = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 	return paged<UserRow & { departure: Departure | null }>(db, {
-		columns: db`departure, ${db(columns)}`,
+		columns: db`departure, ${userColumns(db)}`,
 		from: db`from users where community_id = ${communityId} and not is_deleted
 			and (name ilike ${pattern} or user_unique_id ilike ${pattern})`,
 		orderBy: db`lower(name), id`,
@@ -199,7 +205,7 @@ export async function findUsersByRefs(
 ): Promise<UserRow[]> {
 	if (refs.length === 0) return []
 	return db<UserRow[]>`
-		select ${db(columns)} from users where community_id = ${communityId} and not is_deleted
+		select ${userColumns(db)} from users where community_id = ${communityId} and not is_deleted
 			and (uuid = any(${refs.filter(isUuid)}::uuid[]) or user_unique_id = any(${refs}::text[]))`
 }
 

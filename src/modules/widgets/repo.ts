@@ -16,6 +16,11 @@ export interface WidgetRow {
 	updated_at: number
 }
 
+/** The columns of a WidgetRow: the bigint ones (its creator's id, the times) read as JS numbers. */
+const widgetColumns = (db: Db) => db`
+	id, community_id, parent_entity_id, parent_entity_type, company_id, metadata, meta,
+	created_by::float8 as created_by, created_at::float8 as created_at, updated_at::float8 as updated_at`
+
 /** A row to insert: updated_at starts as created_at. */
 export type NewWidget = Omit<WidgetRow, 'updated_at'>
 
@@ -28,7 +33,7 @@ export async function insertWidget(db: Db, w: NewWidget): Promise<WidgetRow | nu
 			${db.json(w.metadata as never)}, ${w.meta === null || w.meta === undefined ? null : db.json(w.meta as never)},
 			${w.created_by}, ${w.created_at}, ${w.created_at})
 		on conflict (community_id, company_id) where company_id is not null do nothing
-		returning *`
+		returning ${widgetColumns(db)}`
 	return row ?? null
 }
 
@@ -39,7 +44,7 @@ export async function findWidget(
 ): Promise<WidgetRow | null> {
 	const [row] = await db<
 		WidgetRow[]
-	>`select * from widgets where community_id = ${communityId} and id = ${id}`
+	>`select ${widgetColumns(db)} from widgets where community_id = ${communityId} and id = ${id}`
 	return row ?? null
 }
 
@@ -51,7 +56,7 @@ export async function findWidgetsByIds(
 	if (ids.length === 0) return []
 	return db<
 		WidgetRow[]
-	>`select * from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
+	>`select ${widgetColumns(db)} from widgets where community_id = ${communityId} and id = any(${ids}::text[])`
 }
 
 /**
@@ -60,7 +65,7 @@ export async function findWidgetsByIds(
  */
 export function findWidgetsOfPosts(db: Db, communityId: number, postIds: string[]) {
 	return db<WidgetRow[]>`
-		select * from widgets
+		select ${widgetColumns(db)} from widgets
 		where community_id = ${communityId} and id = any(array(select widget_id from post_widgets
 			where community_id = ${communityId} and post_id = any(${postIds}::text[])))`
 }
@@ -71,7 +76,7 @@ export async function findWidgetByCompany(
 	companyId: string,
 ): Promise<WidgetRow | null> {
 	const [row] = await db<WidgetRow[]>`
-		select * from widgets where community_id = ${communityId} and company_id = ${companyId}`
+		select ${widgetColumns(db)} from widgets where community_id = ${communityId} and company_id = ${companyId}`
 	return row ?? null
 }
 
@@ -98,7 +103,7 @@ export async function updateWidget(
 	if (c.parent_entity_type !== undefined) set.parent_entity_type = c.parent_entity_type
 	try {
 		const [row] = await db<WidgetRow[]>`
-			update widgets set ${db(set)} where community_id = ${communityId} and id = ${id} returning *`
+			update widgets set ${db(set)} where community_id = ${communityId} and id = ${id} returning ${widgetColumns(db)}`
 		return row ?? null
 	} catch (error) {
 		if ((error as { code?: string }).code === '23505') return null
@@ -124,7 +129,7 @@ export async function searchWidgets(
 			? db`metadata->>${search.metadataKey} = ${value}`
 			: db`${db(search.field)} = ${value}`
 	return paged<WidgetRow>(db, {
-		columns: db`*`,
+		columns: widgetColumns(db),
 		from: db`from widgets where community_id = ${communityId} and ${where}`,
 		orderBy: db`created_at desc, id desc`,
 		limit,

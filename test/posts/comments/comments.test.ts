@@ -90,7 +90,7 @@ describe('POST /feed/post/:post_id/comment', () => {
 		)
 		const id = created.body.data.comment._id
 		const tags =
-			await sql`select user_id from comment_tags where comment_id = ${id} order by user_id`
+			await sql`select user_id::float8 as user_id from comment_tags where comment_id = ${id} order by user_id`
 		expect(tags.map((t) => t.user_id).sort()).toEqual([author.id, other.id].sort())
 		const tagged = (await eventsFor(community, 'comment.tagged')).filter(
 			(e) => e.comment._id === id,

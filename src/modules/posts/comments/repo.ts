@@ -27,9 +27,9 @@ export interface CommentRow {
 }
 
 const commentColumns = (db: Db) => db`
-	c.id, c.community_id, c.post_id, c.user_id, u.uuid::text as uuid, c.parent_id, c.level, c.text, c.temp_id,
-	c.likes_count, c.comments_count, c.is_edited, c.is_deleted, c.deleted_by, d.uuid::text as deleted_by_uuid,
-	c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at`
+	c.id, c.community_id, c.post_id, c.user_id::float8 as user_id, u.uuid::text as uuid, c.parent_id, c.level, c.text,
+	c.temp_id, c.likes_count, c.comments_count, c.is_edited, c.is_deleted, c.deleted_by::float8 as deleted_by,
+	d.uuid::text as deleted_by_uuid, c.delete_reason, c.created_at::float8 as created_at, c.updated_at::float8 as updated_at`
 
 const fromComments = (db: Db) =>
 	db`from comments c join users u on u.community_id = c.community_id and u.id = c.user_id
@@ -164,8 +164,8 @@ export async function addCommentTags(
 	if (userIds.length === 0) return []
 	const rows = await db<{ user_id: number }[]>`
 		insert into comment_tags (community_id, comment_id, user_id)
-		select ${communityId}, ${commentId}, unnest(${userIds}::int[])
-		on conflict do nothing returning user_id`
+		select ${communityId}, ${commentId}, unnest(${userIds}::int8[])
+		on conflict do nothing returning user_id::float8 as user_id`
 	return rows.map((r) => r.user_id)
 }
 

@@ -61,7 +61,7 @@ export function setLikes(
 		: db`true`
 	return db<{ target_id: string; user_id: number; added: boolean }[]>`
 		with input as (
-			select * from unnest(${likes.map((l) => l.targetId)}::text[], ${likes.map((l) => l.userId)}::int[],
+			select * from unnest(${likes.map((l) => l.targetId)}::text[], ${likes.map((l) => l.userId)}::int8[],
 				${likes.map((l) => l.at)}::bigint[], ${likes.map((l) => l.mode)}::text[])
 				as i(target_id, user_id, at, mode)
 		), added as (
@@ -75,8 +75,8 @@ export function setLikes(
 				and not exists (select 1 from added a where a.target_id = i.target_id and a.user_id = i.user_id)))
 			returning l.${column} as target_id, l.user_id
 		)
-		select target_id, user_id, true as added from added
-		union all select target_id, user_id, false from removed`
+		select target_id, user_id::float8 as user_id, true as added from added
+		union all select target_id, user_id::float8, false from removed`
 }
 
 /** Removes the users' likes (pairs) of the community's posts or comments; returns the pairs removed. */
@@ -93,7 +93,7 @@ export function removeLikes(
 		delete from ${db(target.table)} l
 		where l.community_id = ${communityId} and l.${column} = any(${pairs.map((p) => p.targetId)}::text[])
 			and l.${column} || ':' || l.user_id = any(${pairs.map((p) => `${p.targetId}:${p.userId}`)}::text[])
-		returning l.${column} as target_id, l.user_id`
+		returning l.${column} as target_id, l.user_id::float8 as user_id`
 }
 
 /**
@@ -152,7 +152,7 @@ export async function likesPage(
 ): Promise<{ rows: LikeRow[]; total: number }> {
 	const column = db(target.column)
 	return paged<LikeRow>(db, {
-		columns: db`substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id, l.created_at::float8 as created_at`,
+		columns: db`substr(md5(${column} || ':' || l.user_id), 1, 24) as id, l.user_id::float8 as user_id, l.created_at::float8 as created_at`,
 		from: db`from ${db(target.table)} l
 			where l.community_id = ${communityId} and ${column} = ${targetId}
 				and not ${blockedBetween(db, viewerId, db`l.user_id`, communityId)}`,
