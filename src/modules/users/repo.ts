@@ -62,7 +62,8 @@ export async function findUserByUuid(
 }
 
 // Not a user id (fractional, or past what a JS number holds exactly): no such user, not a 500.
-const userIds = (ids: number[]) => ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_ID)
+const userIds = (ids: number[]) =>
+	ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_ID)
 
 export async function findUsersByIds(
 	db: Db,
