@@ -35,7 +35,7 @@ export async function seedChat(
 	const users = await sql<{ id: number; uuid: string }[]>`
 		insert into users (uuid, community_id, user_unique_id, name)
 		select gen_random_uuid(), ${c}, 'bench-' || g, 'Member ' || g from generate_series(1, ${size.members}) g
-		returning id, uuid`
+		returning id::float8 as id, uuid`
 	const userIds = users.map((u) => u.id)
 	const big = await seedRoom(c, userIds, size.messages, t0)
 	const rooms = [{ participants: size.members, chatroomId: big.chatroomId }]
@@ -66,10 +66,10 @@ async function seedRoom(c: number, userIds: number[], messages: number, t0: numb
 	const chatroomId = (room as { id: string }).id
 	await sql`
 		insert into chatroom_participants (chatroom_id, user_id, community_id, join_method, noti_state, joined_at)
-		select ${chatroomId}, id, ${c}, 'self_joined', 1, ${t0} from unnest(${userIds}::int[]) id`
+		select ${chatroomId}, id, ${c}, 'self_joined', 1, ${t0} from unnest(${userIds}::int8[]) id`
 	await sql`
 		insert into conversations (chatroom_id, community_id, user_id, state, text, seq, created_at, updated_at)
-		select ${chatroomId}, ${c}, (${userIds}::int[])[1 + g % ${members}], 0,
+		select ${chatroomId}, ${c}, (${userIds}::int8[])[1 + g % ${members}], 0,
 			'Message number ' || g || ' in the bench room, long enough to look like chat', g, ${t0}::bigint + g * 1000, ${t0}::bigint + g * 1000
 		from generate_series(1, ${messages}) g`
 	const [last] = await sql`

@@ -50,7 +50,7 @@ const [followersMade] = [
 	await sql`
 	insert into users (uuid, community_id, user_unique_id, name)
 	select gen_random_uuid(), ${c}, 'f-' || g, 'Follower ' || g from generate_series(1, ${Math.max(...sizes)}) g
-	returning id`,
+	returning id::float8 as id`,
 ]
 const followers = followersMade.map((r) => r.id as number)
 log(`community ${c}: ${followers.length} users`)
@@ -58,7 +58,7 @@ log(`community ${c}: ${followers.length} users`)
 async function makeAuthor(n: number) {
 	const [author] = await sql`
 		insert into users (uuid, community_id, user_unique_id, name) values (gen_random_uuid(), ${c}, ${`author-${n}`}, ${`Author ${n}`})
-		returning id, uuid::text`
+		returning id::float8 as id, uuid::text`
 	await insertConnections(
 		sql,
 		c,

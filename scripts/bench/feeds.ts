@@ -85,7 +85,7 @@ const best = (a: Row | undefined, b: Row) => (a && a.rps >= b.rps ? a : b)
 
 // (d) 64 viewers, each request from the next.
 const viewerRows = await sql<{ id: number; uuid: string }[]>`
-	select id, uuid from users where community_id = ${bench.communityId} order by id limit 64`
+	select id::float8 as id, uuid from users where community_id = ${bench.communityId} order by id limit 64`
 const viewerTokens = await Promise.all(
 	viewerRows.map((v) =>
 		signAccessToken({ sub: v.uuid, uid: v.id, cid: bench.communityId, role: 'member' }, 600),
@@ -166,7 +166,7 @@ async function underMemberWrites(
 	write: 'report' | 'like',
 ): Promise<{ row: Row; done: number; failed: number }> {
 	const writers = await sql<{ id: number; uuid: string }[]>`
-		select id, uuid from users where community_id = ${bench.communityId} order by id desc limit 500`
+		select id::float8 as id, uuid from users where community_id = ${bench.communityId} order by id desc limit 500`
 	const writerTokens = await Promise.all(
 		writers.map((r) =>
 			signAccessToken({ sub: r.uuid, uid: r.id, cid: bench.communityId, role: 'member' }, 600),

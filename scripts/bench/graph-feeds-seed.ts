@@ -28,7 +28,7 @@ export async function seedGraphBench(log: (msg: string) => void) {
 		insert into community_settings (community_id, setting_type, enabled, updated_at) values (${c}, 'user_connection', true, ${Date.now()})
 		on conflict (community_id, setting_type) do update set enabled = true`
 	const followed = await sql<{ id: number }[]>`
-		select id from users
+		select id::float8 as id from users
 		where community_id = ${c} and id <> ${bench.viewerId} order by hashtext(uuid::text) limit 300`
 	await insertConnections(
 		sql,

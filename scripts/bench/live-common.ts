@@ -39,10 +39,10 @@ export async function community(name: string) {
 			insert into users (uuid, community_id, user_unique_id, name, role)
 			select gen_random_uuid(), ${communityId}, ${stamp} || '-' || n, 'Reader ' || n, ${role}
 			from generate_series(1, ${count}::int) n
-			returning id, uuid::text as uuid`
+			returning id::float8 as id, uuid::text as uuid`
 		return Promise.all(
 			rows.map(async (r) => ({
-				id: Number(r.id),
+				id: r.id as number,
 				token: await signAccessToken({ sub: r.uuid, uid: r.id, cid: communityId, role }),
 			})),
 		)

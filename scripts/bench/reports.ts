@@ -69,7 +69,7 @@ await sql`
 await sql`
 	insert into reports (community_id, entity_type, entity_id, accused_user_id, reporter_user_id, tag_id, created_at)
 	select ${c}, 'post', (${postIds}::text[])[1 + (n % ${POSTS})], ${author.id},
-		(${reporters}::int[])[1 + (n / ${POSTS})::int % ${reporters.length}], ${tag.id}, ${now}::bigint + n
+		(${reporters}::int8[])[1 + (n / ${POSTS})::int % ${reporters.length}], ${tag.id}, ${now}::bigint + n
 	from generate_series(0, ${REPORTS - 1}) as n
 	on conflict do nothing`
 await sql`analyze reports`

@@ -101,7 +101,7 @@ export async function seedSearch(
 	)
 	log(`${size.members} members copied in ${Math.round(performance.now() - started)} ms`)
 	const users = await sql<{ id: number; uuid: string }[]>`
-		select id, uuid from users where community_id = ${c} and role = 'member' order by id limit 1001`
+		select id::float8 as id, uuid from users where community_id = ${c} and role = 'member' order by id limit 1001`
 	const viewer = users[0] as { id: number; uuid: string }
 	const authors = users.slice(1).map((u) => u.id)
 
@@ -158,7 +158,7 @@ export async function seededSearch(size: {
 			(select count(*)::int from posts) as posts`
 	if (!counts?.c || counts.members !== size.members || counts.posts !== size.posts) return null
 	const users = await sql<{ id: number; uuid: string }[]>`
-		select id, uuid from users where community_id = ${counts.c} and role = 'member' order by id limit 1001`
+		select id::float8 as id, uuid from users where community_id = ${counts.c} and role = 'member' order by id limit 1001`
 	return {
 		communityId: counts.c,
 		viewer: users[0] as { id: number; uuid: string },

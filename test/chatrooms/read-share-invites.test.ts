@@ -230,6 +230,24 @@ describe('invites to secret rooms', () => {
 			0,
 		)
 	})
+	test('a number names a member id first, else a customer id (a phone number, say)', async () => {
+		const room = await newRoom(cm, { title: 'By number', is_secret: true })
+		const launched = await api('POST', '/sdk/initiate', {
+			apiKey: community.apiKey,
+			body: { user_unique_id: '919876543210', user_name: 'Dev' },
+		})
+		expect(launched.status).toBe(200)
+		const sent = await api('POST', '/chatroom/participants', {
+			token: cm.token,
+			body: { chatroom_id: room.id, chatroom_participants: ['919876543210', ben.id] },
+		})
+		expect(sent.status).toBe(200)
+		expect(sent.body.data.invited_count).toBe(2)
+		const invites = await api('GET', '/channel/invites', {
+			token: launched.body.data.access_token,
+		})
+		expect(invites.body.data.total_count).toBe(1)
+	})
 })
 
 describe('chatbots', () => {

@@ -18,14 +18,19 @@ import { presentRooms } from './service'
 export const ACCEPT = 1
 export const REJECT = 2
 
-/** Members named by member id (a number) or uuid; 400 naming the unknown ones. */
+/**
+ * Members named by member id, uuid or customer id; 400 naming the unknown ones. A number
+ * is a member id first, else a customer id (findUsersByIds drops what cannot be an id).
+ */
 async function membersNamed(communityId: number, refs: (string | number)[]): Promise<UserRow[]> {
-	// as many digits as a user id may have (input-limits MAX_ID); findUsersByIds drops larger ones
-	const isId = (r: string | number) => /^\d{1,16}$/.test(String(r))
-	const [byId, byRef] = await Promise.all([
-		findUsersByIds(sql, communityId, refs.filter(isId).map(Number)),
-		findUsersByRefs(sql, communityId, refs.filter((r) => !isId(r)).map(String)),
-	])
+	const numbers = refs.filter((r) => /^\d{1,16}$/.test(String(r))).map(Number)
+	const byId = await findUsersByIds(sql, communityId, numbers)
+	const ids = new Set(byId.map((u) => String(u.id)))
+	const byRef = await findUsersByRefs(
+		sql,
+		communityId,
+		refs.map(String).filter((r) => !ids.has(r)),
+	)
 	const found = [...byId, ...byRef].filter((u) => u.community_id === communityId && !u.is_deleted)
 	const known = new Set(found.flatMap((u) => [String(u.id), u.uuid, u.user_unique_id]))
 	const unknown = refs.map(String).filter((r) => !known.has(r))
