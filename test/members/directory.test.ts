@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { follow, newRoom } from '../support/chat'
 import { newCommunity, newUser, type TestCommunity, type TestUser } from '../support/community'
+import { sql } from '../support/db'
 import { api } from '../support/http'
 
 let community: TestCommunity
@@ -151,6 +152,27 @@ describe('GET|PUT /community/member/profile', () => {
 		const stranger = await newUser(await newCommunity('profile-other'))
 		expect((await get(alice, `/community/member/profile?user_id=${stranger.id}`)).status).toBe(404)
 		expect((await get(alice, `/community/member/profile?uuid=${stranger.uuid}`)).status).toBe(404)
+	})
+})
+
+describe('a member id past 32 bits', () => {
+	test('user_id finds a member whose id has more than ten digits; an id past 2^53 is no one (4xx)', async () => {
+		const wide = await newCommunity('profile-wide-ids')
+		const viewer = await newUser(wide, { name: 'Viewer' })
+		// The users sequence hands out ten-digit ids in the tests: this member's id is wider,
+		// as an installation's ids become (bigint, migration 0200).
+		const id = 12_345_678_901_234
+		const [row] = await sql`
+			insert into users (id, uuid, community_id, user_unique_id, name)
+			values (${id}::int8, gen_random_uuid(), ${wide.communityId}, 'wide-id', 'Wide')
+			returning uuid`
+		const found = await get(viewer, `/community/member/profile?user_id=${id}`)
+		expect(found.status).toBe(200)
+		expect(found.body.data.member).toMatchObject({ uuid: row?.uuid, name: 'Wide' })
+		const past = await get(viewer, '/community/member/profile?user_id=9007199254740993')
+		expect(past.status).toBeGreaterThanOrEqual(400)
+		expect(past.status).toBeLessThan(500)
+		expect((await get(viewer, `/community/member/profile?user_id=${id + 1}`)).status).toBe(404)
 	})
 })
 

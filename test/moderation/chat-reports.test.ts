@@ -147,6 +147,23 @@ describe('a reported member', () => {
 	})
 })
 
+describe('a member named by id', () => {
+	test('chat-js names the member by user id (past 2^32): the report names them; an unknown id is 404', async () => {
+		const byId = await report(other, { reported_member_id: spammer.id, tag_id: memberTag })
+		expect(byId.status).toBe(200)
+		expect(byId.body.data.report).toMatchObject({
+			type: 'member',
+			accused_user: { uuid: spammer.uuid, id: spammer.id },
+			reported_by_user: { uuid: other.uuid, id: other.id },
+		})
+		const unknown = await report(other, {
+			reported_member_id: String(spammer.id + 1_000_000_000_000),
+			tag_id: memberTag,
+		})
+		expect(unknown.status).toBe(404)
+	})
+})
+
 describe('past the threshold', () => {
 	let heldOne: Said
 

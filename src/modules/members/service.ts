@@ -3,6 +3,7 @@
 // a member's chatrooms as the caller may see them, and the community's questions.
 import { sql } from '../../lib/db'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
+import { MAX_ID } from '../../lib/input-limits'
 import { paging } from '../../lib/paging'
 import { feedManager } from '../../timelines'
 import { presentRights } from '../auth/rights'
@@ -74,8 +75,10 @@ async function memberOf(session: Session, ref: MemberRef): Promise<UserRow> {
 	const named = given(ref.uuid) ?? given(ref.user_id)
 	let user: UserRow | null
 	if (named === undefined) user = await findUserById(sql, session.communityId, session.userId)
-	else if (/^\d{1,10}$/.test(named))
-		user = await findUserById(sql, session.communityId, Number(named))
+	// as many digits as a user id may have (bigint ids, held to MAX_ID); a larger one is no one
+	else if (/^\d{1,16}$/.test(named))
+		user =
+			Number(named) <= MAX_ID ? await findUserById(sql, session.communityId, Number(named)) : null
 	else user = await findUserByUuid(sql, session.communityId, named)
 	if (!user || user.community_id !== session.communityId || user.is_deleted)
 		throw notFound('Member')

@@ -51,7 +51,7 @@ export async function accusedOf(
 				where community_id = ${communityId} and uuid = ${entityId}::uuid and not is_deleted`
 			: digits
 				? await db`select id::float8 as user_id from users
-					where community_id = ${communityId} and id = ${Number(entityId)} and not is_deleted`
+					where community_id = ${communityId} and id = ${entityId}::int8 and not is_deleted`
 				: []
 	return rows[0]?.user_id ?? null
 }
