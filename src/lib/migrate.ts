@@ -3,13 +3,18 @@
 // starting processes from applying the same file twice.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { sql } from './db'
+import { acrossCommunities } from './db'
 
 const dir = join(import.meta.dir, '../../migrations')
 
 export async function migrate(log: (msg: string) => void = () => {}): Promise<string[]> {
 	const applied: string[] = []
-	await sql.begin(async (tx) => {
+	// A migration changes every community's rows and every shard's schema on Citus. The
+	// foreign-key checks an ALTER re-runs are planned on the workers too: the lowered
+	// multi-shard check goes with the transaction to them (propagate_set_commands).
+	await acrossCommunities(async (tx) => {
+		await tx`set local citus.propagate_set_commands = 'local'`
+		await tx`set local citus.multi_task_query_log_level = 'off'`
 		await tx`select pg_advisory_xact_lock(727274)`
 		await tx`create table if not exists schema_migrations (
 			name text primary key, applied_at timestamptz not null default now())`

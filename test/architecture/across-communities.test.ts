@@ -21,6 +21,8 @@ const ALLOWED: Record<string, string> = {
 		'the push relay: which communities have deliveries not yet in the Redis schedule',
 	'src/push/repo.ts openPage':
 		'the push reconciler: pages every community’s open deliveries to find those Redis lost',
+	'src/lib/migrate.ts migrate':
+		'schema migrations: every shard, every community (0200 re-checks foreign keys)',
 	'src/import/jobs-repo.ts claimJob': 'the import runner: which communities have a job to claim',
 	'src/import/jobs-repo.ts deleteStaleUploads':
 		'the import runner: drops uploads whose receiving process died, in any community',
