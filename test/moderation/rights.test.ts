@@ -1,30 +1,15 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { keys } from '../../src/lib/keys'
 import { redis } from '../../src/lib/redis'
-import { signAccessToken } from '../../src/lib/tokens'
 import { refillRole } from '../../src/modules/auth/roles'
 import { forgetTokenStates } from '../../src/modules/auth/token-states'
-import { newCommunity, newUser, type TestCommunity } from '../support/community'
-import { sql } from '../support/db'
+import { newCommunity, newUser, ownerSession, type TestCommunity } from '../support/community'
 import { api } from '../support/http'
 
 let community: TestCommunity
 let other: TestCommunity
 let ownerToken: string
 let ownerUuid: string
-
-/** The owner's token as /otp/verify would issue it. */
-async function ownerSession(c: TestCommunity) {
-	const [owner] =
-		await sql`select id::float8 as id, uuid from users where community_id = ${c.communityId} and role = 'owner'`
-	const token = await signAccessToken({
-		sub: owner.uuid,
-		uid: owner.id,
-		cid: c.communityId,
-		role: 'owner',
-	})
-	return { token, uuid: owner.uuid as string }
-}
 
 const role = async (token: string) =>
 	(await api('GET', '/community/member/role', { token })).body.data

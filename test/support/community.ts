@@ -37,12 +37,22 @@ export async function newCommunity(name = 'test'): Promise<TestCommunity> {
 	}
 }
 
-/** The owner's access token as /otp/verify would sign it. */
-export async function ownerToken(community: TestCommunity): Promise<string> {
+/** The owner's access token as /otp/verify would sign it, and the owner's uuid. */
+export async function ownerSession(
+	community: TestCommunity,
+): Promise<{ token: string; uuid: string }> {
 	const [row] =
 		await sql`select id::float8 as id, uuid from users where community_id = ${community.communityId} and role = 'owner'`
-	return signAccessToken({ sub: row.uuid, uid: row.id, cid: community.communityId, role: 'owner' })
+	const token = await signAccessToken({
+		sub: row.uuid,
+		uid: row.id,
+		cid: community.communityId,
+		role: 'owner',
+	})
+	return { token, uuid: row.uuid }
 }
+
+export const ownerToken = async (community: TestCommunity) => (await ownerSession(community)).token
 
 /** A user through POST /sdk/initiate; `role: 'cm'` promotes it (setup only). */
 export async function newUser(
