@@ -106,12 +106,12 @@ export async function startedSince(
 }
 
 /**
- * Serializes the DM starts of one member (the limit's count and its insert). The
- * two-key lock takes int4 keys and a user id is bigint: members 2^31 ids apart share a
- * key, and then merely take turns.
+ * Serializes the DM starts of one member (the limit's count and its insert). The key is a
+ * 64-bit hash, as connections/repo.ts lockPair's: user ids are bigint, past the two-int4
+ * form of the lock (a rare collision only makes two members take turns).
  */
 export async function lockStarter(db: Db, communityId: number, userId: number): Promise<void> {
-	await db`select pg_advisory_xact_lock(${communityId}, (${userId}::int8 % 2147483648)::int4)`
+	await db`select pg_advisory_xact_lock(hashtextextended(${`dm-start:${communityId}:${userId}`}, 0))`
 }
 
 export async function findDmSettings(db: Db, communityId: number): Promise<DmSettingsRow | null> {
